@@ -1,0 +1,24 @@
+"""breadth: breadth-first search at every scale.
+
+Quick start::
+
+    import breadth
+    g = breadth.kronecker(16)
+    r = breadth.bfs(g, root=0)
+    breadth.validate(g, 0, r.parent)
+"""
+from .errors import BreadthError, InputError, MemoryEstimateError, ValidationError
+from .graph import Graph, kronecker, kronecker_edges, uniform_random, uniform_random_edges
+from .graph.native import load, save
+from .graph500.validate import ValidationReport, validate
+from .result import BFSResult, LevelStats
+from .search import bfs
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Graph", "BFSResult", "LevelStats", "ValidationReport",
+    "bfs", "validate", "kronecker", "kronecker_edges", "uniform_random", "uniform_random_edges",
+    "load", "save",
+    "BreadthError", "InputError", "MemoryEstimateError", "ValidationError",
+]

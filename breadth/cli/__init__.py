@@ -1,0 +1,45 @@
+"""The ``breadth`` command line.
+
+Each subcommand lives in its own module of this package, exposing
+``register(subparsers)`` (adds its parser, with ``set_defaults(run=...)``).
+A BreadthError anywhere becomes one line on stderr and exit code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ..errors import BreadthError
+
+# module name in breadth.cli -> registered in this order
+COMMANDS = ["graph500", "bfs", "generate"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="breadth",
+        description="Breadth-first search at every scale: direction-optimizing BFS, the Graph500 "
+                    "benchmark, distributed and concurrent BFS.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except BreadthError as exc:
+        print(f"breadth {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"breadth {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

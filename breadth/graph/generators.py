@@ -1,0 +1,205 @@
+"""Synthetic graph generators: Graph500 Kronecker (R-MAT) and GAP-style uniform random.
+
+Kronecker (Graph500 spec, kernel 0): N = 2^scale vertices, M = edgefactor * N
+edge tuples. Each tuple descends ``scale`` levels of the 2x2 initiator
+[[A, B], [C, D]] = [[0.57, 0.19], [0.19, 0.05]], most significant bit first,
+with the reference code's "clip-and-flip" (on the diagonal a C choice becomes
+B, so src <= dst before scrambling). Self-loops and duplicates are produced,
+as the spec requires; construction removes them.
+
+Randomness is counter-based: the bits of tuple ``e`` are a hash of
+(seed, e, draw number), so tuple e is the same whatever thread or MPI rank makes
+it and whatever range is generated -- the property the reference gets from
+jumping its MRG ahead by e * 2^64 steps. The generator is therefore
+reproducible for a seed regardless of thread count, and any slice
+[start, stop) of the tuple list can be made on its own (distributed generation).
+It is not bit-compatible with the reference's MRG stream.
+
+Vertex labels are scrambled by a seeded bijection of [0, 2^scale) (add, odd
+multiply and bit reversal within ``scale`` bits, twice), as the reference does.
+Edge order needs no explicit shuffle: each tuple is drawn independently from
+its own counter, so the list order carries no locality (the reference's
+argument too).
+"""
+import numpy as np
+from numba import njit, prange
+
+from ..errors import InputError
+from .memory import check_fits, csr_build_bytes
+
+A, B, C = 0.57, 0.19, 0.19
+_U32 = 4294967296.0
+_TB = np.uint64(int(B * _U32))            # [0, B)      -> (0, 1)
+_TC = np.uint64(int((B + C) * _U32))      # [B, B+C)    -> (1, 0)
+_TA = np.uint64(int((A + B + C) * _U32))  # [B+C, A+B+C) -> (0, 0); rest D -> (1, 1)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+MAX_SCALE = 42
+
+
+@njit(inline="always", cache=True)
+def _mix(z):
+    """splitmix64 finaliser: a bijective 64-bit hash."""
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(inline="always", cache=True)
+def _rand(key, counter):
+    return _mix(key + _GOLDEN * (counter + np.uint64(1)))
+
+
+@njit(inline="always", cache=True)
+def _bitrev(v, scale):
+    """Reverse the low ``scale`` bits of v (scale >= 1)."""
+    v = ((v >> np.uint64(1)) & np.uint64(0x5555555555555555)) | ((v & np.uint64(0x5555555555555555)) << np.uint64(1))
+    v = ((v >> np.uint64(2)) & np.uint64(0x3333333333333333)) | ((v & np.uint64(0x3333333333333333)) << np.uint64(2))
+    v = ((v >> np.uint64(4)) & np.uint64(0x0F0F0F0F0F0F0F0F)) | ((v & np.uint64(0x0F0F0F0F0F0F0F0F)) << np.uint64(4))
+    v = ((v >> np.uint64(8)) & np.uint64(0x00FF00FF00FF00FF)) | ((v & np.uint64(0x00FF00FF00FF00FF)) << np.uint64(8))
+    v = ((v >> np.uint64(16)) & np.uint64(0x0000FFFF0000FFFF)) | ((v & np.uint64(0x0000FFFF0000FFFF)) << np.uint64(16))
+    v = (v >> np.uint64(32)) | (v << np.uint64(32))
+    return v >> np.uint64(64 - scale)
+
+
+@njit(inline="always", cache=True)
+def _scramble(v, scale, mask, k):
+    """Seeded bijection of [0, 2^scale): two rounds of add, odd multiply, bit reversal."""
+    v = (v + k[0]) & mask
+    v = (v * (k[1] | np.uint64(1))) & mask
+    v = _bitrev(v, scale)
+    v = (v + k[2]) & mask
+    v = (v * (k[3] | np.uint64(1))) & mask
+    return _bitrev(v, scale)
+
+
+def _keys(seed, salt):
+    s = np.uint64(seed & 0xFFFFFFFFFFFFFFFF)
+    ks = np.empty(5, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for i in range(5):
+            z = s ^ np.uint64(salt) + _GOLDEN * np.uint64(i + 1)
+            z = (z ^ (z >> np.uint64(30))) * _M1
+            z = (z ^ (z >> np.uint64(27))) * _M2
+            ks[i] = z ^ (z >> np.uint64(31))
+    return ks
+
+
+@njit(parallel=True, cache=True)
+def _kronecker_range(scale, start, stop, edge_key, perm_keys, src, dst):
+    mask = (np.uint64(1) << np.uint64(scale)) - np.uint64(1)
+    pairs = np.uint64((scale + 1) // 2)
+    for i in prange(stop - start):
+        e = np.uint64(start + i)
+        u = np.uint64(0)
+        v = np.uint64(0)
+        diag = True
+        r = np.uint64(0)
+        for level in range(scale):
+            if level % 2 == 0:
+                r = _rand(edge_key, e * pairs + np.uint64(level // 2))
+                x = r & np.uint64(0xFFFFFFFF)
+            else:
+                x = r >> np.uint64(32)
+            bit = np.uint64(1) << np.uint64(scale - 1 - level)
+            if x < _TB:
+                v |= bit
+                diag = False
+            elif x < _TC:
+                if diag:          # clip-and-flip: stay on or above the diagonal
+                    v |= bit
+                else:
+                    u |= bit
+                diag = False
+            elif x >= _TA:
+                u |= bit
+                v |= bit
+        src[i] = np.int64(_scramble(u, scale, mask, perm_keys))
+        dst[i] = np.int64(_scramble(v, scale, mask, perm_keys))
+
+
+@njit(parallel=True, cache=True)
+def _uniform_range(n, start, stop, key, src, dst):
+    nn = np.uint64(n)
+    for i in prange(stop - start):
+        e = np.uint64(start + i)
+        src[i] = np.int64(_rand(key, e * np.uint64(2)) % nn)
+        dst[i] = np.int64(_rand(key, e * np.uint64(2) + np.uint64(1)) % nn)
+
+
+def _check_scale(scale, factor, factor_name):
+    if not isinstance(scale, (int, np.integer)) or isinstance(scale, bool):
+        raise InputError(f"scale must be an integer, got {scale!r}")
+    if scale < 0:
+        raise InputError(f"scale must be >= 0, got {scale}")
+    if scale > MAX_SCALE:
+        raise InputError(f"scale {scale} is beyond the largest supported scale {MAX_SCALE}")
+    if not isinstance(factor, (int, np.integer)) or factor < 0:
+        raise InputError(f"{factor_name} must be a non-negative integer, got {factor!r}")
+
+
+def _edge_range(num_tuples, start, stop):
+    start = 0 if start is None else int(start)
+    stop = num_tuples if stop is None else int(stop)
+    if not 0 <= start <= stop <= num_tuples:
+        raise InputError(f"edge range [{start}, {stop}) outside [0, {num_tuples})")
+    return start, stop
+
+
+def kronecker_edges(scale: int, edgefactor: int = 16, seed: int = 1, start=None, stop=None):
+    """The raw Graph500 tuple list (int64 src, dst), or its slice [start, stop)."""
+    _check_scale(scale, edgefactor, "edgefactor")
+    n = 1 << scale
+    m = edgefactor * n
+    start, stop = _edge_range(m, start, stop)
+    check_fits("generating the edge list", 16 * (stop - start))
+    src = np.empty(stop - start, dtype=np.int64)
+    dst = np.empty(stop - start, dtype=np.int64)
+    if scale == 0:
+        src[:] = 0
+        dst[:] = 0
+        return src, dst
+    _kronecker_range(scale, start, stop, _keys(seed, 1)[0], _keys(seed, 2)[:4], src, dst)
+    return src, dst
+
+
+def uniform_random_edges(scale: int, degree: int = 16, seed: int = 1, start=None, stop=None):
+    """GAP-style uniform random tuples: degree * 2^scale edges with uniform endpoints."""
+    _check_scale(scale, degree, "degree")
+    n = 1 << scale
+    m = degree * n
+    start, stop = _edge_range(m, start, stop)
+    check_fits("generating the edge list", 16 * (stop - start))
+    src = np.empty(stop - start, dtype=np.int64)
+    dst = np.empty(stop - start, dtype=np.int64)
+    _uniform_range(n, start, stop, _keys(seed, 3)[0], src, dst)
+    return src, dst
+
+
+def _estimate(scale, factor):
+    n = 1 << scale
+    m = factor * n
+    check_fits(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", csr_build_bytes(n, m, False))
+
+
+def kronecker(scale: int, edgefactor: int = 16, seed: int = 1, *, return_edges=False, directed=False):
+    """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples."""
+    from .types import Graph
+
+    _check_scale(scale, edgefactor, "edgefactor")
+    _estimate(scale, edgefactor)
+    src, dst = kronecker_edges(scale, edgefactor, seed)
+    g = Graph.from_edges(src, dst, num_vertices=1 << scale, directed=directed)
+    return (g, (src, dst)) if return_edges else g
+
+
+def uniform_random(scale: int, degree: int = 16, seed: int = 1, *, return_edges=False, directed=False):
+    """A uniform random graph on 2^scale vertices with degree * 2^scale edge tuples (GAP urand)."""
+    from .types import Graph
+
+    _check_scale(scale, degree, "degree")
+    _estimate(scale, degree)
+    src, dst = uniform_random_edges(scale, degree, seed)
+    g = Graph.from_edges(src, dst, num_vertices=1 << scale, directed=directed)
+    return (g, (src, dst)) if return_edges else g

@@ -1,0 +1,98 @@
+"""Frontier representations and conversions shared by the BFS kernels.
+
+A frontier is either a *queue* (int64 vertex ids, each once; what top-down
+steps read) or a *bitmap* (uint64 words, bit v set when v is in the frontier;
+what bottom-up steps test). Parallel loops run over coarse blocks, scheduled
+dynamically (see ``parallel_chunksize``), so skewed degrees balance.
+"""
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+from numba import njit, prange
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from .atomics import atomic_or
+
+WORD_BLOCK = 16          # bitmap words per parallel block (1024 vertices)
+ELEM_BLOCK = 1 << 14     # array elements per parallel block in plain element loops
+
+
+@contextmanager
+def parallel_chunksize(size=1):
+    """Dynamic scheduling for the parallel loops launched inside (numba's thread-local setting).
+
+    Set from Python because calling ``numba.set_parallel_chunksize`` inside a jitted
+    function stops numba from caching it.
+    """
+    old = numba.set_parallel_chunksize(size)
+    try:
+        yield
+    finally:
+        numba.set_parallel_chunksize(old)
+
+
+@njit(cache=True)
+def num_words(n):
+    return (n + 63) // 64
+
+
+@njit(parallel=True, cache=True)
+def fill(a, value):
+    for b in prange((a.size + ELEM_BLOCK - 1) // ELEM_BLOCK):
+        for i in range(b * ELEM_BLOCK, min(a.size, (b + 1) * ELEM_BLOCK)):
+            a[i] = value
+
+
+@njit(parallel=True, cache=True)
+def queue_to_bitmap(queue, qsize, bitmap):
+    """bitmap := the set of queue[:qsize]."""
+    fill(bitmap, np.uint64(0))
+    for b in prange((qsize + ELEM_BLOCK - 1) // ELEM_BLOCK):
+        for i in range(b * ELEM_BLOCK, min(qsize, (b + 1) * ELEM_BLOCK)):
+            v = queue[i]
+            atomic_or(bitmap, v >> 6, np.uint64(1) << np.uint64(v & 63))
+
+
+@njit(parallel=True, cache=True)
+def _block_counts(bitmap, counts):
+    nblocks = counts.size
+    for b in prange(nblocks):
+        c = 0
+        for w in range(b * WORD_BLOCK, min(bitmap.size, (b + 1) * WORD_BLOCK)):
+            x = bitmap[w]
+            while x:
+                x &= x - np.uint64(1)
+                c += 1
+        counts[b] = c
+
+
+@njit(parallel=True, cache=True)
+def _block_write(bitmap, offsets, indptr, queue):
+    nblocks = offsets.size - 1
+    edges = 0
+    for b in prange(nblocks):
+        p = offsets[b]
+        for w in range(b * WORD_BLOCK, min(bitmap.size, (b + 1) * WORD_BLOCK)):
+            x = bitmap[w]
+            while x:
+                v = w * 64 + trailing_zeros(x)
+                queue[p] = v
+                edges += indptr[v + 1] - indptr[v]
+                p += 1
+                x &= x - np.uint64(1)
+    return edges
+
+
+@njit(cache=True)
+def bitmap_to_queue(bitmap, indptr, queue):
+    """queue[:size] := the vertices set in bitmap, ascending. Returns (size, their degree sum)."""
+    nblocks = (bitmap.size + WORD_BLOCK - 1) // WORD_BLOCK
+    counts = np.empty(nblocks, dtype=np.int64)
+    _block_counts(bitmap, counts)
+    offsets = np.empty(nblocks + 1, dtype=np.int64)
+    offsets[0] = 0
+    for b in range(nblocks):
+        offsets[b + 1] = offsets[b] + counts[b]
+    edges = _block_write(bitmap, offsets, indptr, queue)
+    return offsets[nblocks], edges

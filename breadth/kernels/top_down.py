@@ -1,0 +1,84 @@
+"""Top-down BFS step (frontier queue), after GAP's ``TDStep`` (Beamer et al., SC'12).
+
+Every frontier vertex u scans its out-edges; an unvisited neighbour v is
+claimed with a compare-and-swap of ``parent[v]`` from -1 to u, so exactly one
+thread wins each vertex and the next frontier holds every vertex once. Winners
+are appended to a block-local buffer that is flushed into the shared next
+queue with one atomic add per flush.
+
+Load balance: the frontier's out-edges, concatenated in queue order, are cut
+into blocks of equal edge count (a prefix sum of the frontier's degrees and a
+binary search per block), so a hub's edges are shared among threads instead of
+serialising a level.
+
+Invariants: on entry ``parent[v] == -1`` iff v is unvisited and the queue
+holds each vertex of the current level once; on exit every neighbour of the
+frontier is visited, and the newly visited ones (depth ``level + 1``) are in
+``next_queue[:tail[0]]`` exactly once.
+
+Returns the scout count: the out-degree sum of the next frontier, which the
+direction-optimizing policy compares against the unexplored edges.
+"""
+import numpy as np
+from numba import njit, prange
+
+from .atomics import atomic_add, atomic_cas
+
+TD_EDGE_BLOCK = 4096   # frontier out-edges per parallel block
+TD_BUFFER = 1024       # block-local queue buffer
+
+
+@njit(inline="always", cache=True)
+def _flush(buf, count, next_queue, tail):
+    start = atomic_add(tail, 0, count)
+    for k in range(count):
+        next_queue[start + k] = buf[k]
+
+
+@njit(cache=True)
+def frontier_edge_offsets(indptr, queue, qsize, offsets):
+    """offsets[i] = out-degree sum of queue[:i]; returns the total (the frontier's edges)."""
+    total = 0
+    for i in range(qsize):
+        offsets[i] = total
+        u = queue[i]
+        total += indptr[u + 1] - indptr[u]
+    offsets[qsize] = total
+    return total
+
+
+@njit(parallel=True, cache=True)
+def td_step(indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level):
+    """One top-down level.
+
+    ``offsets`` holds ``frontier_edge_offsets`` of the queue; ``tail`` is a
+    1-element int64 array the caller sets to 0.
+    """
+    total = offsets[qsize]
+    nblocks = (total + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
+    scout = 0
+    for b in prange(nblocks):
+        buf = np.empty(TD_BUFFER, dtype=np.int64)
+        nbuf = 0
+        block_scout = 0
+        lo = b * TD_EDGE_BLOCK
+        hi = min(total, lo + TD_EDGE_BLOCK)
+        i = np.searchsorted(offsets[:qsize + 1], lo, side="right") - 1
+        while i < qsize and offsets[i] < hi:
+            u = queue[i]
+            first = indptr[u] + max(0, lo - offsets[i])
+            last = indptr[u] + min(offsets[i + 1], hi) - offsets[i]
+            for j in range(first, last):
+                v = indices[j]
+                if parent[v] < 0 and atomic_cas(parent, v, -1, u):
+                    depth[v] = level + 1
+                    block_scout += indptr[v + 1] - indptr[v]
+                    buf[nbuf] = v
+                    nbuf += 1
+                    if nbuf == TD_BUFFER:
+                        _flush(buf, nbuf, next_queue, tail)
+                        nbuf = 0
+            i += 1
+        _flush(buf, nbuf, next_queue, tail)
+        scout += block_scout
+    return scout
