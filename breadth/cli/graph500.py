@@ -1,0 +1,50 @@
+"""``breadth graph500``: the Graph500 BFS benchmark."""
+from __future__ import annotations
+
+import argparse
+
+from .common import add_search_options, add_threads_option, set_threads, write_json
+
+
+def register(sub):
+    p = sub.add_parser(
+        "graph500",
+        help="run the Graph500 BFS benchmark",
+        description="Generate a Graph500 Kronecker graph (kernel 0), build it (kernel 1, timed), run "
+                    "BFS from --roots distinct non-isolated search keys (kernel 2, each timed), "
+                    "validate every tree by the Graph500 rules and print the statistics in the "
+                    "reference output format.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("--scale", type=int, required=True, help="log2 of the number of vertices")
+    p.add_argument("--edgefactor", type=int, default=16, help="edge tuples per vertex")
+    p.add_argument("--roots", type=int, default=64, help="number of search keys (NBFS)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the generator and of the search keys")
+    add_search_options(p)
+    p.add_argument("--no-validate", action="store_true", help="skip validating the BFS trees")
+    p.add_argument("--json", metavar="FILE", default=None,
+                   help="also write every statistic, search and per-level record as JSON ('-': stdout)")
+    p.add_argument("--plot", metavar="PNG", default=None,
+                   help="plot frontier size and time per level of the median search to a PNG")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_threads_option(p)
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from ..graph500 import Graph500Config, LocalEngine, format_report, run_benchmark
+
+    set_threads(args.threads)
+    config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,
+                            seed=args.seed, validate=not args.no_validate)
+    engine = LocalEngine(args.algorithm, args.alpha, args.beta)
+    result = run_benchmark(config, engine, progress=not args.quiet)
+    if engine.is_root:
+        print(format_report(result), flush=True)
+        if args.json:
+            write_json(args.json, result.as_dict())
+        if args.plot:
+            from ..plot import plot_levels
+
+            plot_levels(result.searches, args.plot, title=f"Graph500 scale {args.scale}")
+    return 0

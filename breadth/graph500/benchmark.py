@@ -1,0 +1,191 @@
+"""The Graph500 BFS benchmark: generate, construct (kernel 1), search 64 keys (kernel 2), validate.
+
+Follows the specification and the reference code's timing rules
+(../shared/graph500.md, parts c and d): generation is timed but not official;
+kernel 1 is timed once from the tuple list; search keys are drawn after kernel
+1 from the seed, distinct and non-isolated; one untimed warm-up search precedes
+the timed ones; each search is timed alone; validation and the TEPS edge count
+are outside the search timer; TEPS statistics use the harmonic mean.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from ..graph.generators import _check_scale, _estimate
+from ..graph.memory import bfs_bytes, check_fits
+from .stats import statistics, teps_statistics
+
+
+@dataclass
+class Graph500Config:
+    scale: int
+    edgefactor: int = 16
+    nroots: int = 64
+    seed: int = 1
+    validate: bool = True
+
+
+@dataclass
+class Graph500Result:
+    config: Graph500Config
+    engine: dict
+    num_procs: int
+    generation_time: float
+    construction_time: float
+    roots: list = field(default_factory=list)
+    times: list = field(default_factory=list)
+    nedges: list = field(default_factory=list)
+    validate_times: list = field(default_factory=list)
+    searches: list = field(default_factory=list)   # per-search summaries (levels, communication)
+    graph: dict = field(default_factory=dict)
+
+    @property
+    def nbfs(self) -> int:
+        return len(self.times)
+
+    def as_dict(self) -> dict:
+        vt = self.validate_times if self.config.validate else [-1.0] * self.nbfs
+        return {
+            "SCALE": self.config.scale,
+            "edgefactor": self.config.edgefactor,
+            "NBFS": self.nbfs,
+            "seed": self.config.seed,
+            "graph_generation": self.generation_time,
+            "num_mpi_processes": self.num_procs,
+            "construction_time": self.construction_time,
+            "bfs_time": statistics(self.times),
+            "nedge": statistics(self.nedges),
+            "bfs_TEPS": teps_statistics(self.times, self.nedges),
+            "bfs_validate": statistics(vt),
+            "validated": self.config.validate,
+            "engine": self.engine,
+            "graph": self.graph,
+            "roots": self.roots,
+            "times": self.times,
+            "nedges": self.nedges,
+            "validate_times": self.validate_times,
+            "searches": self.searches,
+        }
+
+
+def search_keys(engine, num_vertices: int, nroots: int, seed: int) -> np.ndarray:
+    """Distinct non-isolated search keys drawn from the seed (Graph500: degree >= 1, self-loops not counted).
+
+    Candidates come from a seeded stream in batches; duplicates and isolated vertices are skipped.
+    Fewer than ``nroots`` keys only if the graph has fewer non-isolated vertices.
+    """
+    rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, 0x500])
+    keys: list[int] = []
+    seen: set[int] = set()
+    tried = 0
+    while len(keys) < nroots and tried < 4 * num_vertices + 64:
+        batch = rng.integers(0, num_vertices, size=max(64, 2 * nroots))
+        tried += batch.size
+        ok = engine.nonisolated(batch)
+        for v, good in zip(batch.tolist(), ok.tolist()):
+            if good and v not in seen:
+                seen.add(v)
+                keys.append(v)
+                if len(keys) == nroots:
+                    break
+    if len(keys) < nroots:
+        # tiny or nearly empty graph: take every non-isolated vertex in a seeded order
+        cand = rng.permutation(num_vertices)
+        cand = cand[engine.nonisolated(cand)]
+        keys = [int(v) for v in cand[:nroots]]
+    return np.asarray(keys, dtype=np.int64)
+
+
+def _progress(total, desc, enabled):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="", leave=False, disable=None if enabled else True)
+
+
+def run_benchmark(config: Graph500Config, engine, progress: bool = True) -> Graph500Result:
+    """Run the whole benchmark on ``engine`` (see breadth.graph500.engine.LocalEngine)."""
+    _check_scale(config.scale, config.edgefactor, "edgefactor")
+    if config.nroots < 1:
+        raise InputError(f"--roots must be >= 1, got {config.nroots}")
+    if engine.nprocs == 1:
+        _estimate(config.scale, config.edgefactor)
+        check_fits(f"a scale-{config.scale} benchmark", bfs_bytes(1 << config.scale))
+    show = progress and engine.is_root
+    n = 1 << config.scale
+
+    with _progress(3, "graph500: generate / construct / roots", show) as bar:
+        engine.barrier()
+        t0 = time.perf_counter()
+        engine.generate(config.scale, config.edgefactor, config.seed)
+        engine.barrier()
+        generation = time.perf_counter() - t0
+        bar.update()
+        t0 = time.perf_counter()
+        engine.construct()
+        engine.barrier()
+        construction = time.perf_counter() - t0
+        bar.update()
+        engine.after_construct()
+        roots = search_keys(engine, n, config.nroots, config.seed)
+        bar.update()
+    if roots.size == 0:
+        raise InputError("the graph has no vertex with an edge: nothing to search")
+
+    res = Graph500Result(config, engine.describe(), engine.nprocs, generation, construction,
+                         roots=[int(r) for r in roots])
+    if hasattr(engine, "graph_summary"):
+        res.graph = engine.graph_summary()
+    elif getattr(engine, "graph", None) is not None:
+        g = engine.graph
+        res.graph = {"vertices": g.num_vertices, "edges": g.num_edges, "directed": g.directed}
+
+    warm = engine.search(int(roots[0]))           # untimed: JIT load, page faults
+    if config.validate:
+        engine.validate(int(roots[0]), warm)
+
+    with _progress(roots.size, "graph500: BFS", show) as bar:
+        for root in roots:
+            engine.barrier()
+            t0 = time.perf_counter()
+            result = engine.search(int(root))
+            engine.barrier()
+            res.times.append(time.perf_counter() - t0)
+            res.nedges.append(engine.nedge(result))
+            if config.validate:
+                t0 = time.perf_counter()
+                engine.validate(int(root), result)
+                res.validate_times.append(time.perf_counter() - t0)
+            summary = result.summary()
+            summary["nedge"] = res.nedges[-1]
+            summary["time"] = res.times[-1]
+            res.searches.append(summary)
+            bar.update()
+    return res
+
+
+def format_report(result: Graph500Result) -> str:
+    """The reference code's stdout block (src/main.c), with breadth's extras after it."""
+    d = result.as_dict()
+    lines = [
+        f"{'SCALE:':<32}{d['SCALE']}",
+        f"{'edgefactor:':<32}{d['edgefactor']}",
+        f"{'NBFS:':<32}{d['NBFS']}",
+        f"{'graph_generation:':<32}{d['graph_generation']:g}",
+        f"{'num_mpi_processes:':<32}{d['num_mpi_processes']}",
+        f"{'construction_time:':<32}{d['construction_time']:g}",
+    ]
+    for key in ("min", "firstquartile", "median", "thirdquartile", "max", "mean", "stddev"):
+        lines.append(f"{'bfs  ' + key + '_time:':<32}{d['bfs_time'][key]:g}")
+    for key in ("min", "firstquartile", "median", "thirdquartile", "max", "mean", "stddev"):
+        lines.append(f"{key + '_nedge:':<32}{d['nedge'][key]:.11g}")
+    for key in ("min", "firstquartile", "median", "thirdquartile", "max"):
+        lines.append(f"{'bfs  ' + key + '_TEPS:':<32}{d['bfs_TEPS'][key]:g}")
+    lines.append(f"{'bfs  harmonic_mean_TEPS:':<29}!  {d['bfs_TEPS']['harmonic_mean']:g}")
+    lines.append(f"{'bfs  harmonic_stddev_TEPS:':<32}{d['bfs_TEPS']['harmonic_stddev']:g}")
+    for key in ("min", "firstquartile", "median", "thirdquartile", "max", "mean", "stddev"):
+        lines.append(f"{'bfs  ' + key + '_validate:':<32}{d['bfs_validate'][key]:g}")
+    return "\n".join(lines)

@@ -1,0 +1,114 @@
+"""The single-node engine of the Graph500 benchmark.
+
+An engine is what ``run_benchmark`` drives: it generates the tuple list
+(kernel 0), builds its graph from it (kernel 1), answers which candidate
+search keys are non-isolated, runs one search (kernel 2), validates a result
+and counts the edges a search traversed for TEPS. The MPI engine in
+``breadth.dist`` implements the same methods; the benchmark and its report are
+shared.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..graph.generators import kronecker_edges
+from ..graph.types import Graph
+from ..kernels.frontier import ELEM_BLOCK
+from ..result import BFSResult
+from ..search import bfs
+from .validate import ValidationReport, validate
+
+
+@njit(parallel=True, cache=True)
+def _tuple_degree_chunks(src, dst, counts):
+    """counts[c, v] = non-self-loop tuple endpoints at v within chunk c."""
+    nchunks = counts.shape[0]
+    m = src.size
+    for c in prange(nchunks):
+        row = counts[c]
+        for e in range(m * c // nchunks, m * (c + 1) // nchunks):
+            if src[e] != dst[e]:
+                row[src[e]] += 1
+                row[dst[e]] += 1
+
+
+def tuple_degree(src, dst, n) -> np.ndarray:
+    """Per vertex, the non-self-loop input tuples touching it (duplicates counted)."""
+    import numba
+
+    counts = np.zeros((numba.get_num_threads(), n), dtype=np.int64)
+    _tuple_degree_chunks(src, dst, counts)
+    return counts.sum(axis=0)
+
+
+@njit(parallel=True, cache=True)
+def _reached_tuple_endpoints(parent, tdeg):
+    n = parent.size
+    total = 0
+    for b in prange((n + ELEM_BLOCK - 1) // ELEM_BLOCK):
+        s = 0
+        for v in range(b * ELEM_BLOCK, min(n, (b + 1) * ELEM_BLOCK)):
+            if parent[v] >= 0:
+                s += tdeg[v]
+        total += s
+    return total
+
+
+class LocalEngine:
+    """One process, all threads: breadth's numba kernels."""
+
+    name = "numba"
+    nprocs = 1
+    is_root = True
+
+    def __init__(self, algorithm="do", alpha=15.0, beta=18.0, directed=False):
+        self.algorithm = algorithm
+        self.alpha = alpha
+        self.beta = beta
+        self.directed = directed
+        self.graph: Graph | None = None
+        self._edges = None
+        self._tdeg = None
+
+    # kernel 0
+    def generate(self, scale, edgefactor, seed):
+        self.num_vertices = 1 << scale
+        self._edges = kronecker_edges(scale, edgefactor, seed)
+
+    # kernel 1
+    def construct(self):
+        src, dst = self._edges
+        self.graph = Graph.from_edges(src, dst, num_vertices=self.num_vertices, directed=self.directed)
+
+    def after_construct(self):
+        """Untimed bookkeeping: tuple degrees for the TEPS edge count; the tuples are then dropped."""
+        src, dst = self._edges
+        self._tdeg = tuple_degree(src, dst, self.num_vertices)
+        self._edges = None
+
+    def nonisolated(self, candidates: np.ndarray) -> np.ndarray:
+        deg = self.graph.out_degree()
+        if self.graph.directed:
+            deg = deg + self.graph.in_degree()
+        return deg[candidates] > 0
+
+    # kernel 2
+    def search(self, root) -> BFSResult:
+        return bfs(self.graph, root, self.algorithm, alpha=self.alpha, beta=self.beta)
+
+    def validate(self, root, result: BFSResult) -> ValidationReport:
+        return validate(self.graph, root, result.parent, result.depth)
+
+    def nedge(self, result: BFSResult) -> int:
+        """Graph500 TEPS count: non-self-loop input tuples inside the traversed component."""
+        return int(_reached_tuple_endpoints(result.parent, self._tdeg)) // 2
+
+    def barrier(self):
+        pass
+
+    def describe(self) -> dict:
+        import numba
+
+        return {"engine": self.name, "threads": numba.get_num_threads(), "algorithm": self.algorithm,
+                "alpha": self.alpha, "beta": self.beta}
