@@ -155,8 +155,8 @@ def build_csr(src, dst, num_vertices, symmetric, index_dtype):
     Returns (indptr int64, indices index_dtype, BuildInfo).
     """
     n = num_vertices
-    check_fits("building the CSR", csr_build_bytes(n, src.size, not symmetric))
     nchunks = max(1, min(numba.get_num_threads(), src.size // max(n, 1) + 1))
+    check_fits("building the CSR", csr_build_bytes(n, src.size, not symmetric) + 8 * nchunks * n)
     counts = np.zeros((nchunks, n), dtype=np.int64)
     loops = _count(src, dst, symmetric, counts)
     raw_indptr = np.zeros(n + 1, dtype=np.int64)
