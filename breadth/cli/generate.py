@@ -29,14 +29,25 @@ def register(sub):
 
 
 def run(args) -> int:
-    from ..graph.generators import kronecker, uniform_random
+    from tqdm import tqdm
+
+    from ..graph.generators import check_graph_fits, check_scale, kronecker_edges, uniform_random_edges
     from ..graph.native import save
+    from ..graph.types import Graph
 
     set_threads(args.threads)
     t0 = time.perf_counter()
-    make = kronecker if args.kind == "kronecker" else uniform_random
-    g = make(args.scale, args.edgefactor, args.seed, directed=args.directed)
-    save(g, args.output)
+    check_scale(args.scale, args.edgefactor, "edgefactor")
+    check_graph_fits(args.scale, args.edgefactor)
+    make_edges = kronecker_edges if args.kind == "kronecker" else uniform_random_edges
+    with tqdm(total=3, desc=f"generate {args.kind}", disable=None, leave=False) as bar:
+        src, dst = make_edges(args.scale, args.edgefactor, args.seed)
+        bar.update()
+        g = Graph.from_edges(src, dst, num_vertices=1 << args.scale, directed=args.directed)
+        del src, dst
+        bar.update()
+        save(g, args.output)
+        bar.update()
     info = g.build_info
     print(f"{args.kind} scale={args.scale}: {g.num_vertices} vertices, {g.num_edges} edges "
           f"({info.self_loops} self-loops and {info.duplicates} duplicates removed) -> {args.output} "

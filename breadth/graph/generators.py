@@ -128,7 +128,7 @@ def _uniform_range(n, start, stop, key, src, dst):
         dst[i] = np.int64(_rand(key, e * np.uint64(2) + np.uint64(1)) % nn)
 
 
-def _check_scale(scale, factor, factor_name):
+def check_scale(scale, factor, factor_name):
     if not isinstance(scale, (int, np.integer)) or isinstance(scale, bool):
         raise InputError(f"scale must be an integer, got {scale!r}")
     if scale < 0:
@@ -149,7 +149,7 @@ def _edge_range(num_tuples, start, stop):
 
 def kronecker_edges(scale: int, edgefactor: int = 16, seed: int = 1, start=None, stop=None):
     """The raw Graph500 tuple list (int64 src, dst), or its slice [start, stop)."""
-    _check_scale(scale, edgefactor, "edgefactor")
+    check_scale(scale, edgefactor, "edgefactor")
     n = 1 << scale
     m = edgefactor * n
     start, stop = _edge_range(m, start, stop)
@@ -166,7 +166,7 @@ def kronecker_edges(scale: int, edgefactor: int = 16, seed: int = 1, start=None,
 
 def uniform_random_edges(scale: int, degree: int = 16, seed: int = 1, start=None, stop=None):
     """GAP-style uniform random tuples: degree * 2^scale edges with uniform endpoints."""
-    _check_scale(scale, degree, "degree")
+    check_scale(scale, degree, "degree")
     n = 1 << scale
     m = degree * n
     start, stop = _edge_range(m, start, stop)
@@ -177,7 +177,8 @@ def uniform_random_edges(scale: int, degree: int = 16, seed: int = 1, start=None
     return src, dst
 
 
-def _estimate(scale, factor):
+def check_graph_fits(scale, factor):
+    """Refuse (MemoryEstimateError) a generated graph whose construction would not fit in memory."""
     n = 1 << scale
     m = factor * n
     check_fits(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", csr_build_bytes(n, m, False))
@@ -187,8 +188,8 @@ def kronecker(scale: int, edgefactor: int = 16, seed: int = 1, *, return_edges=F
     """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples."""
     from .types import Graph
 
-    _check_scale(scale, edgefactor, "edgefactor")
-    _estimate(scale, edgefactor)
+    check_scale(scale, edgefactor, "edgefactor")
+    check_graph_fits(scale, edgefactor)
     src, dst = kronecker_edges(scale, edgefactor, seed)
     g = Graph.from_edges(src, dst, num_vertices=1 << scale, directed=directed)
     return (g, (src, dst)) if return_edges else g
@@ -198,8 +199,8 @@ def uniform_random(scale: int, degree: int = 16, seed: int = 1, *, return_edges=
     """A uniform random graph on 2^scale vertices with degree * 2^scale edge tuples (GAP urand)."""
     from .types import Graph
 
-    _check_scale(scale, degree, "degree")
-    _estimate(scale, degree)
+    check_scale(scale, degree, "degree")
+    check_graph_fits(scale, degree)
     src, dst = uniform_random_edges(scale, degree, seed)
     g = Graph.from_edges(src, dst, num_vertices=1 << scale, directed=directed)
     return (g, (src, dst)) if return_edges else g

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from ..graph.generators import _check_scale, _estimate
+from ..graph.generators import check_scale, check_graph_fits
 from ..graph.memory import bfs_bytes, check_fits
 from .stats import statistics, teps_statistics
 
@@ -108,11 +108,11 @@ def _progress(total, desc, enabled):
 
 def run_benchmark(config: Graph500Config, engine, progress: bool = True) -> Graph500Result:
     """Run the whole benchmark on ``engine`` (see breadth.graph500.engine.LocalEngine)."""
-    _check_scale(config.scale, config.edgefactor, "edgefactor")
+    check_scale(config.scale, config.edgefactor, "edgefactor")
     if config.nroots < 1:
         raise InputError(f"--roots must be >= 1, got {config.nroots}")
     if engine.nprocs == 1:
-        _estimate(config.scale, config.edgefactor)
+        check_graph_fits(config.scale, config.edgefactor)
         check_fits(f"a scale-{config.scale} benchmark", bfs_bytes(1 << config.scale))
     show = progress and engine.is_root
     n = 1 << config.scale

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, objmode
 
 from .bottom_up import bu_step
-from .frontier import bitmap_to_queue, fill, num_words, queue_to_bitmap
+from .frontier import bitmap_to_queue, fill2, num_words, queue_to_bitmap
 from .top_down import frontier_edge_offsets, td_step
 
 DIRECTION_OPTIMIZING, TOP_DOWN, BOTTOM_UP = 0, 1, 2
@@ -76,8 +76,7 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
     n = indptr.size - 1
     parent = np.empty(n, dtype=np.int64)
     depth = np.empty(n, dtype=np.int64)
-    fill(parent, -1)
-    fill(depth, -1)
+    fill2(parent, depth, -1)
     queue = np.empty(n, dtype=np.int64)
     next_queue = np.empty(n, dtype=np.int64)
     front = np.empty(num_words(n), dtype=np.uint64)

@@ -45,6 +45,15 @@ def fill(a, value):
 
 
 @njit(parallel=True, cache=True)
+def fill2(a, b, value):
+    """a[:] = b[:] = value in one pass (arrays of equal size)."""
+    for k in prange((a.size + ELEM_BLOCK - 1) // ELEM_BLOCK):
+        for i in range(k * ELEM_BLOCK, min(a.size, (k + 1) * ELEM_BLOCK)):
+            a[i] = value
+            b[i] = value
+
+
+@njit(parallel=True, cache=True)
 def queue_to_bitmap(queue, qsize, bitmap):
     """bitmap := the set of queue[:qsize]."""
     fill(bitmap, np.uint64(0))
