@@ -1,0 +1,119 @@
+"""Distributed (MPI) options shared by ``breadth graph500`` and ``breadth bfs``, and their report."""
+from __future__ import annotations
+
+from ..errors import InputError
+
+DEFAULT_EXCHANGE = "butterfly"
+DEFAULT_FANOUT = 1
+
+
+def add_dist_options(p):
+    g = p.add_argument_group(
+        "distributed search (MPI)",
+        "Run under 'mpiexec -n P breadth ...' (or let --ranks start mpiexec). Rank 0 prints; every rank "
+        "holds only its share of the graph.")
+    g.add_argument("--partition", choices=("none", "1d"), default=None,
+                   help="none: one process, no MPI; 1d: contiguous vertex ranges balanced by edge count, one "
+                        "per rank (default: 1d under mpiexec with more than one rank, else none)")
+    g.add_argument("--exchange", choices=("alltoall", "butterfly"), default=None,
+                   help="how each level's discoveries are exchanged: alltoall routes (vertex, parent) pairs to "
+                        f"their owners; butterfly synchronises a replicated level array over a butterfly network "
+                        f"(Green, ButterFly BFS) (default {DEFAULT_EXCHANGE})")
+    g.add_argument("--fanout", type=int, default=None, metavar="F",
+                   help="butterfly partners per round: a network of radix F+1 in ceil(log_(F+1) P) rounds, "
+                        f"P*F*log_(F+1)(P) messages per level when P is a power of F+1 (default {DEFAULT_FANOUT}: "
+                        "pairwise)")
+    g.add_argument("--ranks", type=int, default=None, metavar="P",
+                   help="start 'mpiexec -n P' with this same command yourself (implies --partition 1d; adds "
+                        "--oversubscribe when P exceeds the cores)")
+    g.add_argument("--hostfile", default=None, metavar="FILE",
+                   help="with --ranks: the mpiexec hostfile naming the hosts to spread the ranks over")
+
+
+def partition_mode(args) -> str:
+    """'none' or '1d', after checking the distributed options agree with each other."""
+    from ..dist.comm import world_size_from_env
+
+    world = world_size_from_env()
+    mode = args.partition
+    if args.ranks is not None:
+        if args.ranks < 1:
+            raise InputError(f"--ranks must be >= 1, got {args.ranks}")
+        if mode == "none":
+            raise InputError("--ranks runs a distributed search: use --partition 1d (or leave --partition out)")
+        return "1d"
+    if args.hostfile is not None:
+        raise InputError("--hostfile goes with --ranks (under your own mpiexec, pass it to mpiexec)")
+    if mode is None:
+        mode = "1d" if world is not None and world > 1 else "none"
+    if mode == "none":
+        if world is not None and world > 1:
+            raise InputError(f"--partition none runs on one process, but mpiexec started {world}; "
+                             "use --partition 1d")
+        for name in ("exchange", "fanout"):
+            if getattr(args, name) is not None:
+                raise InputError(f"--{name} applies to distributed runs: add --partition 1d or --ranks P")
+    if args.fanout is not None and args.fanout < 1:
+        raise InputError(f"--fanout must be >= 1, got {args.fanout}")
+    if args.fanout is not None and args.exchange == "alltoall":
+        raise InputError("--fanout applies to --exchange butterfly")
+    return mode
+
+
+def quiet_rank() -> bool:
+    """True on MPI ranks other than 0 (they print nothing), judged from the launcher's environment."""
+    from ..dist.launch import world_rank_from_env
+
+    r = world_rank_from_env()
+    return r is not None and r != 0
+
+
+def engine_options(args) -> dict:
+    exchange = args.exchange or DEFAULT_EXCHANGE
+    fanout = args.fanout if args.fanout is not None else DEFAULT_FANOUT
+    return {"exchange": exchange, "fanout": fanout, "algorithm": args.algorithm, "alpha": args.alpha,
+            "beta": args.beta, "threads": args.threads}
+
+
+def comm_summary(searches: list[dict], construction: dict | None = None) -> dict:
+    """Communication of a set of searches (their summaries), means per search and totals."""
+    comms = [s["communication"] for s in searches if "communication" in s]
+    if not comms:
+        return {}
+    k = len(comms)
+    first = comms[0]
+    keys = ("messages", "bytes", "exchange_messages", "exchange_bytes", "control_messages", "control_bytes")
+    out = {"exchange": first["exchange"], "fanout": first["fanout"], "ranks": first["ranks"], "searches": k,
+           "levels_per_search": sum(len(c["levels"]) for c in comms) / k}
+    for key in keys:
+        out[f"{key}_per_search"] = sum(c[key] for c in comms) / k
+        out[f"total_{key}"] = sum(c[key] for c in comms)
+    out["comm_seconds_per_search"] = sum(c["comm_seconds"] for c in comms) / k
+    if construction is not None:
+        out["construction"] = construction
+    return out
+
+
+def format_comm(summary: dict) -> str:
+    """The communication block printed after the Graph500 report."""
+    if not summary:
+        return ""
+    how = summary["exchange"] + (f", fanout {summary['fanout']}" if summary["fanout"] else "")
+    lines = [f"{'communication:':<32}{how}, {summary['ranks']} ranks; per search = mean over "
+             f"{summary['searches']} searches"]
+    rows = [("comm_messages_per_search:", summary["messages_per_search"]),
+            ("comm_bytes_per_search:", summary["bytes_per_search"]),
+            ("comm_seconds_per_search:", summary["comm_seconds_per_search"]),
+            ("exchange_messages_per_search:", summary["exchange_messages_per_search"]),
+            ("exchange_bytes_per_search:", summary["exchange_bytes_per_search"]),
+            ("control_messages_per_search:", summary["control_messages_per_search"]),
+            ("control_bytes_per_search:", summary["control_bytes_per_search"]),
+            ("levels_per_search:", summary["levels_per_search"]),
+            ("comm_total_messages:", summary["total_messages"]),
+            ("comm_total_bytes:", summary["total_bytes"])]
+    cons = summary.get("construction")
+    if cons:
+        rows += [("construction_messages:", sum(c["messages"] for c in cons.values())),
+                 ("construction_bytes:", sum(c["bytes"] for c in cons.values()))]
+    lines += [f"{key:<32}{value:g}" for key, value in rows]
+    return "\n".join(lines)

@@ -1,0 +1,317 @@
+"""The communicator every distributed algorithm in breadth uses: mpi4py with counters.
+
+``Comm`` wraps an mpi4py communicator and times and counts every operation it
+performs, per BFS level and per phase (construction, search, validation). What
+is counted, exactly (the rule the tests and reports rely on):
+
+* a point-to-point send to another rank is **one message** carrying its payload
+  bytes -- an empty send included, since the receiver still waits for it;
+* a collective counts, for this rank, **one message per peer that its data
+  logically reaches**, carrying that data: ``Alltoall(v)`` P-1 messages with the
+  per-destination blocks (empty blocks included: every pair exchanges);
+  ``Allgather(v)`` P-1 messages of this rank's block; ``Allreduce`` P-1 messages
+  of the whole buffer; ``Bcast`` P-1 messages from the root. This is the
+  information flow of the "all-to-all" pattern the ButterFly paper compares
+  against, independent of the algorithm MPI runs underneath;
+* messages to oneself and barriers carry nothing and are not counted (a barrier's
+  time is);
+* seconds are wall time inside the MPI calls (waiting included).
+
+Counts are kept per *category*: ``exchange`` (the frontier exchange, what the
+paper's message formula counts) and ``control`` (small collectives that steer the
+search: frontier sizes, scout counts). ``Comm.level_log`` holds the per-level
+tallies of the search in progress; ``Comm.totals`` the per-phase totals.
+
+mpi4py is imported lazily (``get_mpi``), so single-node breadth works without it.
+"""
+from __future__ import annotations
+
+import os
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import BreadthError, InputError
+
+CATEGORIES = ("exchange", "control")
+_MPI = None
+
+
+def get_mpi():
+    """The ``mpi4py.MPI`` module, imported on first use; InputError if mpi4py is missing."""
+    global _MPI
+    if _MPI is None:
+        try:
+            from mpi4py import MPI
+        except ImportError as exc:
+            raise InputError(f"distributed BFS needs mpi4py and an MPI library: pip install 'breadth[mpi]' "
+                             f"({exc})") from None
+        _MPI = MPI
+    return _MPI
+
+
+def world_size_from_env() -> int | None:
+    """The job size announced by a launcher (Open MPI, MPICH/Hydra, PMIx, Slurm), without importing MPI."""
+    for key in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"):
+        raw = os.environ.get(key)
+        if raw and raw.isdigit():
+            return int(raw)
+    return None
+
+
+def collective_error(exc: BreadthError) -> BreadthError:
+    """Mark an error as raised identically on every rank (the CLI then exits cleanly, rank 0 prints)."""
+    exc.collective = True
+    return exc
+
+
+@dataclass
+class Tally:
+    messages: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+
+    def add(self, messages, nbytes, seconds):
+        self.messages += int(messages)
+        self.bytes += int(nbytes)
+        self.seconds += float(seconds)
+
+    def as_dict(self) -> dict:
+        return {"messages": self.messages, "bytes": self.bytes, "seconds": self.seconds}
+
+
+_TYPES = {}
+
+
+def _mpi_type(dtype):
+    """The predefined MPI datatype of a numpy dtype (cached: collectives compare handles)."""
+    dt = np.dtype(dtype)
+    t = _TYPES.get(dt)
+    if t is None:
+        MPI = get_mpi()
+        t = {"i1": MPI.INT8_T, "i2": MPI.INT16_T, "i4": MPI.INT32_T, "i8": MPI.INT64_T, "u1": MPI.UINT8_T,
+             "u2": MPI.UINT16_T, "u4": MPI.UINT32_T, "u8": MPI.UINT64_T, "f4": MPI.FLOAT, "f8": MPI.DOUBLE,
+             "b1": MPI.C_BOOL}[dt.newbyteorder("=").str[1:]]
+        _TYPES[dt] = t
+    return t
+
+
+def _displacements(counts) -> np.ndarray:
+    d = np.zeros(len(counts), dtype=np.int64)
+    if len(counts) > 1:
+        np.cumsum(counts[:-1], out=d[1:])
+    return d
+
+
+class Comm:
+    """An mpi4py communicator that counts messages, bytes and seconds (see the module header)."""
+
+    def __init__(self, mpicomm=None):
+        MPI = get_mpi()
+        self.MPI = MPI
+        self.mpi = MPI.COMM_WORLD if mpicomm is None else mpicomm
+        self.rank = self.mpi.Get_rank()
+        self.size = self.mpi.Get_size()
+        self.errors = self.mpi.Dup()          # used only to agree on failures (failure.guarded)
+        self.totals: dict[str, dict[str, Tally]] = {}
+        self.level_log: list[dict[str, Tally]] | None = None
+        self._phase = "setup"
+        self._local_size = None
+
+    # ------------------------------------------------------------------ bookkeeping
+    @contextmanager
+    def phase(self, name: str):
+        """Attribute the operations inside to phase ``name`` (e.g. "construct", "search")."""
+        old = self._phase
+        self._phase = name
+        try:
+            yield
+        finally:
+            self._phase = old
+
+    def begin_levels(self):
+        self.level_log = []
+
+    def next_level(self):
+        self.level_log.append({c: Tally() for c in CATEGORIES})
+
+    def end_levels(self) -> list[dict[str, Tally]]:
+        log, self.level_log = self.level_log, None
+        return log
+
+    def _account(self, category, messages, nbytes, seconds):
+        per_phase = self.totals.setdefault(self._phase, {c: Tally() for c in CATEGORIES})
+        per_phase[category].add(messages, nbytes, seconds)
+        if self.level_log:
+            self.level_log[-1][category].add(messages, nbytes, seconds)
+
+    def reduced_phase_totals(self, name: str) -> dict:
+        """Phase totals summed over ranks (seconds: max over ranks). Collective, not counted."""
+        mine = self.totals.get(name, {c: Tally() for c in CATEGORIES})
+        local = np.array([[mine[c].messages, mine[c].bytes, mine[c].seconds] for c in CATEGORIES], dtype=np.float64)
+        every = np.empty((self.size,) + local.shape, dtype=np.float64)
+        self.mpi.Allgather(local, every)
+        return {c: {"messages": int(every[:, i, 0].sum()), "bytes": int(every[:, i, 1].sum()),
+                    "seconds": float(every[:, i, 2].max())} for i, c in enumerate(CATEGORIES)}
+
+    def phase_totals(self, name: str) -> dict:
+        t = self.totals.get(name, {c: Tally() for c in CATEGORIES})
+        return {c: t[c].as_dict() for c in CATEGORIES}
+
+    @property
+    def local_size(self) -> int:
+        """Ranks sharing this rank's host (they share its memory)."""
+        if self._local_size is None:
+            node = self.mpi.Split_type(self.MPI.COMM_TYPE_SHARED)
+            self._local_size = node.Get_size()
+            node.Free()
+        return self._local_size
+
+    # ------------------------------------------------------------------ collectives
+    def barrier(self, category="control"):
+        t0 = time.perf_counter()
+        self.mpi.Barrier()
+        self._account(category, 0, 0, time.perf_counter() - t0)
+
+    def allreduce(self, array, op="sum", category="control") -> np.ndarray:
+        """Element-wise reduction of a numpy array over all ranks (a new array)."""
+        MPI = self.MPI
+        a = np.ascontiguousarray(array)
+        out = np.empty_like(a)
+        mop = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op]
+        t0 = time.perf_counter()
+        self.mpi.Allreduce([a, _mpi_type(a.dtype)], [out, _mpi_type(a.dtype)], op=mop)
+        self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)
+        return out
+
+    def allgather(self, array, category="control") -> np.ndarray:
+        """Stack equal-shaped arrays of all ranks: result[r] is rank r's array."""
+        a = np.ascontiguousarray(array)
+        out = np.empty((self.size,) + a.shape, dtype=a.dtype)
+        t0 = time.perf_counter()
+        self.mpi.Allgather([a, _mpi_type(a.dtype)], [out, _mpi_type(a.dtype)])
+        self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)
+        return out
+
+    def allgatherv(self, array, counts=None, out=None, category="control") -> np.ndarray:
+        """Concatenate every rank's 1-D array in rank order (``counts``: per-rank lengths, if known)."""
+        a = np.ascontiguousarray(array)
+        t0 = time.perf_counter()
+        messages, nbytes = 0, 0
+        if counts is None:
+            counts = np.empty(self.size, dtype=np.int64)
+            self.mpi.Allgather([np.array([a.size], dtype=np.int64), _mpi_type(np.int64)],
+                               [counts, _mpi_type(np.int64)])
+            messages, nbytes = self.size - 1, 8 * (self.size - 1)
+        counts = np.asarray(counts, dtype=np.int64)
+        if out is None:
+            out = np.empty(int(counts.sum()), dtype=a.dtype)
+        t = _mpi_type(a.dtype)
+        self.mpi.Allgatherv([a, t], [out, (counts, _displacements(counts)), t])
+        self._account(category, messages + self.size - 1, nbytes + (self.size - 1) * a.nbytes,
+                      time.perf_counter() - t0)
+        return out
+
+    def alltoallv(self, send, counts, category="exchange"):
+        """Send ``send[displ[q]:displ[q]+counts[q]]`` to every rank q (``send`` ordered by destination).
+
+        Two collectives: an Alltoall of the counts, then the Alltoallv of the data.
+        Returns (received array in source-rank order, received counts per source).
+        """
+        P, me = self.size, self.rank
+        send = np.ascontiguousarray(send)
+        counts = np.ascontiguousarray(counts, dtype=np.int64)
+        rcounts = np.empty(P, dtype=np.int64)
+        t0 = time.perf_counter()
+        self.mpi.Alltoall([counts, _mpi_type(np.int64)], [rcounts, _mpi_type(np.int64)])
+        recv = np.empty(int(rcounts.sum()), dtype=send.dtype)
+        t = _mpi_type(send.dtype)
+        self.mpi.Alltoallv([send, (counts, _displacements(counts)), t],
+                           [recv, (rcounts, _displacements(rcounts)), t])
+        data_bytes = (int(counts.sum()) - int(counts[me])) * send.itemsize
+        self._account(category, 2 * (P - 1), 8 * (P - 1) + data_bytes, time.perf_counter() - t0)
+        return recv, rcounts
+
+    def bcast_object(self, obj, root=0, category="control"):
+        t0 = time.perf_counter()
+        out = self.mpi.bcast(obj, root=root)
+        self._account(category, self.size - 1 if self.rank == root else 0, 0, time.perf_counter() - t0)
+        return out
+
+    def gatherv(self, array, root=0):
+        """Concatenate every rank's 1-D array on ``root`` (others get None). Not counted: reporting only."""
+        a = np.ascontiguousarray(array)
+        counts = np.asarray(self.mpi.allgather(a.size), dtype=np.int64)
+        out = np.empty(int(counts.sum()), dtype=a.dtype) if self.rank == root else None
+        t = _mpi_type(a.dtype)
+        self.mpi.Gatherv([a, t], [out, (counts, _displacements(counts)), t] if self.rank == root else None,
+                         root=root)
+        return out
+
+    # ------------------------------------------------------------------ point to point
+    def exchange(self, sends, recvs, tag, category="exchange") -> list[int]:
+        """Simultaneous sends and receives with several partners.
+
+        ``sends``: list of (rank, 1-D array); ``recvs``: list of (rank, 1-D buffer), each
+        buffer large enough for the message. Returns the element count received into each.
+        """
+        MPI = self.MPI
+        t0 = time.perf_counter()
+        reqs = []
+        rtype = None
+        for src, buf in recvs:
+            rtype = _mpi_type(buf.dtype)
+            reqs.append(self.mpi.Irecv([buf, rtype], source=src, tag=tag))
+        nbytes = 0
+        for dst, arr in sends:
+            reqs.append(self.mpi.Isend([arr, _mpi_type(arr.dtype)], dest=dst, tag=tag))
+            nbytes += arr.nbytes
+        statuses = [MPI.Status() for _ in reqs]
+        MPI.Request.Waitall(reqs, statuses)
+        got = [statuses[i].Get_count(rtype) for i in range(len(recvs))]
+        self._account(category, len(sends), nbytes, time.perf_counter() - t0)
+        return got
+
+    def isend(self, dst, arr, tag, category="exchange"):
+        """Start a send (counted now); complete it with ``wait_all``."""
+        t0 = time.perf_counter()
+        req = self.mpi.Isend([arr, _mpi_type(arr.dtype)], dest=dst, tag=tag)
+        self._account(category, 1, arr.nbytes, time.perf_counter() - t0)
+        return req
+
+    def recv_all(self, recvs, tag, category="exchange") -> list[int]:
+        """Receive from several partners at once into the given buffers; returns element counts."""
+        MPI = self.MPI
+        t0 = time.perf_counter()
+        reqs = [self.mpi.Irecv([buf, _mpi_type(buf.dtype)], source=src, tag=tag) for src, buf in recvs]
+        statuses = [MPI.Status() for _ in reqs]
+        MPI.Request.Waitall(reqs, statuses)
+        got = [st.Get_count(_mpi_type(buf.dtype)) for st, (_, buf) in zip(statuses, recvs)]
+        self._account(category, 0, 0, time.perf_counter() - t0)
+        return got
+
+    def wait_all(self, reqs, category="exchange"):
+        t0 = time.perf_counter()
+        self.MPI.Request.Waitall(reqs)
+        self._account(category, 0, 0, time.perf_counter() - t0)
+
+    # ------------------------------------------------------------------ agreement
+    def agree(self, error: BreadthError | None):
+        """Make a possibly local failure collective: if any rank passes an error, every rank raises
+        (the lowest failing rank's error, marked collective). Not counted (setup bookkeeping)."""
+        flags = self.mpi.allgather(None if error is None else (type(error).__name__, str(error)))
+        for r, item in enumerate(flags):
+            if item is not None:
+                if error is not None and r == self.rank:
+                    raise collective_error(error)
+                from .. import errors
+
+                cls = getattr(errors, item[0], BreadthError)
+                message = item[1] if r == 0 else f"rank {r}: {item[1]}"
+                try:
+                    exc = cls(message)
+                except TypeError:          # an error type with a richer constructor
+                    exc = BreadthError(message)
+                raise collective_error(exc)

@@ -1,0 +1,172 @@
+"""Vertex partitions of a distributed graph: who owns a vertex, local <-> global ids.
+
+``Partition`` is the interface every distributed layout implements (1D here; 2D
+and delegate partitions later): ``owner(v)`` for global ids, ``to_local`` /
+``to_global`` for this rank's vertices, ``num_local``. Global ids are int64
+everywhere; local ids number this rank's owned vertices 0..num_local-1.
+
+``OneD`` is the ButterFly paper's 1D partition (Green, Sec. 4 "Graph
+Partitioning"): every rank owns one contiguous range of vertex ids and their
+whole adjacency, the ranges chosen so that every rank holds about the same
+number of edges. Ranges start on multiples of 64, so a rank's slice of a
+frontier bitmap is whole 64-bit words (the bottom-up all-gather concatenates
+words). A rank may own no vertex at all (a tiny graph, or one hub carrying most
+edges); every algorithm must accept empty ranges.
+
+Invariants: ``bounds`` is non-decreasing, ``bounds[0] == 0``, ``bounds[P] == n``,
+every inner bound is a multiple of 64 or n; rank r owns [bounds[r], bounds[r+1]).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ..errors import InputError
+
+BLOCK = 64   # partition granularity in vertices (one bitmap word)
+
+
+class Partition:
+    """Interface of a vertex partition over ``nprocs`` ranks, seen from ``rank``."""
+
+    num_vertices: int
+    nprocs: int
+    rank: int
+    kind = "abstract"
+
+    def owner(self, v) -> np.ndarray:
+        raise NotImplementedError
+
+    def to_local(self, v) -> np.ndarray:
+        raise NotImplementedError
+
+    def to_global(self, local) -> np.ndarray:
+        raise NotImplementedError
+
+    @property
+    def num_local(self) -> int:
+        raise NotImplementedError
+
+    def owns(self, v) -> np.ndarray:
+        return self.owner(v) == self.rank
+
+    def describe(self) -> dict:
+        return {"partition": self.kind, "ranks": self.nprocs}
+
+
+@njit(parallel=True, cache=True)
+def _block_weights(src, dst, nblocks, weights):
+    """weights[c, b] += non-self-loop tuple endpoints in vertex block b (chunk c of the tuples)."""
+    nchunks = weights.shape[0]
+    m = src.size
+    for c in prange(nchunks):
+        row = weights[c]
+        for e in range(m * c // nchunks, m * (c + 1) // nchunks):
+            s = src[e]
+            d = dst[e]
+            if s != d:
+                row[s // 64] += 1
+                row[d // 64] += 1
+
+
+def block_weights(src, dst, num_vertices) -> np.ndarray:
+    """Per 64-vertex block, the arcs its vertices will hold (before deduplication)."""
+    import numba
+
+    nblocks = (num_vertices + BLOCK - 1) // BLOCK
+    nchunks = max(1, min(numba.get_num_threads(), src.size // max(nblocks, 1) + 1))
+    w = np.zeros((nchunks, nblocks), dtype=np.int64)
+    _block_weights(src, dst, nblocks, w)
+    return w.sum(axis=0)
+
+
+def balanced_bounds(weights, num_vertices: int, nprocs: int) -> np.ndarray:
+    """Contiguous, 64-aligned ranges with about equal weight each.
+
+    ``weights[b]``: arcs of vertex block b. Each vertex also weighs one arc, so that
+    edgeless stretches of ids are spread too (and an edgeless graph splits by vertices).
+    Cut r is the block boundary whose prefix weight is closest to r/P of the total.
+    """
+    n = int(num_vertices)
+    nblocks = (n + BLOCK - 1) // BLOCK
+    w = np.asarray(weights, dtype=np.int64)
+    if w.shape != (nblocks,):
+        raise InputError(f"expected {nblocks} block weights, got {w.shape}")
+    sizes = np.full(nblocks, BLOCK, dtype=np.int64)
+    if nblocks:
+        sizes[-1] = n - BLOCK * (nblocks - 1)
+    prefix = np.zeros(nblocks + 1, dtype=np.int64)
+    np.cumsum(w + sizes, out=prefix[1:])
+    total = prefix[-1]
+    bounds = np.zeros(nprocs + 1, dtype=np.int64)
+    for r in range(1, nprocs):
+        target = total * r / nprocs
+        b = int(np.searchsorted(prefix, target, side="left"))      # 0..nblocks
+        if b > 0 and abs(prefix[b - 1] - target) <= abs(prefix[b] - target):
+            b -= 1
+        bounds[r] = min(n, max(bounds[r - 1], b * BLOCK))
+    bounds[nprocs] = n
+    return bounds
+
+
+@njit(cache=True)
+def owner_of(bounds, v):
+    """Rank owning global vertex v under ``bounds`` (numba helper for kernels)."""
+    return np.searchsorted(bounds, v, side="right") - 1
+
+
+class OneD(Partition):
+    """Contiguous vertex ranges, 64-aligned, balanced by edge count."""
+
+    kind = "1d"
+
+    def __init__(self, bounds, rank: int):
+        bounds = np.ascontiguousarray(bounds, dtype=np.int64)
+        P = bounds.size - 1
+        inner = bounds[1:-1]
+        if (P < 1 or bounds[0] != 0 or np.any(np.diff(bounds) < 0)
+                or np.any((inner % BLOCK != 0) & (inner != bounds[-1]))):
+            raise InputError(f"invalid 1D partition bounds {bounds.tolist()}")
+        if not 0 <= rank < P:
+            raise InputError(f"rank {rank} outside a {P}-rank partition")
+        self.bounds = bounds
+        self.nprocs = P
+        self.rank = int(rank)
+        self.num_vertices = int(bounds[-1])
+        self.lo = int(bounds[rank])
+        self.hi = int(bounds[rank + 1])
+
+    @classmethod
+    def from_weights(cls, weights, num_vertices, nprocs, rank) -> "OneD":
+        return cls(balanced_bounds(weights, num_vertices, nprocs), rank)
+
+    @classmethod
+    def even(cls, num_vertices, nprocs, rank) -> "OneD":
+        """Equal vertex counts (64-aligned), ignoring edges."""
+        nblocks = (num_vertices + BLOCK - 1) // BLOCK
+        return cls.from_weights(np.zeros(nblocks, dtype=np.int64), num_vertices, nprocs, rank)
+
+    def owner(self, v) -> np.ndarray:
+        return np.searchsorted(self.bounds, np.asarray(v, dtype=np.int64), side="right") - 1
+
+    def to_local(self, v) -> np.ndarray:
+        return np.asarray(v, dtype=np.int64) - self.lo
+
+    def to_global(self, local) -> np.ndarray:
+        return np.asarray(local, dtype=np.int64) + self.lo
+
+    @property
+    def num_local(self) -> int:
+        return self.hi - self.lo
+
+    def range_of(self, rank: int) -> tuple[int, int]:
+        return int(self.bounds[rank]), int(self.bounds[rank + 1])
+
+    def word_counts(self) -> np.ndarray:
+        """Bitmap words each rank's range covers (ranges are 64-aligned, so words never straddle)."""
+        first = self.bounds[:-1] // BLOCK
+        last = (self.bounds[1:] + BLOCK - 1) // BLOCK
+        return np.where(self.bounds[1:] > self.bounds[:-1], last - first, 0).astype(np.int64)
+
+    def describe(self) -> dict:
+        return {"partition": self.kind, "ranks": self.nprocs, "bounds": self.bounds.tolist()}

@@ -1,0 +1,306 @@
+"""Local BFS steps of the 1D-distributed search (numba), after the single-node kernels.
+
+A rank owns the contiguous vertex range [lo, lo + nl); its CSR rows are local
+ids, its columns global ids. Two state layouts, one per exchange:
+
+*Replicated* (ButterFly, Green Alg. 2): ``lvl`` holds the level of every vertex
+of the graph on every rank (-1 = unvisited), identical on all ranks between
+levels. Top-down (``td_step_replicated``) expands the owned frontier and claims
+any unvisited neighbour with a compare-and-swap on ``lvl``, appending winners to
+the global queue; bottom-up (``bu_step_replicated``) lets each owned unvisited
+vertex look for an in-neighbour in the frontier bitmap (rebuilt on every rank
+from the synchronised frontier) and stop at the first. Parents are not tracked
+while searching: ``recover_parents`` gives every owned vertex at level L > 0
+the first in-neighbour at level L - 1 afterwards (the replicated levels make
+that a local scan), which is a valid BFS tree edge by construction.
+
+*Owner* (all-to-all): each rank holds parent and depth only for its own
+vertices. Top-down (``td_step_owned``) claims owned neighbours directly and
+emits (vertex, parent) candidates for the others, each remote vertex at most
+once per search (a ``sent`` bitmap: once sent, its owner will have settled it by
+the end of that level). ``apply_received`` settles the candidates routed to this
+rank. Bottom-up (``bu_step_owned``) reads the all-gathered global frontier bitmap
+and writes only this rank's words of the next one (ranges are 64-aligned).
+
+Work is cut into blocks as in the single-node kernels (frontier out-edges per
+block for top-down, bitmap words per block for bottom-up); winners are buffered
+per block and flushed with one atomic add. Invariant of every step: on exit,
+the vertices it newly settled are exactly those appended to its output queue.
+"""
+import numpy as np
+from numba import njit, prange
+
+from ..kernels.atomics import atomic_add, atomic_cas, atomic_or
+from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
+from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK
+
+V_BLOCK = 1024   # owned vertices per parallel block in vertex loops (bottom-up, parent recovery)
+
+
+@njit(inline="always", cache=True)
+def _flush(buf, count, out, tail):
+    start = atomic_add(tail, 0, count)
+    for k in range(count):
+        out[start + k] = buf[k]
+
+
+# ------------------------------------------------------------------ replicated state (ButterFly)
+@njit(parallel=True, cache=True)
+def td_step_replicated(indptr, indices, queue, qsize, offsets, lvl, level, gqueue, tail):
+    """Expand owned frontier queue[:qsize] (local ids); new vertices (global) go to gqueue."""
+    total = offsets[qsize]
+    nblocks = (total + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
+    nxt = level + 1
+    for b in prange(nblocks):
+        buf = np.empty(TD_BUFFER, dtype=gqueue.dtype)
+        nbuf = 0
+        lo_e = b * TD_EDGE_BLOCK
+        hi_e = min(total, lo_e + TD_EDGE_BLOCK)
+        i = np.searchsorted(offsets[:qsize + 1], lo_e, side="right") - 1
+        while i < qsize and offsets[i] < hi_e:
+            u = queue[i]
+            first = indptr[u] + max(0, lo_e - offsets[i])
+            last = indptr[u] + min(offsets[i + 1], hi_e) - offsets[i]
+            for j in range(first, last):
+                v = indices[j]
+                if lvl[v] < 0 and atomic_cas(lvl, v, -1, nxt):
+                    buf[nbuf] = v
+                    nbuf += 1
+                    if nbuf == TD_BUFFER:
+                        _flush(buf, nbuf, gqueue, tail)
+                        nbuf = 0
+            i += 1
+        _flush(buf, nbuf, gqueue, tail)
+    return total
+
+
+@njit(parallel=True, cache=True)
+def bu_step_replicated(in_indptr, in_indices, lo, lvl, front, level, gqueue, tail):
+    """Owned unvisited vertices adopt the level after the first in-neighbour set in ``front``."""
+    nl = in_indptr.size - 1
+    nblocks = (nl + V_BLOCK - 1) // V_BLOCK
+    nxt = level + 1
+    examined = 0
+    for b in prange(nblocks):
+        buf = np.empty(TD_BUFFER, dtype=gqueue.dtype)
+        nbuf = 0
+        ex = 0
+        for loc in range(b * V_BLOCK, min(nl, (b + 1) * V_BLOCK)):
+            v = lo + loc
+            if lvl[v] < 0:
+                for j in range(in_indptr[loc], in_indptr[loc + 1]):
+                    u = in_indices[j]
+                    ex += 1
+                    if (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
+                        lvl[v] = nxt
+                        buf[nbuf] = v
+                        nbuf += 1
+                        if nbuf == TD_BUFFER:
+                            _flush(buf, nbuf, gqueue, tail)
+                            nbuf = 0
+                        break
+        _flush(buf, nbuf, gqueue, tail)
+        examined += ex
+    return examined
+
+
+@njit(parallel=True, cache=True)
+def _range_counts(gqueue, total, lo, hi, counts):
+    nblocks = counts.size
+    for b in prange(nblocks):
+        c = 0
+        for i in range(b * ELEM_BLOCK, min(total, (b + 1) * ELEM_BLOCK)):
+            v = gqueue[i]
+            if v >= lo and v < hi:
+                c += 1
+        counts[b] = c
+
+
+@njit(parallel=True, cache=True)
+def _range_write(gqueue, total, lo, hi, offsets, out):
+    nblocks = offsets.size - 1
+    for b in prange(nblocks):
+        p = offsets[b]
+        for i in range(b * ELEM_BLOCK, min(total, (b + 1) * ELEM_BLOCK)):
+            v = gqueue[i]
+            if v >= lo and v < hi:
+                out[p] = v - lo
+                p += 1
+
+
+@njit(cache=True)
+def owned_of(gqueue, total, lo, hi, out):
+    """out[:k] = local ids of the gqueue[:total] entries in [lo, hi); returns k."""
+    nblocks = (total + ELEM_BLOCK - 1) // ELEM_BLOCK
+    counts = np.empty(nblocks, dtype=np.int64)
+    _range_counts(gqueue, total, lo, hi, counts)
+    offsets = np.empty(nblocks + 1, dtype=np.int64)
+    offsets[0] = 0
+    for b in range(nblocks):
+        offsets[b + 1] = offsets[b] + counts[b]
+    _range_write(gqueue, total, lo, hi, offsets, out)
+    return offsets[nblocks]
+
+
+@njit(parallel=True, cache=True)
+def degree_sum(degree, vertices, count):
+    """Sum of degree[v] over vertices[:count] (the scout count of a frontier)."""
+    nblocks = (count + ELEM_BLOCK - 1) // ELEM_BLOCK
+    total = 0
+    for b in prange(nblocks):
+        s = 0
+        for i in range(b * ELEM_BLOCK, min(count, (b + 1) * ELEM_BLOCK)):
+            s += degree[vertices[i]]
+        total += s
+    return total
+
+
+@njit(parallel=True, cache=True)
+def recover_parents(in_indptr, in_indices, lo, lvl, parent, depth):
+    """parent/depth of owned vertices from the replicated levels (level-0 vertices are seeds)."""
+    nl = in_indptr.size - 1
+    for b in prange((nl + V_BLOCK - 1) // V_BLOCK):
+        for loc in range(b * V_BLOCK, min(nl, (b + 1) * V_BLOCK)):
+            v = lo + loc
+            d = lvl[v]
+            depth[loc] = d
+            p = -1
+            if d == 0:
+                p = v
+            elif d > 0:
+                for j in range(in_indptr[loc], in_indptr[loc + 1]):
+                    u = in_indices[j]
+                    if lvl[u] == d - 1:
+                        p = u
+                        break
+            parent[loc] = p
+
+
+# ------------------------------------------------------------------ owner state (all-to-all)
+@njit(inline="always", cache=True)
+def _flush_pairs(bv, bp, count, out_v, out_p, tail):
+    start = atomic_add(tail, 0, count)
+    for k in range(count):
+        out_v[start + k] = bv[k]
+        out_p[start + k] = bp[k]
+
+
+@njit(parallel=True, cache=True)
+def td_step_owned(indptr, indices, queue, qsize, offsets, lo, parent, depth, level, sent,
+                  next_queue, ntail, cand_v, cand_p, ctail):
+    """Expand owned frontier queue[:qsize]: settle owned neighbours, emit (vertex, parent) for remote ones.
+
+    Returns the scout count (out-degree sum) of the owned vertices settled here.
+    """
+    nl = parent.size
+    total = offsets[qsize]
+    nblocks = (total + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
+    nxt = level + 1
+    scouts = np.zeros(nblocks, dtype=np.int64)   # per block (a scalar reduction here trips numba's parfor pass)
+    for b in prange(nblocks):
+        nbuf = np.empty(TD_BUFFER, dtype=np.int64)
+        nn = 0
+        cbv = np.empty(TD_BUFFER, dtype=np.int64)
+        cbp = np.empty(TD_BUFFER, dtype=np.int64)
+        nc = 0
+        sc = 0
+        lo_e = b * TD_EDGE_BLOCK
+        hi_e = min(total, lo_e + TD_EDGE_BLOCK)
+        i = np.searchsorted(offsets[:qsize + 1], lo_e, side="right") - 1
+        while i < qsize and offsets[i] < hi_e:
+            u = queue[i]
+            gu = lo + u
+            first = indptr[u] + max(0, lo_e - offsets[i])
+            last = indptr[u] + min(offsets[i + 1], hi_e) - offsets[i]
+            for j in range(first, last):
+                v = np.int64(indices[j])
+                loc = v - lo
+                if loc >= 0 and loc < nl:
+                    if parent[loc] < 0 and atomic_cas(parent, loc, -1, gu):
+                        depth[loc] = nxt
+                        sc += indptr[loc + 1] - indptr[loc]
+                        nbuf[nn] = loc
+                        nn += 1
+                        if nn == TD_BUFFER:
+                            _flush(nbuf, nn, next_queue, ntail)
+                            nn = 0
+                else:
+                    bit = np.uint64(1) << np.uint64(v & 63)
+                    if not (sent[v >> 6] & bit) and not (atomic_or(sent, v >> 6, bit) & bit):
+                        cbv[nc] = v
+                        cbp[nc] = gu
+                        nc += 1
+                        if nc == TD_BUFFER:
+                            _flush_pairs(cbv, cbp, nc, cand_v, cand_p, ctail)
+                            nc = 0
+            i += 1
+        _flush(nbuf, nn, next_queue, ntail)
+        _flush_pairs(cbv, cbp, nc, cand_v, cand_p, ctail)
+        scouts[b] = sc
+    return scouts.sum()
+
+
+@njit(parallel=True, cache=True)
+def apply_received(pairs, npairs, lo, indptr, parent, depth, level, next_queue, ntail):
+    """Settle received (vertex, parent) pairs for owned vertices; returns the new vertices' scout count."""
+    nblocks = (npairs + ELEM_BLOCK - 1) // ELEM_BLOCK
+    nxt = level + 1
+    scout = 0
+    for b in prange(nblocks):
+        buf = np.empty(TD_BUFFER, dtype=np.int64)
+        nn = 0
+        sc = 0
+        for i in range(b * ELEM_BLOCK, min(npairs, (b + 1) * ELEM_BLOCK)):
+            loc = np.int64(pairs[2 * i]) - lo
+            if parent[loc] < 0 and atomic_cas(parent, loc, -1, pairs[2 * i + 1]):
+                depth[loc] = nxt
+                sc += indptr[loc + 1] - indptr[loc]
+                buf[nn] = loc
+                nn += 1
+                if nn == TD_BUFFER:
+                    _flush(buf, nn, next_queue, ntail)
+                    nn = 0
+        _flush(buf, nn, next_queue, ntail)
+        scout += sc
+    return scout
+
+
+@njit(parallel=True, cache=True)
+def bu_step_owned(in_indptr, in_indices, indptr, lo, parent, depth, front, next_words, level):
+    """Bottom-up over owned vertices against the global frontier bitmap ``front``.
+
+    ``next_words`` are this rank's words of the next frontier (local bit = local id).
+    Returns (awake count, edges examined, scout count of the awake vertices).
+    """
+    nl = parent.size
+    nwords = next_words.size
+    nblocks = (nwords + WORD_BLOCK - 1) // WORD_BLOCK
+    nxt = level + 1
+    awake = 0
+    examined = 0
+    scout = 0
+    for b in prange(nblocks):
+        aw = 0
+        ex = 0
+        sc = 0
+        for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
+            word = np.uint64(0)
+            base = w * 64
+            for bit in range(min(64, nl - base)):
+                loc = base + bit
+                if parent[loc] < 0:
+                    for j in range(in_indptr[loc], in_indptr[loc + 1]):
+                        u = in_indices[j]
+                        ex += 1
+                        if (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
+                            parent[loc] = u
+                            depth[loc] = nxt
+                            word |= np.uint64(1) << np.uint64(bit)
+                            aw += 1
+                            sc += indptr[loc + 1] - indptr[loc]
+                            break
+            next_words[w] = word
+        awake += aw
+        examined += ex
+        scout += sc
+    return awake, examined, scout

@@ -1,0 +1,118 @@
+"""Distributed validation of a BFS result by the Graph500 rules (see breadth/graph500/validate.py).
+
+Each rank checks only the vertices it owns, against the edges it owns, with the
+search's depth array all-gathered to every rank (O(V) per rank, as the
+ButterFly level array). For an owned vertex v with parent p and depth d(v):
+
+* ``range`` -- p is -1 or a vertex id;
+* ``root``  -- a seed is its own parent at depth 0;
+* ``tree``  -- a reached non-seed's parent is reached and is not v itself;
+* ``depth`` -- parent and depth agree (p = -1 iff d = -1), only seeds have depth 0,
+  and d(p) = d(v) - 1 for every reached non-seed;
+* ``edge``  -- (p, v) is an edge (p is an in-neighbour of v);
+* ``span``/``level`` -- over v's in-edges (u, v): no edge joins a reached and an
+  unreached vertex (directed: from reached to unreached), and depths differ by at
+  most one (directed: d(v) <= d(u) + 1).
+
+Why this proves the tree without walking it: following parents strictly lowers
+the depth by one per step, and only seeds have depth 0, so every chain ends at a
+seed after d(v) steps -- no cycle, rooted at the seeds, and d is the tree depth.
+Undirected edges are seen from both endpoints (each at its owner), so the union
+of the ranks' checks covers every edge. The first failing rule (in the order
+range, root, tree, edge, span, level, depth) and its smallest vertex are agreed
+with one Allreduce, so every rank raises the same ValidationError.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit, prange
+
+from ..errors import ValidationError
+from ..graph500.validate import ValidationReport
+from ..kernels.frontier import parallel_chunksize
+from .comm import collective_error
+
+RULES = ("range", "root", "tree", "edge", "span", "level", "depth")
+_RANGE, _ROOT, _TREE, _EDGE, _SPAN, _LEVEL, _DEPTH = range(7)
+V_BLOCK = 1024
+
+
+@njit(parallel=True, cache=True)
+def _check_owned(in_indptr, in_indices, lo, parent, depth, seeds, directed, first_bad):
+    """first_bad[b, rule] := smallest global vertex of block b breaking rule (n if none)."""
+    n = depth.size
+    nl = parent.size
+    nblocks = first_bad.shape[0]
+    for b in prange(nblocks):
+        for loc in range(b * V_BLOCK, min(nl, (b + 1) * V_BLOCK)):
+            v = lo + loc
+            p = parent[loc]
+            dv = depth[v]
+            k = np.searchsorted(seeds, v)
+            is_seed = k < seeds.size and seeds[k] == v
+            if p < -1 or p >= n:
+                first_bad[b, _RANGE] = min(first_bad[b, _RANGE], v)
+                continue
+            if is_seed:
+                if p != v or dv != 0:
+                    first_bad[b, _ROOT] = min(first_bad[b, _ROOT], v)
+            elif (p < 0) != (dv < 0) or dv == 0:
+                first_bad[b, _DEPTH] = min(first_bad[b, _DEPTH], v)
+            elif p >= 0:
+                if p == v or depth[p] < 0:
+                    first_bad[b, _TREE] = min(first_bad[b, _TREE], v)
+                elif depth[p] != dv - 1:
+                    first_bad[b, _DEPTH] = min(first_bad[b, _DEPTH], v)
+            found = False
+            for j in range(in_indptr[loc], in_indptr[loc + 1]):
+                u = in_indices[j]
+                du = depth[u]
+                if u == p:
+                    found = True
+                if directed:
+                    if du >= 0 and dv < 0:
+                        first_bad[b, _SPAN] = min(first_bad[b, _SPAN], v)
+                    elif du >= 0 and dv > du + 1:
+                        first_bad[b, _LEVEL] = min(first_bad[b, _LEVEL], v)
+                else:
+                    if (du >= 0) != (dv >= 0):
+                        first_bad[b, _SPAN] = min(first_bad[b, _SPAN], v if dv < 0 else u)
+                    elif dv >= 0 and abs(du - dv) > 1:
+                        first_bad[b, _LEVEL] = min(first_bad[b, _LEVEL], v)
+            if p >= 0 and not is_seed and not found:
+                first_bad[b, _EDGE] = min(first_bad[b, _EDGE], v)
+
+
+_MESSAGES = {
+    "range": "parent is neither -1 nor a vertex id",
+    "root": "a root must be its own parent at depth 0",
+    "tree": "following parents from this vertex never reaches the root (parent unreached or itself)",
+    "edge": "the tree edge to this vertex's parent is not an edge of the graph",
+    "span": "this vertex is unreached but joined by an edge to a reached vertex",
+    "level": "an edge at this vertex spans more than one level",
+    "depth": "its depth disagrees with its parent's (or with being reached)",
+}
+
+
+def validate_1d(comm, lg, roots, parent, depth) -> ValidationReport:
+    """Validate a distributed result (owned ``parent``/``depth``) on every rank; collective."""
+    t0 = time.perf_counter()
+    n = lg.num_vertices
+    seeds = np.unique(np.atleast_1d(np.asarray(roots, dtype=np.int64)))
+    counts = np.diff(lg.partition.bounds)
+    with comm.phase("validate"):
+        depth_all = comm.allgatherv(np.ascontiguousarray(depth, dtype=np.int64), counts=counts)
+        nblocks = max(1, (lg.num_local + V_BLOCK - 1) // V_BLOCK)
+        first_bad = np.full((nblocks, len(RULES)), n, dtype=np.int64)
+        with parallel_chunksize(1):
+            _check_owned(lg.in_indptr, lg.in_indices, lg.lo, np.ascontiguousarray(parent, dtype=np.int64),
+                         depth_all, seeds, lg.directed, first_bad)
+        worst = comm.allreduce(first_bad.min(axis=0), op="min")
+    for rule, v in zip(RULES, worst):
+        if v < n:
+            raise collective_error(ValidationError(rule, int(v), _MESSAGES[rule]))
+    reached = int(np.count_nonzero(depth_all >= 0))
+    return ValidationReport(reached=reached, max_depth=int(depth_all.max()) if n else -1,
+                            tree_edges=reached - int(seeds.size), seconds=time.perf_counter() - t0)
