@@ -8,6 +8,9 @@ import numpy as np
 
 from ..errors import InputError
 from .common import add_search_options, add_threads_option, open_graph, set_threads, write_json
+from .dist_options import add_dist_options
+
+_PARSER = None   # this subcommand's parser (``--ranks`` rebuilds the command line from it)
 
 
 def register(sub):
@@ -33,7 +36,10 @@ def register(sub):
                    help="print the result (summary and per-level statistics) as JSON to stdout, or FILE")
     p.add_argument("--plot", metavar="PNG", default=None, help="plot frontier size per level to a PNG")
     add_threads_option(p)
+    add_dist_options(p)
     p.set_defaults(run=run)
+    global _PARSER
+    _PARSER = p
 
 
 def _save_npy(path, array):
@@ -74,6 +80,10 @@ def run(args) -> int:
     from ..graph500.validate import validate
     from ..search import bfs
 
+    from .dist_options import partition_mode
+
+    if partition_mode(args) == "1d":
+        return run_distributed(args)
     set_threads(args.threads)
     graph = open_graph(args.graph)
     root = args.root[0] if len(args.root) == 1 else np.asarray(args.root, dtype=np.int64)
@@ -102,3 +112,54 @@ def run(args) -> int:
               f"reached={result.num_reached} max_depth={result.max_depth} levels={len(result.levels)} "
               f"seconds={result.seconds:.6f}{ok}")
     return 0
+
+
+def run_distributed(args) -> int:
+    """One BFS on the MPI engine: every rank reads its share of GRAPH; rank 0 reports and writes."""
+    if args.ranks is not None:
+        from ..dist.launch import relaunch
+
+        return relaunch(_PARSER, args, "bfs")
+    from ..dist.comm import Comm, collective_error
+    from ..dist.engine import DistEngine
+    from ..dist.failure import guarded
+    from .dist_options import engine_options
+
+    comm = Comm()
+
+    def body():
+        if args.validate and args.max_depth is not None:
+            raise collective_error(InputError("--validate checks complete BFS trees; drop --max-depth"))
+        engine = DistEngine(comm=comm, **engine_options(args))
+        engine.load(args.graph)
+        root = args.root[0] if len(args.root) == 1 else np.asarray(args.root, dtype=np.int64)
+        result = engine.search(root, args.max_depth)
+        summary = result.summary()
+        summary["graph"] = {"path": args.graph, **engine.graph_summary()}
+        if args.validate:
+            report = engine.validate(root, result)
+            summary["validation"] = {"passed": True, "seconds": report.seconds, "distributed": True}
+        full = engine.gather(result) if (args.out or args.parents) else None
+        if not engine.is_root:
+            return 0
+        if args.out:
+            write_depths(args.out, full)
+        if args.parents:
+            _save_npy(args.parents, full.parent)
+        if args.plot:
+            from ..plot import plot_levels
+
+            plot_levels([summary], args.plot, title=f"BFS from {' '.join(map(str, args.root))} on "
+                                                    f"{os.path.basename(args.graph)}, {comm.size} ranks")
+        if args.json:
+            write_json(args.json, summary)
+        if args.json != "-":
+            c = summary["communication"]
+            ok = " validated" if args.validate else ""
+            how = c["exchange"] if c["fanout"] is None else f"{c['exchange']} fanout={c['fanout']}"
+            print(f"bfs root={' '.join(map(str, args.root))} algorithm={args.algorithm} ranks={comm.size} "
+                  f"exchange={how} reached={result.num_reached} max_depth={result.max_depth} levels={len(result.levels)} "
+                  f"seconds={result.seconds:.6f} messages={c['messages']} bytes={c['bytes']}{ok}")
+        return 0
+
+    return guarded(comm, body)

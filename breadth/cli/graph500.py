@@ -4,6 +4,9 @@ from __future__ import annotations
 import argparse
 
 from .common import add_search_options, add_threads_option, set_threads, write_json
+from .dist_options import add_dist_options
+
+_PARSER = None   # this subcommand's parser (``--ranks`` rebuilds the command line from it)
 
 
 def register(sub):
@@ -28,12 +31,18 @@ def register(sub):
                    help="plot frontier size and time per level of the median search to a PNG")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     add_threads_option(p)
+    add_dist_options(p)
     p.set_defaults(run=run)
+    global _PARSER
+    _PARSER = p
 
 
 def run(args) -> int:
     from ..graph500 import Graph500Config, LocalEngine, format_report, run_benchmark
+    from .dist_options import partition_mode
 
+    if partition_mode(args) == "1d":
+        return run_distributed(args)
     set_threads(args.threads)
     config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,
                             seed=args.seed, validate=not args.no_validate)
@@ -48,3 +57,43 @@ def run(args) -> int:
 
             plot_levels(result.searches, args.plot, title=f"Graph500 scale {args.scale}")
     return 0
+
+
+def run_distributed(args) -> int:
+    """The benchmark on the MPI engine (under mpiexec; ``--ranks`` starts mpiexec first)."""
+    if args.ranks is not None:
+        from ..dist.launch import relaunch
+
+        return relaunch(_PARSER, args, "graph500")
+    from ..dist.comm import Comm, collective_error
+    from ..dist.engine import DistEngine
+    from ..dist.failure import guarded
+    from ..errors import BreadthError
+    from ..graph500 import Graph500Config, format_report, run_benchmark
+    from .dist_options import comm_summary, engine_options, format_comm
+
+    comm = Comm()
+
+    def body():
+        if args.roots < 1:
+            raise collective_error(BreadthError(f"--roots must be >= 1, got {args.roots}"))
+        config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,
+                                seed=args.seed, validate=not args.no_validate)
+        engine = DistEngine(comm=comm, **engine_options(args))
+        result = run_benchmark(config, engine, progress=not args.quiet)
+        construction = comm.reduced_phase_totals("construct")
+        if engine.is_root:
+            summary = comm_summary(result.searches, construction)
+            print(format_report(result), flush=True)
+            print(format_comm(summary), flush=True)
+            if args.json:
+                payload = result.as_dict()
+                payload["communication"] = summary
+                write_json(args.json, payload)
+            if args.plot:
+                from ..plot import plot_levels
+
+                plot_levels(result.searches, args.plot, title=f"Graph500 scale {args.scale}, {comm.size} ranks")
+        return 0
+
+    return guarded(comm, body)
