@@ -12,6 +12,7 @@ from .graph import Graph, kronecker, kronecker_edges, uniform_random, uniform_ra
 from .graph.native import load, save
 from .graph500.validate import ValidationReport, validate
 from .result import BFSResult, LevelStats
+from .concurrent import closeness, eccentricity, harmonic_centrality, khop_reachability, multi_bfs
 from .search import bfs
 
 __version__ = "0.1.0"
@@ -20,5 +21,6 @@ __all__ = [
     "Graph", "BFSResult", "LevelStats", "ValidationReport",
     "bfs", "validate", "kronecker", "kronecker_edges", "uniform_random", "uniform_random_edges",
     "load", "save",
+    "multi_bfs", "closeness", "harmonic_centrality", "eccentricity", "khop_reachability",
     "BreadthError", "InputError", "MemoryEstimateError", "ValidationError",
 ]

@@ -13,7 +13,7 @@ import sys
 from ..errors import BreadthError
 
 # module name in breadth.cli -> registered in this order
-COMMANDS = ["graph500", "bfs", "generate"]
+COMMANDS = ["graph500", "bfs", "generate", "msbfs", "closeness"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,191 @@
+"""``breadth msbfs``: BFS from many sources at once (iBFS joint traversal in groups).
+
+Also holds the options and helpers ``breadth closeness`` shares: source
+selection, grouping, checkpointing and running under mpiexec.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+
+from ..errors import InputError
+from .common import add_threads_option, open_graph, set_threads, write_json
+
+
+def add_source_options(p, default_all=False):
+    g = p.add_mutually_exclusive_group(required=not default_all)
+    g.add_argument("--sources", metavar="FILE",
+                   help="source vertex ids: a .npy array, or text with ids separated by spaces, commas "
+                        "or newlines ('#' starts a comment)")
+    g.add_argument("--all", action="store_true",
+                   help="every vertex is a source" + (" (the default)" if default_all else ""))
+    g.add_argument("--sample", type=int, metavar="K",
+                   help="K distinct sources drawn at random (--seed) among vertices with out-edges")
+
+
+def add_run_options(p):
+    p.add_argument("--groupby", choices=("rules", "random"), default="rules",
+                   help="how sources are grouped: 'rules' = iBFS out-degree GroupBy (sources of "
+                        "out-degree < p sharing a neighbour of out-degree > q run together), "
+                        "'random' = shuffled")
+    p.add_argument("--p", dest="p_values", default="4,16,64,128", metavar="P,P,...",
+                   help="GroupBy rule 1 thresholds, tried in ascending order")
+    p.add_argument("--q", type=int, default=128, help="GroupBy rule 2: a shared hub has out-degree > q")
+    p.add_argument("--group-size", type=int, default=None, metavar="N",
+                   help="sources per group (unset: 64 * W)")
+    p.add_argument("--words", type=int, default=None, metavar="W",
+                   help="64-bit status words per vertex, so up to 64*W sources per group "
+                        "(unset: chosen from the source count and free memory, at most 8)")
+    p.add_argument("--algorithm", choices=("do", "td", "bu"), default="do",
+                   help="do: direction-optimizing per group; td: top-down only; bu: bottom-up only")
+    p.add_argument("--alpha", type=float, default=15.0,
+                   help="a group goes bottom-up when its joint frontier's out-edges exceed the in-edges "
+                        "of vertices not yet reached by all its sources / alpha")
+    p.add_argument("--beta", type=float, default=18.0,
+                   help="and back top-down when its joint frontier shrinks below n / beta vertices")
+    p.add_argument("--seed", type=int, default=0, help="seed of --sample and of random grouping")
+    p.add_argument("--checkpoint", metavar="DIR", default=None,
+                   help="write each finished group to DIR (atomically); rerun the same command to "
+                        "resume after a crash or kill")
+    p.add_argument("--json", metavar="FILE", nargs="?", const="-", default=None,
+                   help="print the result as JSON to stdout, or write it to FILE")
+    add_threads_option(p)
+
+
+def register(sub):
+    p = sub.add_parser(
+        "msbfs",
+        help="BFS from many sources at once (iBFS: bitwise joint traversal in groups)",
+        description="Run one BFS from each source, many at once: sources are grouped (iBFS GroupBy) "
+                    "and each group is one joint traversal with a bitwise status array (one bit per "
+                    "source). Prints per-source reach and eccentricity summaries and each group's "
+                    "sharing degree; --output writes the depth matrix. Under mpiexec the groups are "
+                    "shared among the ranks and rank 0 reports.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
+    add_source_options(p)
+    p.add_argument("--max-depth", type=int, default=None, metavar="D",
+                   help="stop every search after D levels")
+    p.add_argument("--output", metavar="FILE.npy", default=None,
+                   help="write the depth matrix (row i = depths from source i; unsigned, smallest dtype "
+                        "that fits; its maximum value, e.g. 255, marks unreachable vertices)")
+    add_run_options(p)
+    p.set_defaults(run=run)
+
+
+def read_sources(path: str) -> np.ndarray:
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    try:
+        if path.endswith(".npy"):
+            arr = np.load(path, allow_pickle=False)
+        else:
+            with open(path) as f:
+                text = "\n".join(line.split("#", 1)[0] for line in f)
+            tokens = text.replace(",", " ").split()
+            arr = np.array([int(t) for t in tokens], dtype=np.int64)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: not a list of vertex ids ({exc})") from None
+    if arr.size == 0:
+        raise InputError(f"{path}: no source ids in the file")
+    return arr.reshape(-1) if arr.ndim > 1 and 1 in arr.shape else arr
+
+
+def select_sources(args, graph) -> np.ndarray | None:
+    """The sources the options name (None = every vertex)."""
+    if args.sources:
+        return read_sources(args.sources)
+    if args.sample is not None:
+        candidates = np.flatnonzero(graph.out_degree() > 0)
+        if args.sample < 1:
+            raise InputError(f"--sample must be positive, got {args.sample}")
+        if args.sample > candidates.size:
+            raise InputError(f"--sample {args.sample}: only {candidates.size} vertices have out-edges")
+        rng = np.random.default_rng(args.seed)
+        return np.sort(rng.choice(candidates, args.sample, replace=False)).astype(np.int64)
+    return None
+
+
+def parse_p(text: str):
+    try:
+        vals = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"--p must be comma-separated integers, got {text!r}") from None
+    if not vals or min(vals) < 1:
+        raise InputError(f"--p must list positive integers, got {text!r}")
+    return vals
+
+
+def run_options(args) -> dict:
+    return dict(groupby=args.groupby, group_size=args.group_size, words=args.words,
+                algorithm=args.algorithm, alpha=args.alpha, beta=args.beta, p_values=parse_p(args.p_values),
+                q=args.q, seed=args.seed, checkpoint=args.checkpoint, progress=True)
+
+
+def setup(args):
+    """Threads, MPI world, graph and sources, identically on every rank; errors stop all ranks."""
+    from ..concurrent import mpi
+    from ..errors import BreadthError
+
+    comm = mpi.world()
+    mpi.install_abort_hook(comm)
+    error = graph = sources = None
+    try:
+        set_threads(args.threads)
+        graph = open_graph(args.graph)
+        sources = select_sources(args, graph)
+    except BreadthError as exc:
+        error = exc
+    mpi.check_all(comm, error)
+    return comm, graph, sources
+
+
+def save_npy(path: str, array) -> None:
+    tmp = f"{path}.tmp{os.getpid()}.npy"
+    try:
+        np.save(tmp, array)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def graph_info(args, graph) -> dict:
+    return {"path": args.graph, "vertices": graph.num_vertices, "edges": graph.num_edges,
+            "directed": graph.directed}
+
+
+def run(args) -> int:
+    from ..concurrent import msbfs
+    from ..concurrent.runner import unreachable
+
+    comm, graph, sources = setup(args)
+    if args.output is not None and not args.output.endswith(".npy"):
+        raise InputError(f"--output must be a .npy file, got {args.output}")
+    res = msbfs(graph, sources, max_depth=args.max_depth, keep_depths=args.output is not None, comm=comm,
+                **run_options(args))
+    if res is None:          # an MPI worker rank: rank 0 reports
+        return 0
+    summary = res.summary()
+    summary["graph"] = graph_info(args, graph)
+    summary["ranks"] = 1 if comm is None else comm.Get_size()
+    if args.output is not None:
+        save_npy(args.output, res.depths)
+        summary["output"] = {"path": args.output, "dtype": str(res.depths.dtype),
+                             "unreachable": unreachable(res.depths.dtype)}
+    if args.json:
+        summary["per_source"] = {"source": res.sources, "reached": res.reached,
+                                 "eccentricity": res.eccentricity, "distance_sum": res.distance_sum}
+        write_json(args.json, summary)
+    if args.json != "-":
+        sd = summary["sharing_degree"]
+        print(f"msbfs sources={res.sources.size} groups={len(res.groups)} W={res.words} "
+              f"seconds={res.seconds:.3f} resumed={res.resumed} "
+              f"sharing_degree mean={sd['mean']:.2f} min={sd['min']:.2f} max={sd['max']:.2f} "
+              f"reached mean={res.reached.mean():.1f} eccentricity max={int(res.eccentricity.max())}")
+    return 0

@@ -1,0 +1,278 @@
+"""Joint traversal of one group of BFS instances: bitwise iBFS (Liu, Huang, Hu, SIGMOD'16).
+
+All instances of a group share one joint frontier queue (JFQ: each vertex
+once, however many instances have it in their frontier) and one bitwise status
+array (see ``status``). Algorithm 1 of the paper, level k+1:
+
+* top-down: every JFQ vertex f ORs its status word(s) ``BSA_k[f]`` into each
+  out-neighbour v with an atomic OR (threads share status words). ``BSA_k[f]``
+  may hold bits of instances that reached f earlier; those bits are already set
+  in v (f's neighbours were reached one level after f), so the OR only adds the
+  bits of the instances for which f is a frontier. The OR is skipped when v
+  already has every bit, and the first thread to grow v appends it to the next
+  JFQ (deduplicated through the ``changed`` bitmap).
+* bottom-up: every vertex f that is not full ORs ``BSA_k[v]`` of its
+  in-neighbours into its own ``BSA_{k+1}[f]`` (no atomics: one thread per f)
+  and stops at the first neighbour that makes it full (*early termination*).
+
+Direction switching is per group, after Beamer et al.: go bottom-up when the
+JFQ's out-edges (scout count) exceed the in-edges of not-full vertices / alpha,
+back to top-down when the JFQ holds fewer than n / beta vertices and shrinks.
+
+Invariants between levels: ``prev == status`` and holds BSA_level; the JFQ is
+the queue (after top-down) or the ``changed`` bitmap (after bottom-up); the
+``unfull`` bitmap holds every vertex that is not full (after top-down it may
+also hold vertices that just became full; bottom-up drops them).
+"""
+import time
+
+import numpy as np
+from numba import njit, objmode, prange
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from ..kernels.atomics import atomic_add, atomic_or
+from ..kernels.frontier import WORD_BLOCK, bitmap_to_queue, fill
+from ..kernels.top_down import frontier_edge_offsets
+from .status import ALL, SERIAL_BLOCKS, identify_dense, identify_sparse, seed_group
+
+DIRECTION_OPTIMIZING, TOP_DOWN, BOTTOM_UP = 0, 1, 2
+TD, BU = 0, 1
+TD_EDGE_BLOCK = 4096   # frontier out-edges per parallel block
+TD_BUFFER = 1024       # block-local buffer of the next JFQ
+LEVEL_FIELDS = ("level", "direction", "frontier", "edges_examined", "discovered", "joint_frontier")
+
+
+@njit(inline="always", cache=True)
+def _flush(buf, count, next_queue, tail):
+    start = atomic_add(tail, 0, count)
+    for k in range(count):
+        next_queue[start + k] = buf[k]
+
+
+@njit(cache=True)
+def _td_block(b, indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue, tail):
+    total = offsets[qsize]
+    buf = np.empty(TD_BUFFER, dtype=np.int64)
+    nbuf = 0
+    lo = b * TD_EDGE_BLOCK
+    hi = min(total, lo + TD_EDGE_BLOCK)
+    i = np.searchsorted(offsets[:qsize + 1], lo, side="right") - 1
+    while i < qsize and offsets[i] < hi:
+        u = queue[i]
+        ub = u * words
+        first = indptr[u] + max(0, lo - offsets[i])
+        last = indptr[u] + min(offsets[i + 1], hi) - offsets[i]
+        for j in range(first, last):
+            v = indices[j]
+            vb = v * words
+            grew = False
+            for q in range(words):
+                bits = prev[ub + q]
+                if bits & ~status[vb + q]:
+                    atomic_or(status, vb + q, bits)
+                    grew = True
+            if grew:
+                m = np.uint64(1) << np.uint64(v & 63)
+                if not (changed[v >> 6] & m):
+                    old = atomic_or(changed, v >> 6, m)
+                    if not (old & m):
+                        buf[nbuf] = v
+                        nbuf += 1
+                        if nbuf == TD_BUFFER:
+                            _flush(buf, nbuf, next_queue, tail)
+                            nbuf = 0
+        i += 1
+    _flush(buf, nbuf, next_queue, tail)
+
+
+@njit(parallel=True, cache=True)
+def _td_parallel(nblocks, indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue,
+                 tail):
+    for b in prange(nblocks):
+        _td_block(b, indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue, tail)
+
+
+@njit(cache=True)
+def td_step(indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue, tail):
+    """Top-down level: OR each JFQ vertex's bits into its out-neighbours; next JFQ -> next_queue.
+
+    ``offsets`` = ``frontier_edge_offsets`` of the queue: the frontier's edges are
+    cut into blocks of equal count, so hubs are shared among threads.
+    ``changed`` all zero on entry, marks the next JFQ on exit; ``tail[0] = 0``.
+    """
+    nblocks = (offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
+    if nblocks <= SERIAL_BLOCKS:
+        for b in range(nblocks):
+            _td_block(b, indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue, tail)
+    else:
+        _td_parallel(nblocks, indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue,
+                     tail)
+
+
+@njit(cache=True)
+def _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle):
+    examined = 0
+    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
+        x = unfull[w]
+        while x:
+            v = w * 64 + trailing_zeros(x)
+            x &= x - np.uint64(1)
+            vb = v * words
+            full = ALL
+            for q in range(words):
+                full &= status[vb + q] | idle[q]
+            if full == ALL:          # nothing left to find for v at this level
+                continue
+            for j in range(in_indptr[v], in_indptr[v + 1]):
+                ub = in_indices[j] * words
+                examined += 1
+                full = ALL
+                for q in range(words):
+                    a = status[vb + q] | prev[ub + q]
+                    status[vb + q] = a
+                    full &= a | idle[q]
+                if full == ALL:      # early termination: every running instance has reached v
+                    break
+    return examined
+
+
+@njit(parallel=True, cache=True)
+def _bu_parallel(nblocks, in_indptr, in_indices, words, prev, status, unfull, idle):
+    examined = 0
+    for b in prange(nblocks):
+        examined += _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle)
+    return examined
+
+
+@njit(cache=True)
+def bu_step(in_indptr, in_indices, words, prev, status, unfull, idle):
+    """Bottom-up level with early termination; returns the in-edges examined.
+
+    ``idle[q]`` holds the bits of instances whose last level found nothing: their
+    frontier is empty, so no neighbour can give them to v, and early termination
+    only waits for the bits of the instances still running.
+    """
+    nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
+    if nblocks <= SERIAL_BLOCKS:
+        examined = 0
+        for b in range(nblocks):
+            examined += _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle)
+        return examined
+    return _bu_parallel(nblocks, in_indptr, in_indices, words, prev, status, unfull, idle)
+
+
+@njit(cache=True)
+def _idle_bits(counts, pattern, idle):
+    """idle := instances that reached no new vertex at the last level (plus unused bits)."""
+    for q in range(idle.size):
+        x = pattern[q]
+        for b in range(64):
+            if counts[q * 64 + b] == 0:
+                x |= np.uint64(1) << np.uint64(b)
+        idle[q] = x
+
+
+@njit(cache=True)
+def _now():
+    with objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit(cache=True)
+def _grow(hist, stats, times, nlev):
+    if nlev < hist.shape[0]:
+        return hist, stats, times
+    h = np.zeros((2 * hist.shape[0], hist.shape[1]), dtype=np.int64)
+    h[:nlev] = hist[:nlev]
+    s = np.zeros((2 * stats.shape[0], stats.shape[1]), dtype=np.int64)
+    s[:nlev] = stats[:nlev]
+    t = np.zeros(2 * times.size, dtype=np.float64)
+    t[:nlev] = times[:nlev]
+    return h, s, t
+
+
+@njit(cache=True)
+def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mode, alpha, beta,
+             max_depth, prev, status, changed, unfull, queue, next_queue, offsets, tail, counts,
+             depth_out, rows, write_depth, depth_cap):
+    """Joint BFS of ``sources`` (instance j = bit j). Scratch arrays come from the caller.
+
+    Returns (hist, stats, times, overflow): ``hist[k, j]`` = vertices instance j
+    reached at depth k; ``stats`` rows of LEVEL_FIELDS (row 0 = the sources);
+    ``overflow`` is True when ``write_depth`` and the search went past
+    ``depth_cap`` (the output dtype is too small; nothing past it was written).
+    """
+    n = indptr.size - 1
+    idle = np.empty(words, dtype=np.uint64)
+    hist = np.zeros((16, counts.size), dtype=np.int64)
+    stats = np.zeros((16, len(LEVEL_FIELDS)), dtype=np.int64)
+    times = np.zeros(16, dtype=np.float64)
+    t0 = _now()
+    qsize = seed_group(sources, n, words, pattern, prev, status, changed, unfull, queue)
+    counts[:] = 0
+    scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize,
+                                             counts, 0, depth_out, rows, write_depth)
+    hist[0] = counts
+    stats[0, 2] = sources.size
+    stats[0, 4] = sources.size
+    stats[0, 5] = qsize
+    times[0] = _now() - t0
+    nunfull = n - nfull
+    unexplored = in_indptr[n] - nfull_in
+    nf = qsize
+    last_nf = 0
+    level = 0
+    direction = TD
+    queue_valid = True           # the JFQ is in queue[:qsize] (else in the changed bitmap)
+    overflow = False
+    while nf > 0 and nunfull > 0 and level != max_depth:
+        if write_depth and level + 1 > depth_cap:
+            overflow = True
+            break
+        if mode == BOTTOM_UP:
+            direction = BU
+        elif mode == TOP_DOWN:
+            direction = TD
+        elif direction == TD and scout > unexplored / alpha:
+            direction = BU
+        elif direction == BU and nf < n / beta and nf < last_nf:
+            direction = TD
+        last_nf = nf
+        t0 = _now()
+        _idle_bits(counts, pattern, idle)
+        counts[:] = 0
+        if direction == BU:
+            frontier = nunfull
+            examined = bu_step(in_indptr, in_indices, words, prev, status, unfull, idle)
+            nf, scout, nunfull, unexplored = identify_dense(indptr, in_indptr, words, prev, status, changed,
+                                                            unfull, counts, level + 1, depth_out, rows,
+                                                            write_depth)
+            queue_valid = False
+        else:
+            if not queue_valid:
+                qsize, scout = bitmap_to_queue(changed, indptr, queue)
+                fill(changed, np.uint64(0))
+            frontier = qsize
+            examined = frontier_edge_offsets(indptr, queue, qsize, offsets)
+            tail[0] = 0
+            td_step(indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue, tail)
+            queue, next_queue = next_queue, queue
+            qsize = tail[0]
+            scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue,
+                                                     qsize, counts, level + 1, depth_out, rows, write_depth)
+            nf = qsize
+            nunfull -= nfull
+            unexplored -= nfull_in
+            queue_valid = True
+        level += 1
+        hist, stats, times = _grow(hist, stats, times, level)
+        hist[level] = counts
+        stats[level, 0] = level - 1
+        stats[level, 1] = direction
+        stats[level, 2] = frontier
+        stats[level, 3] = examined
+        stats[level, 4] = counts.sum()
+        stats[level, 5] = nf
+        times[level] = _now() - t0
+    return hist[:level + 1], stats[:level + 1], times[:level + 1], overflow

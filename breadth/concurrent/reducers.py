@@ -1,0 +1,167 @@
+"""Public many-source BFS API: depth matrices and the analyses iBFS serves (SIGMOD'16, section 1).
+
+Every function runs the sources in groups of joint traversals (``runner``).
+The reducers (closeness, harmonic centrality, eccentricity) never build the
+|S| x n depth matrix: each group's traversal counts, per level, the vertices
+each instance reaches for the first time (a levels x group histogram), and
+the per-source sums are folded from it. ``khop_reachability`` keeps the final
+bitwise status of a depth-limited traversal instead, which is exactly the
+reachability index of the paper.
+
+Common keyword arguments: ``groupby`` ("rules": the paper's out-degree GroupBy,
+or "random"), ``group_size`` and ``words`` (W: 64-bit status words per vertex,
+up to 64 W sources per group; by default chosen from the source count and
+memory), ``algorithm`` ("do" direction-optimizing per group, "td", "bu"),
+``progress`` (a tqdm bar over groups on stderr), ``checkpoint`` (a directory;
+a rerun with the same arguments resumes), ``comm`` (an mpi4py communicator:
+groups are shared among its ranks, the result is returned on rank 0 and None
+elsewhere).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from ..search import as_graph
+from .runner import MultiResult, Traversal, execute, unreachable
+
+
+def as_sources(graph, sources) -> np.ndarray:
+    """Validate sources (None = every vertex) as int64 ids in range; repeats are allowed."""
+    n = graph.num_vertices
+    if sources is None:
+        return np.arange(n, dtype=np.int64)
+    arr = np.asarray(sources)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1:
+        raise InputError(f"sources must be a 1-D array of vertex ids, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.empty(0, dtype=np.int64)
+    if not (np.issubdtype(arr.dtype, np.integer) or
+            (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.floor(arr)))):
+        raise InputError(f"sources must be integer vertex ids, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    bad = (arr < 0) | (arr >= n)
+    if bad.any():
+        raise InputError(f"source {int(arr[bad][0])} does not exist (graph has {n} vertices: 0..{n - 1})")
+    return arr
+
+
+def msbfs(graph, sources=None, *, max_depth=None, keep_depths=False, direction="out", groupby="rules",
+          group_size=None, words=None, algorithm="do", alpha=15.0, beta=18.0, p_values=None, q=None,
+          seed=0, progress=False, checkpoint=None, comm=None, keep_reach=False) -> MultiResult | None:
+    """BFS from every source at once; a MultiResult of per-source summaries (and depths if kept).
+
+    direction "in" follows edges backwards (distances *to* each source).
+    """
+    g = as_graph(graph)
+    src = as_sources(g, sources)
+    if src.size == 0:
+        raise InputError("no sources given")
+    trav = Traversal(g, src, max_depth=max_depth, groupby=groupby, group_size=group_size, words=words,
+                     direction=direction, keep_depths=keep_depths, keep_reach=keep_reach,
+                     algorithm=algorithm, alpha=alpha, beta=beta, p_values=p_values, q=q, seed=seed)
+    return execute(trav, checkpoint=checkpoint, comm=comm, progress=progress)
+
+
+def multi_bfs(graph, sources, max_depth=None, **options) -> np.ndarray | None:
+    """Depths from each source: a len(sources) x n matrix, row i = BFS from sources[i].
+
+    The dtype is the smallest unsigned integer type holding every depth (uint8
+    unless some depth exceeds 254); the dtype's maximum (255 for uint8, see
+    ``breadth.concurrent.unreachable``) marks a vertex the source does not reach
+    (or reaches only beyond ``max_depth``). The matrix is stored vertex-major:
+    it is the transpose of a C-contiguous n x len(sources) array, so
+    ``depths[i]`` is a strided view (``np.ascontiguousarray`` copies a row).
+    """
+    g = as_graph(graph)
+    src = as_sources(g, sources)
+    if src.size == 0:
+        return np.empty((0, g.num_vertices), dtype=np.uint8)
+    res = msbfs(g, src, max_depth=max_depth, keep_depths=True, **options)
+    return None if res is None else res.depths
+
+
+def _reduce(graph, sources, direction, options, fn, dtype=np.float64):
+    g = as_graph(graph)
+    src = as_sources(g, sources)
+    if src.size == 0:
+        return np.empty(0, dtype=dtype)
+    res = msbfs(g, src, direction=direction, **options)
+    return None if res is None else fn(g, res)
+
+
+def closeness_scores(reached, distance_sum, n: int, wf_improved: bool = True) -> np.ndarray:
+    """Closeness from per-source reach counts r and distance sums: (r-1)/sum, times (r-1)/(n-1)
+    with ``wf_improved``; 0 where the sum is 0."""
+    r1 = (np.asarray(reached) - 1).astype(np.float64)
+    dist = np.asarray(distance_sum)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.where(dist > 0, r1 / np.where(dist > 0, dist, 1), 0.0)
+    if wf_improved and n > 1:
+        c = c * (r1 / (n - 1))
+    return c
+
+
+def closeness(graph, sources=None, *, wf_improved=True, direction="in", **options) -> np.ndarray | None:
+    """Closeness centrality of each source (every vertex by default), as networkx computes it.
+
+    C(u) = (r - 1) / sum of distances, over the r vertices reachable (u
+    included). With ``wf_improved`` (the default) it is scaled by
+    (r - 1) / (n - 1): the Wasserman-Faust variant, which keeps vertices of small
+    components from scoring as high as central ones in a disconnected graph.
+    A vertex reaching nothing scores 0. On a directed graph the distances are
+    those *to* u (``direction="in"``, networkx's convention); ``direction="out"``
+    uses distances from u.
+    """
+    def fn(g, res):
+        return closeness_scores(res.reached, res.distance_sum, g.num_vertices, wf_improved)
+
+    return _reduce(graph, sources, direction, options, fn)
+
+
+def harmonic_centrality(graph, sources=None, *, direction="in", **options) -> np.ndarray | None:
+    """Harmonic centrality: sum over other vertices v of 1 / d(v, u), unreachable ones adding 0.
+
+    As in networkx, on a directed graph d(v, u) is the distance *to* u
+    (``direction="in"``); ``direction="out"`` sums 1 / d(u, v) instead.
+    """
+    return _reduce(graph, sources, direction, options, lambda g, res: res.harmonic)
+
+
+def eccentricity(graph, sources=None, *, direction="out", **options) -> np.ndarray | None:
+    """Eccentricity of each source: its largest BFS depth (int64).
+
+    On a connected graph this is the usual eccentricity (networkx's). On a
+    disconnected (or not strongly connected) graph, where the usual one is
+    infinite, it is the eccentricity within the part the source reaches.
+    """
+    return _reduce(graph, sources, direction, options, lambda g, res: res.eccentricity, np.int64)
+
+
+def khop_reachability(graph, sources, k: int, **options):
+    """The k-hop reachability index: a len(sources) x n scipy.sparse.csr_array of bool,
+    entry (i, v) True when v is within k hops of sources[i] (the source itself included)."""
+    import scipy.sparse as sp
+
+    g = as_graph(graph)
+    if int(k) != k or k < 0:
+        raise InputError(f"k must be a non-negative integer, got {k!r}")
+    src = as_sources(g, sources)
+    n = g.num_vertices
+    if src.size == 0:
+        return sp.csr_array((0, n), dtype=bool)
+    res = msbfs(g, src, max_depth=int(k), keep_reach=True, **options)
+    if res is None:
+        return None
+    parts = []
+    for r in res.group_results:
+        m = r.reach_indptr.size - 1
+        parts.append(sp.csr_array((np.ones(r.reach_indices.size, dtype=bool), r.reach_indices,
+                                   r.reach_indptr), shape=(m, n)))
+    stacked = sp.vstack(parts, format="csr") if len(parts) > 1 else parts[0]
+    order = np.concatenate([res.groups[r.index] for r in res.group_results])
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.size)
+    return sp.csr_array(stacked[inverse])

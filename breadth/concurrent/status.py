@@ -1,0 +1,322 @@
+"""The bitwise status array (BSA) of iBFS and its frontier identification.
+
+iBFS (Liu, Huang, Hu, SIGMOD'16, section 6) keeps one bit per (vertex, BFS
+instance): bit j of vertex v is 1 once the BFS from the group's j-th source has
+visited v, whatever the level. Here a group holds up to 64*W sources and each
+vertex owns W consecutive uint64 words of a flat array (``status[v*W + q]``,
+bit ``b`` of word ``q`` = instance ``64q + b``), so one cache line carries the
+statuses of a vertex for 512 instances when W = 8.
+
+Two copies are kept: ``prev`` (BSA_k, frozen while level k+1 runs) and
+``status`` (BSA_{k+1}, being written). Bits of unused instances (a group with
+fewer than 64*W sources) are preset to 1 in both, so "all ones" always means
+*full*: visited by every instance, the condition for bottom-up early
+termination.
+
+Frontier identification (Algorithm 2) is the XOR of the two copies: a vertex
+whose ``status ^ prev`` is non-zero was just reached by the instances whose
+bits differ, so it enters the joint frontier queue (JFQ) once, however many
+instances share it. The same pass records the level of each newly set bit
+(a depth, or only a per-instance count: the per-level histogram the reducers
+fold into closeness, harmonic centrality and eccentricity), copies ``status``
+into ``prev`` and keeps the direction-switching counters (scout count of the
+new frontier, unexplored in-edges of vertices not yet full).
+
+Invariants after identifying level k: ``prev == status``; a vertex's bits are
+the instances that reached it within k levels; ``hist[k, j]`` counts the
+vertices instance j reached at exactly depth k.
+"""
+import numpy as np
+from numba import njit, prange
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from ..kernels.atomics import atomic_add
+from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
+
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+ID_BLOCK = 2048          # queue entries per parallel block in sparse identification
+SERIAL_BLOCKS = 2        # this few blocks of work run in the calling thread (a parallel launch costs more)
+BITS = 64
+
+
+def unused_pattern(group_size: int, words: int) -> np.ndarray:
+    """Per word of a vertex: the bits of instances beyond ``group_size`` (preset to 1)."""
+    pattern = np.zeros(words, dtype=np.uint64)
+    for q in range(words):
+        lo = q * BITS
+        used = min(BITS, max(0, group_size - lo))
+        if used < BITS:
+            pattern[q] = ALL if used == 0 else ALL ^ ((np.uint64(1) << np.uint64(used)) - np.uint64(1))
+    return pattern
+
+
+@njit(cache=True)
+def _init_block(b, n, pattern, prev, status, changed, unfull):
+    """Vertices [64 k, 64 k + 64) of every word k of block b: pattern into both copies,
+    changed := none, unfull := all."""
+    words = pattern.size
+    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
+        lo = w * 64
+        hi = min(n, lo + 64)
+        for v in range(lo, hi):
+            for q in range(words):
+                prev[v * words + q] = pattern[q]
+                status[v * words + q] = pattern[q]
+        changed[w] = np.uint64(0)
+        unfull[w] = ALL if hi - lo == 64 else (np.uint64(1) << np.uint64(hi - lo)) - np.uint64(1)
+
+
+@njit(parallel=True, cache=True)
+def _init_parallel(nblocks, n, pattern, prev, status, changed, unfull):
+    for b in prange(nblocks):
+        _init_block(b, n, pattern, prev, status, changed, unfull)
+
+
+@njit(cache=True)
+def seed_group(sources, n, words, pattern, prev, status, changed, unfull, queue):
+    """Start a group: every instance unvisited except its own source (not yet identified).
+
+    Unused instances' bits come from ``pattern`` (see ``unused_pattern``);
+    ``unfull`` becomes every vertex; ``changed`` deduplicates repeated sources
+    and is left all zero. Returns the number of distinct source vertices put in
+    ``queue`` (the level-0 JFQ).
+    """
+    nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
+    if nblocks <= SERIAL_BLOCKS:
+        for b in range(nblocks):
+            _init_block(b, n, pattern, prev, status, changed, unfull)
+    else:
+        _init_parallel(nblocks, n, pattern, prev, status, changed, unfull)
+    qsize = 0
+    for j in range(sources.size):
+        s = sources[j]
+        status[s * words + (j >> 6)] |= np.uint64(1) << np.uint64(j & 63)
+        m = np.uint64(1) << np.uint64(s & 63)
+        if not (changed[s >> 6] & m):
+            changed[s >> 6] |= m
+            queue[qsize] = s
+            qsize += 1
+    for i in range(qsize):
+        changed[queue[i] >> 6] = np.uint64(0)
+    return qsize
+
+
+@njit(inline="always", cache=True)
+def _record_new(d, q, v, local, level, depth_out, rows, write_depth):
+    """Count (and optionally write the depth of) each instance whose bit is set in d."""
+    while d:
+        j = q * 64 + trailing_zeros(d)
+        d &= d - np.uint64(1)
+        local[j] += 1
+        if write_depth:
+            depth_out[v, rows[j]] = level
+
+
+@njit(inline="always", cache=True)
+def _flush_counts(local, counts):
+    for j in range(local.size):
+        if local[j]:
+            atomic_add(counts, j, local[j])
+
+
+@njit(cache=True)
+def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
+                  depth_out, rows, write_depth):
+    local = np.zeros(counts.size, dtype=np.int64)
+    scout = 0
+    nfull = 0
+    nfull_in = 0
+    for i in range(b * ID_BLOCK, min(qsize, (b + 1) * ID_BLOCK)):
+        v = queue[i]
+        vb = v * words
+        changed[v >> 6] = np.uint64(0)
+        full = ALL
+        for q in range(words):
+            cur = status[vb + q]
+            d = cur ^ prev[vb + q]
+            prev[vb + q] = cur
+            full &= cur
+            _record_new(d, q, v, local, level, depth_out, rows, write_depth)
+        if full == ALL:
+            nfull += 1
+            nfull_in += in_indptr[v + 1] - in_indptr[v]
+        scout += indptr[v + 1] - indptr[v]
+    _flush_counts(local, counts)
+    return scout, nfull, nfull_in
+
+
+@njit(parallel=True, cache=True)
+def _sparse_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
+                     depth_out, rows, write_depth):
+    scout = 0
+    nfull = 0
+    nfull_in = 0
+    for b in prange(nblocks):
+        s, f, fi = _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts,
+                                 level, depth_out, rows, write_depth)
+        scout += s
+        nfull += f
+        nfull_in += fi
+    return scout, nfull, nfull_in
+
+
+@njit(cache=True)
+def identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
+                    depth_out, rows, write_depth):
+    """Identify level ``level`` after a top-down step: its JFQ is ``queue[:qsize]`` already.
+
+    Clears the ``changed`` words the top-down step set (racing writes of 0 are
+    harmless). Returns (scout count of the queue, vertices that became full,
+    their in-degree sum).
+    """
+    nblocks = (qsize + ID_BLOCK - 1) // ID_BLOCK
+    if nblocks <= SERIAL_BLOCKS:
+        scout = 0
+        nfull = 0
+        nfull_in = 0
+        for b in range(nblocks):
+            s, f, fi = _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts,
+                                     level, depth_out, rows, write_depth)
+            scout += s
+            nfull += f
+            nfull_in += fi
+        return scout, nfull, nfull_in
+    return _sparse_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts,
+                            level, depth_out, rows, write_depth)
+
+
+@njit(cache=True)
+def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
+                 depth_out, rows, write_depth):
+    local = np.zeros(counts.size, dtype=np.int64)
+    nchanged = 0
+    scout = 0
+    nunfull = 0
+    unexplored = 0
+    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
+        x = unfull[w]
+        keep = x
+        cw = np.uint64(0)
+        while x:
+            bit = trailing_zeros(x)
+            x &= x - np.uint64(1)
+            v = w * 64 + bit
+            vb = v * words
+            full = ALL
+            moved = np.uint64(0)
+            for q in range(words):
+                cur = status[vb + q]
+                d = cur ^ prev[vb + q]
+                if d:
+                    prev[vb + q] = cur
+                    moved |= d
+                    _record_new(d, q, v, local, level, depth_out, rows, write_depth)
+                full &= cur
+            mask = np.uint64(1) << np.uint64(bit)
+            if moved:
+                cw |= mask
+                nchanged += 1
+                scout += indptr[v + 1] - indptr[v]
+            if full == ALL:
+                keep &= ~mask
+            else:
+                nunfull += 1
+                unexplored += in_indptr[v + 1] - in_indptr[v]
+        changed[w] = cw
+        unfull[w] = keep
+    _flush_counts(local, counts)
+    return nchanged, scout, nunfull, unexplored
+
+
+@njit(parallel=True, cache=True)
+def _dense_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
+                    depth_out, rows, write_depth):
+    nchanged = 0
+    scout = 0
+    nunfull = 0
+    unexplored = 0
+    for b in prange(nblocks):
+        c, s, u, mu = _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
+                                   depth_out, rows, write_depth)
+        nchanged += c
+        scout += s
+        nunfull += u
+        unexplored += mu
+    return nchanged, scout, nunfull, unexplored
+
+
+@njit(cache=True)
+def identify_dense(indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
+                   depth_out, rows, write_depth):
+    """Identify level ``level`` after a bottom-up step (Algorithm 2 over the not-full vertices).
+
+    Only vertices in ``unfull`` can have changed. Writes the JFQ as the
+    ``changed`` bitmap and drops full vertices from ``unfull``. Returns (JFQ
+    size, its scout count, vertices still not full, their in-degree sum).
+    """
+    nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
+    if nblocks <= SERIAL_BLOCKS:
+        nchanged = 0
+        scout = 0
+        nunfull = 0
+        unexplored = 0
+        for b in range(nblocks):
+            c, s, u, mu = _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts,
+                                       level, depth_out, rows, write_depth)
+            nchanged += c
+            scout += s
+            nunfull += u
+            unexplored += mu
+        return nchanged, scout, nunfull, unexplored
+    return _dense_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
+                           depth_out, rows, write_depth)
+
+
+@njit(parallel=True, cache=True)
+def _reach_counts(prev, words, g, n, counts):
+    """counts[b, j] = vertices of block b (ELEM_BLOCK vertices) whose bit j is set."""
+    for b in prange(counts.shape[0]):
+        row = counts[b]
+        for v in range(b * ELEM_BLOCK, min(n, (b + 1) * ELEM_BLOCK)):
+            for q in range(words):
+                x = prev[v * words + q]
+                while x:
+                    j = q * 64 + trailing_zeros(x)
+                    x &= x - np.uint64(1)
+                    if j < g:
+                        row[j] += 1
+
+
+@njit(parallel=True, cache=True)
+def _reach_fill(prev, words, g, n, starts, indices):
+    for b in prange(starts.shape[0]):
+        pos = starts[b].copy()
+        for v in range(b * ELEM_BLOCK, min(n, (b + 1) * ELEM_BLOCK)):
+            for q in range(words):
+                x = prev[v * words + q]
+                while x:
+                    j = q * 64 + trailing_zeros(x)
+                    x &= x - np.uint64(1)
+                    if j < g:
+                        indices[pos[j]] = v
+                        pos[j] += 1
+
+
+@njit(cache=True)
+def reach_csr(prev, words, g, n):
+    """The reach sets in the status array as CSR (row j = vertices with bit j set, ascending)."""
+    nblocks = max(1, (n + ELEM_BLOCK - 1) // ELEM_BLOCK)
+    counts = np.zeros((nblocks, g), dtype=np.int64)
+    _reach_counts(prev, words, g, n, counts)
+    indptr = np.zeros(g + 1, dtype=np.int64)
+    starts = np.empty((nblocks, g), dtype=np.int64)
+    total = 0
+    for j in range(g):
+        indptr[j] = total
+        for b in range(nblocks):
+            starts[b, j] = total
+            total += counts[b, j]
+    indptr[g] = total
+    indices = np.empty(total, dtype=np.int64)
+    _reach_fill(prev, words, g, n, starts, indices)
+    return indptr, indices

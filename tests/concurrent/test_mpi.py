@@ -1,0 +1,127 @@
+"""Groups shared among MPI ranks (mpiexec -n 3): same results as one process; failures abort, not hang."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import breadth
+from breadth.concurrent import closeness, mpi, msbfs, multi_bfs
+
+pytest.importorskip("mpi4py")
+pytestmark = pytest.mark.mpi
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _mpiexec():
+    local = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    found = local if os.path.exists(local) else shutil.which("mpiexec")
+    if found is None:
+        pytest.fail("mpiexec not found (install breadth[mpi])")
+    return found
+
+
+def run_mpi(args, n=3, timeout=300):
+    env = dict(os.environ, PYTHONPATH=ROOT, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               NUMBA_NUM_THREADS="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+    cmd = [_mpiexec(), "-n", str(n), "--oversubscribe", sys.executable, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def graph_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("mpi") / "k11.npz"
+    breadth.save(breadth.kronecker(11, seed=4), path)
+    return path
+
+
+def test_not_launched_means_no_world():
+    assert mpi.launched_size() == int(os.environ.get("OMPI_COMM_WORLD_SIZE", "1"))
+    if mpi.launched_size() == 1:
+        assert mpi.world() is None
+
+
+def test_msbfs_on_three_ranks_equals_one_process(graph_file, tmp_path):
+    out = tmp_path / "d.npy"
+    r = run_mpi(["-m", "breadth", "msbfs", str(graph_file), "--all", "--words", "1", "--group-size", "50",
+                 "--output", str(out), "--json"])
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)            # only rank 0 prints
+    assert data["ranks"] == 3 and data["groups"] == 41
+    g = breadth.load(graph_file)
+    ref = msbfs(g, None, words=1, group_size=50)
+    np.testing.assert_array_equal(data["per_source"]["reached"], ref.reached)
+    np.testing.assert_array_equal(data["per_source"]["eccentricity"], ref.eccentricity)
+    np.testing.assert_array_equal(data["per_source"]["distance_sum"], ref.distance_sum)
+    np.testing.assert_array_equal(np.load(out), multi_bfs(g, np.arange(g.num_vertices)))
+
+
+def test_closeness_on_three_ranks_with_checkpoint(graph_file, tmp_path):
+    ck = tmp_path / "ck"
+    scores = tmp_path / "c.npy"
+    args = ["-m", "breadth", "closeness", str(graph_file), "--words", "1", "--checkpoint", str(ck),
+            "--output", str(scores), "--json"]
+    r = run_mpi(args)
+    assert r.returncode == 0, r.stderr
+    g = breadth.load(graph_file)
+    np.testing.assert_allclose(np.load(scores), closeness(g, words=1), rtol=1e-13)
+    files = [f for f in os.listdir(ck) if f.startswith("group-")]
+    assert len(files) == json.loads(r.stdout)["groups"] == 32
+    for f in files[:10]:
+        os.unlink(ck / f)
+    again = run_mpi(args)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["resumed_groups"] == 22
+    np.testing.assert_allclose(np.load(scores), closeness(g, words=1), rtol=1e-13)
+
+
+def test_failing_worker_aborts_the_job(tmp_path):
+    script = tmp_path / "fail.py"
+    script.write_text(textwrap.dedent("""
+        import time
+        from breadth.concurrent import mpi
+
+        comm = mpi.world()
+        mpi.install_abort_hook(comm)
+
+        def compute(gi):
+            if comm.Get_rank() == 2:
+                raise RuntimeError("group failed on rank 2")
+            time.sleep(0.01)
+            return gi
+
+        mpi.dispatch(comm, list(range(50)), compute, lambda r: None)
+        comm.Barrier()
+        print("finished")
+    """))
+    r = run_mpi([str(script)], timeout=120)
+    assert r.returncode != 0
+    assert "group failed on rank 2" in r.stderr and "finished" not in r.stdout
+
+
+def test_uncaught_exception_aborts_through_the_hook(tmp_path):
+    script = tmp_path / "hook.py"
+    script.write_text(textwrap.dedent("""
+        from breadth.concurrent import mpi
+
+        comm = mpi.world()
+        mpi.install_abort_hook(comm)
+        if comm.Get_rank() == 1:
+            raise ValueError("rank 1 broke before the barrier")
+        comm.Barrier()
+        print("finished")
+    """))
+    r = run_mpi([str(script)], timeout=120)
+    assert r.returncode != 0
+    assert "rank 1 broke" in r.stderr and "finished" not in r.stdout
+
+
+def test_bad_input_stops_every_rank(tmp_path):
+    r = run_mpi(["-m", "breadth", "msbfs", str(tmp_path / "missing.npz"), "--all"], timeout=120)
+    assert r.returncode != 0
+    assert "no such file" in r.stderr and "Traceback" not in r.stderr

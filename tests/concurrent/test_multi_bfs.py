@@ -1,0 +1,154 @@
+"""multi_bfs (joint bitwise traversal) against independent single-source references."""
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csg
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import breadth
+import zoo
+from breadth.concurrent import multi_bfs, msbfs, unreachable
+
+GRAPHS = list(zoo.graphs())
+# (W, group size): every valid pair of W = 1, 2, 4 and group sizes 1, 63, 64, 65, 130
+SHAPES = [(w, gs) for w in (1, 2, 4) for gs in (1, 63, 64, 65, 130) if gs <= 64 * w]
+
+
+def _graph(entry):
+    name, s, d, n, directed, root = entry
+    return breadth.Graph.from_edges(s, d, num_vertices=n, directed=directed)
+
+
+def _sources(n, count, seed=0):
+    """count sources spread over the graph (repeats when n < count), the zoo root first."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, count).astype(np.int64)
+
+
+def csgraph_depths(g, sources, max_depth=None):
+    """Reference: scipy's unweighted shortest paths, one row per source."""
+    d = csg.shortest_path(g.to_scipy(), directed=g.directed, unweighted=True, indices=sources)
+    d = np.atleast_2d(d)
+    if max_depth is not None:
+        d[d > max_depth] = np.inf
+    return d
+
+
+def check(depths, ref):
+    assert depths.shape == ref.shape
+    top = unreachable(depths.dtype)
+    np.testing.assert_array_equal(depths == top, np.isinf(ref))
+    fin = ~np.isinf(ref)
+    np.testing.assert_array_equal(depths[fin].astype(np.int64), ref[fin].astype(np.int64))
+
+
+@pytest.mark.parametrize("words,group_size", SHAPES)
+@pytest.mark.parametrize("entry", GRAPHS, ids=[e[0] for e in GRAPHS])
+def test_depths_equal_single_bfs(entry, words, group_size):
+    g = _graph(entry)
+    n = g.num_vertices
+    sources = _sources(n, 130)
+    sources[0] = entry[5]
+    depths = multi_bfs(g, sources, words=words, group_size=group_size)
+    check(depths, csgraph_depths(g, sources))
+
+
+@pytest.mark.parametrize("name", ["two-components-isolated-tail", "sparse-random-directed-1", "star-directed-in",
+                                  "path-1000-directed-rev", "kronecker-10-directed", "self-loops-mixed"])
+def test_depths_equal_plain_queue_bfs(name):
+    entry = next(e for e in GRAPHS if e[0] == name)
+    _, s, d, n, directed, root = entry
+    g = _graph(entry)
+    sources = np.concatenate([[root], _sources(n, 69, seed=3)])
+    depths = multi_bfs(g, sources, words=2)
+    for i, r in enumerate(sources):
+        ref = zoo.reference_depth(s, d, n, directed, int(r))
+        got = depths[i].astype(np.int64)
+        got[depths[i] == unreachable(depths.dtype)] = -1
+        np.testing.assert_array_equal(got, ref, err_msg=f"source {r}")
+
+
+@pytest.mark.parametrize("algorithm", ["td", "bu", "do"])
+@pytest.mark.parametrize("groupby", ["rules", "random"])
+@pytest.mark.parametrize("name", ["kronecker-10", "kronecker-10-directed", "grid-30x20", "two-components-b"])
+def test_directions_and_groupings_agree(name, algorithm, groupby):
+    entry = next(e for e in GRAPHS if e[0] == name)
+    g = _graph(entry)
+    sources = _sources(g.num_vertices, 200, seed=5)
+    depths = multi_bfs(g, sources, algorithm=algorithm, groupby=groupby, words=2, seed=7)
+    check(depths, csgraph_depths(g, sources))
+
+
+@pytest.mark.parametrize("max_depth", [0, 1, 3])
+def test_max_depth(max_depth):
+    entry = next(e for e in GRAPHS if e[0] == "kronecker-12-ef8")
+    g = _graph(entry)
+    sources = _sources(g.num_vertices, 100, seed=2)
+    depths = multi_bfs(g, sources, max_depth=max_depth)
+    check(depths, csgraph_depths(g, sources, max_depth))
+
+
+def test_deep_graph_widens_dtype():
+    s = np.arange(999)
+    g = breadth.Graph.from_edges(s, s + 1, num_vertices=1001)     # vertex 1000 isolated
+    sources = np.array([0, 500, 999, 1000, 3])
+    depths = multi_bfs(g, sources, group_size=2, words=1)
+    assert depths.dtype == np.uint16
+    assert depths[0, 999] == 999 and depths[0, 1000] == 65535 and depths[3, 1000] == 0
+    check(depths, csgraph_depths(g, sources))
+    shallow = multi_bfs(g, sources, max_depth=200)
+    assert shallow.dtype == np.uint8
+    check(shallow, csgraph_depths(g, sources, 200))
+
+
+def test_repeated_sources_and_layout():
+    g = breadth.kronecker(8, seed=4)
+    sources = np.array([5, 5, 17, 5, 200])
+    depths = multi_bfs(g, sources)
+    assert depths.shape == (5, g.num_vertices)
+    np.testing.assert_array_equal(depths[0], depths[1])
+    np.testing.assert_array_equal(depths[0], depths[3])
+    check(depths, csgraph_depths(g, sources))
+
+
+def test_sharing_degree_is_reported():
+    g = breadth.kronecker(10, seed=2)
+    res = msbfs(g, np.arange(300), words=2)
+    sd = res.sharing_degrees
+    assert sd.shape == (len(res.groups),)
+    # SD is at least 1 and at most the group size (eq. 1 of the paper)
+    assert np.all(sd >= 1.0) and np.all(sd <= res.group_size)
+    summary = res.summary()
+    assert summary["groups"] == len(res.groups) and summary["sharing_degree"]["max"] == sd.max()
+
+
+def test_bad_input():
+    g = breadth.kronecker(6)
+    with pytest.raises(breadth.InputError, match="does not exist"):
+        multi_bfs(g, [0, 64])
+    with pytest.raises(breadth.InputError, match="integer"):
+        multi_bfs(g, [0.5])
+    with pytest.raises(breadth.InputError, match="exceeds"):
+        multi_bfs(g, [0, 1], words=1, group_size=65)
+    with pytest.raises(breadth.InputError, match="max_depth"):
+        multi_bfs(g, [0], max_depth=-1)
+    with pytest.raises(breadth.InputError, match="algorithm"):
+        multi_bfs(g, [0], algorithm="xx")
+    with pytest.raises(breadth.InputError, match="grouping"):
+        multi_bfs(g, [0], groupby="alphabetical")
+    with pytest.raises(breadth.InputError):
+        multi_bfs([[0, 1]], [0])
+    assert multi_bfs(g, []).shape == (0, 64)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 90), m=st.integers(0, 300), directed=st.booleans(), seed=st.integers(0, 2**31),
+       words=st.sampled_from([1, 2, 3]), nsrc=st.integers(1, 200), algorithm=st.sampled_from(["do", "td", "bu"]))
+def test_random_graphs(n, m, directed, seed, words, nsrc, algorithm):
+    rng = np.random.default_rng(seed)
+    g = breadth.Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), num_vertices=n, directed=directed)
+    sources = rng.integers(0, n, nsrc)
+    group = int(rng.integers(1, 64 * words + 1))
+    depths = multi_bfs(g, sources, words=words, group_size=group, algorithm=algorithm,
+                       groupby=["rules", "random"][seed % 2])
+    check(depths, csgraph_depths(g, sources))
