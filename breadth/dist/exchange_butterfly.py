@@ -34,7 +34,7 @@ partner relation stays symmetric, so every send has a matching receive. Still
 ceil(log_r P) rounds; the virtual ranks spread over the low ranks, so no rank
 becomes the hot spot the paper observes going from 8 to 9 GPUs (Fig. 3). The
 exact count for any P is ``messages_per_level(P, f)`` (the schedule's size),
-e.g. f=1: P=3 -> 6, P=5 -> 14, P=6 -> 18, P=7 -> 20 (P=2,4,8 -> 2, 8, 24).
+e.g. f=1: P=3 -> 6, P=5 -> 14, P=6 -> 18, P=7 -> 22 (P=2,4,8 -> 2, 8, 24).
 
 Buffers (the paper's O(f*V) bound): a global queue of V ids and f receive slots
 of V ids each, allocated once per engine. A rank with more than f partners in a

@@ -1,0 +1,196 @@
+"""MPI test driver, run by tests/dist under ``mpiexec -n P python tests/dist/driver.py MODE ...``.
+
+Modes:
+  check GRAPHS...   build each graph distributed, search it with every exchange
+                    (alltoall; butterfly fanout 1, 2, 4) and check, on every rank,
+                    that the depths equal the single-node search, that the tree
+                    passes the distributed validator and (rank 0, on the gathered
+                    arrays) breadth.validate, and that the per-level message counts
+                    are exactly those of the exchange's schedule. Prints one
+                    "OK <graph> <config>" line per combination on rank 0.
+  loop              search a graph forever (the failure tests kill or fail a rank);
+                    env FAIL_RANK / FAIL_AFTER make that rank raise after that many
+                    searches, PID_DIR makes every rank write its pid there.
+  memory            ask for a graph far larger than memory: must refuse up front.
+A failed check raises on that rank, which aborts the whole job (exit status != 0).
+"""
+import os
+import sys
+import time
+import zlib
+
+import numpy as np
+
+import breadth
+import breadth.dist.build
+from breadth.dist.bfs1d import Search1D
+from breadth.dist.build import tuple_share
+from breadth.dist.comm import Comm
+from breadth.dist.engine import DistEngine
+from breadth.dist.exchange_butterfly import formula_messages, messages_per_level
+from breadth.dist.validate import validate_1d
+from breadth.graph500.engine import tuple_degree
+
+CONFIGS = [("alltoall", None), ("butterfly", 1), ("butterfly", 2), ("butterfly", 4)]
+
+
+def edges_for(name):
+    """(src, dst, n, directed, roots) of a named test graph (deterministic on every rank)."""
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    if name.startswith("kron"):
+        scale = int(name[4:])
+        return None, None, 1 << scale, False, None
+    if name == "directed":
+        n = 1500
+        src = rng.integers(0, n, 5 * n)
+        dst = rng.integers(0, n, 5 * n)
+        return src, dst, n, True, [0, 17, 1499]
+    if name == "disconnected":
+        parts, off = [], 0
+        for size in (300, 200, 5, 1):          # three components with edges, isolated vertices after
+            s = rng.integers(0, size, 3 * size) + off
+            d = rng.integers(0, size, 3 * size) + off
+            parts.append((s, d))
+            off += size
+        n = off + 40
+        src = np.concatenate([p[0] for p in parts])
+        dst = np.concatenate([p[1] for p in parts])
+        return src, dst, n, False, [0, 350, 502, n - 1]
+    if name == "path":
+        n = 400
+        perm = rng.permutation(n)
+        return perm[:-1], perm[1:], n, False, [int(perm[0]), int(perm[n // 2])]
+    if name == "tiny":                         # fewer 64-vertex blocks than ranks: empty ranges
+        n = 70
+        src = rng.integers(0, n, 150)
+        dst = rng.integers(0, n, 150)
+        return src, dst, n, False, [1, 69]
+    raise SystemExit(f"unknown graph {name}")
+
+
+def build(comm, name):
+    """A DistEngine holding the graph, and the single-node graph plus tuples for reference."""
+    src, dst, n, directed, roots = edges_for(name)
+    engine = DistEngine(comm=comm)
+    if src is None:                            # Kronecker: distributed generation, seed 5
+        scale = int(name[4:])
+        engine.generate(scale, 16, 5)
+        engine.construct()
+        engine.after_construct()
+        g, (src, dst) = breadth.kronecker(scale, 16, 5, return_edges=True)
+        deg = g.degree()
+        roots = [int(v) for v in np.flatnonzero(deg > 0)[[0, -1]]] + [int(np.argmax(deg))]
+    else:
+        a, b = tuple_share(src.size, comm.rank, comm.size)
+        engine.build_from_edges(src[a:b], dst[a:b], n, directed=directed)
+        g = breadth.Graph.from_edges(src, dst, num_vertices=n, directed=directed)
+    return engine, g, (np.asarray(src), np.asarray(dst)), roots
+
+
+def check_counts(comm, result, exchange, fanout, name):
+    P = comm.size
+    comm_info = result.extra["communication"]
+    for lv, per in zip(result.levels, comm_info["levels"]):
+        ex = sum(per["exchange_messages"])
+        ct = sum(per["control_messages"])
+        assert lv.messages == ex + ct, (name, lv.level)
+        assert lv.bytes == sum(per["bytes"]), (name, lv.level)
+        if exchange == "butterfly":
+            want = messages_per_level(P, fanout)
+            formula = formula_messages(P, fanout)
+            assert formula is None or formula == want
+            assert ex == want and ct == 0, (name, lv.level, ex, ct, want)
+            # a message is a duplicate-free set of the level's new vertices: each travels once per edge
+            itemsize = np.dtype(breadth.dist.build.vertex_dtype(result.partition.num_vertices)).itemsize
+            assert lv.bytes <= lv.messages * lv.discovered * itemsize, (name, lv.level, lv.bytes)
+        else:
+            data = 2 * P * (P - 1) if lv.direction == "top-down" else P * (P - 1)
+            control = P * (P - 1) * (2 if lv.level == 0 else 1)
+            assert ex == data and ct == control, (name, lv.level, lv.direction, ex, ct, data, control)
+        if P == 1:
+            assert lv.messages == 0 and lv.bytes == 0
+
+
+def check(names, algorithms):
+    comm = Comm()
+    for name in names:
+        engine, g, (src, dst), roots = build(comm, name)
+        tdeg = tuple_degree(src, dst, g.num_vertices) if comm.rank == 0 else None
+        for exchange, fanout in CONFIGS:
+            for algorithm in algorithms:
+                state = Search1D(comm, engine.lg, exchange, fanout or 1, algorithm)
+                for root in roots:
+                    result = state.search(root)
+                    validate_1d(comm, engine.lg, root, result.parent, result.depth)
+                    check_counts(comm, result, exchange, fanout, name)
+                    nedge = engine.nedge(result)
+                    full = engine.gather(result)
+                    if comm.rank == 0:
+                        ref = breadth.bfs(g, root)
+                        bad = np.flatnonzero(full.depth != ref.depth)
+                        assert bad.size == 0, (name, exchange, fanout, algorithm, root, bad[:5])
+                        breadth.validate(g, root, full.parent, full.depth)
+                        assert result.num_reached == ref.num_reached and result.max_depth == ref.max_depth
+                        assert nedge == int(tdeg[ref.parent >= 0].sum()) // 2, (name, nedge)
+                        if algorithm == "do":
+                            dirs = [lv.direction for lv in result.levels]
+                            assert dirs == [lv.direction for lv in ref.levels], (name, root, dirs)
+                # a multi-seed search and a depth-limited one
+                seeds = np.array(roots[:2], dtype=np.int64)
+                result = state.search(seeds, max_depth=2)
+                full = engine.gather(result)
+                if comm.rank == 0:
+                    ref = breadth.bfs(g, seeds, max_depth=2)
+                    assert np.array_equal(full.depth, ref.depth), (name, "multi-seed max_depth=2")
+                if comm.rank == 0:
+                    print(f"OK {name} {exchange} f={fanout} {','.join(algorithms)} P={comm.size}", flush=True)
+
+
+def loop():
+    comm = Comm()
+    fail_rank = int(os.environ.get("FAIL_RANK", "-1"))
+    fail_after = int(os.environ.get("FAIL_AFTER", "1"))
+    pid_dir = os.environ.get("PID_DIR")
+    engine = DistEngine(comm=comm)
+    engine.generate(10, 16, 1)
+    engine.construct()
+    engine.after_construct()
+    if pid_dir:
+        with open(os.path.join(pid_dir, f"rank{comm.rank}.pid"), "w") as f:
+            f.write(str(os.getpid()))
+    t0 = time.time()
+    k = 0
+    while time.time() - t0 < 120:
+        if comm.rank == fail_rank and k == fail_after:
+            raise RuntimeError(f"injected failure after {k} searches")
+        engine.search(k % 1024)
+        k += 1
+    raise SystemExit("loop ended without being stopped")
+
+
+def memory():
+    comm = Comm()
+    from breadth.dist.failure import guarded
+
+    def body():
+        engine = DistEngine(comm=comm)
+        engine.generate(40, 16, 1)
+        return 0
+
+    rc = guarded(comm, body)
+    raise SystemExit(rc)
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    if mode == "check":
+        algos = os.environ.get("ALGORITHMS", "do").split(",")
+        check(sys.argv[2:], algos)
+    elif mode == "loop":
+        loop()
+    elif mode == "memory":
+        try:
+            memory()
+        except breadth.BreadthError as exc:
+            print(f"error: {exc}", flush=True)
+            raise SystemExit(2)

@@ -1,0 +1,64 @@
+"""A failing or killed rank ends the whole job within seconds, naming the rank; errors every rank
+raises alike exit cleanly with one message."""
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from mpi_helpers import DRIVER, mpi_command, mpi_env, run_cli, run_mpi
+
+pytestmark = pytest.mark.mpi
+
+
+def test_rank_raising_aborts_the_job(warm_kernels):
+    proc, seconds = run_mpi(3, [DRIVER, "loop"], timeout=120, FAIL_RANK=1, FAIL_AFTER=3)
+    assert proc.returncode != 0
+    assert "breadth: rank 1 of 3 failed: RuntimeError: injected failure after 3 searches" in proc.stderr
+    assert seconds < 60                     # startup, 3 searches, then the abort
+
+
+def test_killed_rank_ends_the_job_within_seconds(warm_kernels):
+    with tempfile.TemporaryDirectory() as pid_dir:
+        proc = subprocess.Popen(mpi_command(3, [DRIVER, "loop"]), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=mpi_env(PID_DIR=pid_dir))
+        try:
+            path = os.path.join(pid_dir, "rank1.pid")
+            deadline = time.monotonic() + 90
+            while not all(os.path.exists(os.path.join(pid_dir, f"rank{r}.pid")) for r in range(3)):
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "ranks never started searching"
+                time.sleep(0.1)
+            time.sleep(0.5)                 # mid-run: the ranks are searching
+            with open(path) as f:
+                pid = int(f.read())
+            os.kill(pid, signal.SIGKILL)
+            t0 = time.monotonic()
+            out, err = proc.communicate(timeout=30)
+            seconds = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode != 0
+    assert seconds < 15
+    text = out + err
+    assert "rank 1" in text and ("signal 9" in text or "Killed" in text), text[-2000:]
+
+
+def test_same_error_on_every_rank_exits_cleanly(warm_kernels):
+    # not marked collective: the ranks agree over the error communicator that all failed alike
+    proc = run_cli(["graph500", "--scale", "10", "--edgefactor", "-1", "--ranks", "3"], timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if "error:" in ln]
+    assert len(lines) == 1 and "edgefactor" in lines[0], proc.stderr
+    assert "failed" not in proc.stderr
+
+
+def test_graph_too_large_refused_up_front(warm_kernels):
+    proc = run_cli(["graph500", "--scale", "40", "--ranks", "2", "--quiet"], timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if "error:" in ln]
+    assert len(lines) == 1 and "needs about" in lines[0] and "GiB per rank" in lines[0], proc.stderr
