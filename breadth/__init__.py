@@ -9,6 +9,7 @@ Quick start::
 """
 from .errors import BreadthError, InputError, MemoryEstimateError, ValidationError
 from .graph import Graph, kronecker, kronecker_edges, uniform_random, uniform_random_edges
+from .graph.io import read, write, write_result
 from .graph.native import load, save
 from .graph500.validate import ValidationReport, validate
 from .result import BFSResult, LevelStats
@@ -20,7 +21,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Graph", "BFSResult", "LevelStats", "ValidationReport",
     "bfs", "validate", "kronecker", "kronecker_edges", "uniform_random", "uniform_random_edges",
-    "load", "save",
+    "load", "save", "read", "write", "write_result",
     "multi_bfs", "closeness", "harmonic_centrality", "eccentricity", "khop_reachability",
     "BreadthError", "InputError", "MemoryEstimateError", "ValidationError",
 ]

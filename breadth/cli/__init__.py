@@ -13,7 +13,7 @@ import sys
 from ..errors import BreadthError
 
 # module name in breadth.cli -> registered in this order
-COMMANDS = ["graph500", "bfs", "generate", "msbfs", "closeness"]
+COMMANDS = ["graph500", "bfs", "generate", "convert", "info", "msbfs", "closeness"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,7 +2,8 @@
 
 Layout: a zip archive (numpy ``savez``, stored, not deflated) with members
 ``indptr``, ``indices`` and for directed graphs ``in_indptr``, ``in_indices``,
-plus ``meta`` = [format version, directed]. Because members are stored
+plus ``meta`` = [format version, directed] and, for a relabelled graph,
+``vertex_ids`` (the original id of each vertex). Because members are stored
 uncompressed, ``load`` maps each array straight from the file (np.memmap at the
 member's data offset): opening costs page-table work, not a read of the file.
 """
@@ -18,7 +19,19 @@ from ..errors import InputError
 from .types import Graph
 
 FORMAT_VERSION = 1
-_MEMBERS = ("indptr", "indices", "in_indptr", "in_indices")
+_MEMBERS = ("indptr", "indices", "in_indptr", "in_indices", "vertex_ids")
+
+
+def members(graph: Graph) -> dict:
+    """The named arrays a native file stores for ``graph`` (write them with ``np.savez``)."""
+    arrays = {"indptr": graph.indptr, "indices": graph.indices,
+              "meta": np.array([FORMAT_VERSION, int(graph.directed)], dtype=np.int64)}
+    if graph.directed:
+        arrays["in_indptr"] = graph.in_indptr
+        arrays["in_indices"] = graph.in_indices
+    if getattr(graph, "vertex_ids", None) is not None:
+        arrays["vertex_ids"] = np.asarray(graph.vertex_ids, dtype=np.int64)
+    return arrays
 
 
 def save(graph: Graph, path) -> None:
@@ -26,11 +39,7 @@ def save(graph: Graph, path) -> None:
     path = os.fspath(path)
     if not path.endswith(".npz"):
         path += ".npz"
-    arrays = {"indptr": graph.indptr, "indices": graph.indices,
-              "meta": np.array([FORMAT_VERSION, int(graph.directed)], dtype=np.int64)}
-    if graph.directed:
-        arrays["in_indptr"] = graph.in_indptr
-        arrays["in_indices"] = graph.in_indices
+    arrays = members(graph)
     tmp = path + ".tmp"
     try:
         with open(tmp, "wb") as f:
@@ -98,6 +107,7 @@ def load(path, mmap: bool = True, check: bool = True) -> Graph:
         raise InputError(f"{path}: directed graph without in-edge arrays")
     try:
         return Graph(arrays["indptr"], arrays["indices"], directed=directed,
-                     in_indptr=arrays.get("in_indptr"), in_indices=arrays.get("in_indices"), check=check)
+                     in_indptr=arrays.get("in_indptr"), in_indices=arrays.get("in_indices"), check=check,
+                     vertex_ids=arrays.get("vertex_ids"))
     except InputError as exc:
         raise InputError(f"{path}: corrupt graph file: {exc}") from None

@@ -47,10 +47,10 @@ def _check_csr(indptr, indices, n, what):
 class Graph:
     """A CSR graph; build one with ``Graph.from_edges`` or a generator."""
 
-    __slots__ = ("indptr", "indices", "in_indptr", "in_indices", "directed", "build_info")
+    __slots__ = ("indptr", "indices", "in_indptr", "in_indices", "directed", "build_info", "vertex_ids")
 
     def __init__(self, indptr, indices, *, directed=False, in_indptr=None, in_indices=None,
-                 build_info: BuildInfo | None = None, check=True):
+                 build_info: BuildInfo | None = None, check=True, vertex_ids=None):
         self.indptr = np.asarray(indptr)
         self.indices = np.asarray(indices)
         self.directed = bool(directed)
@@ -63,6 +63,8 @@ class Graph:
             self.in_indptr = self.indptr
             self.in_indices = self.indices
         self.build_info = build_info
+        # original (pre-relabelling) id of each vertex, int64 >= 0; None when ids are the originals
+        self.vertex_ids = None if vertex_ids is None else np.asarray(vertex_ids)
         if check:
             self.check()
 
@@ -82,6 +84,12 @@ class Graph:
             _check_csr(self.in_indptr, self.in_indices, n, "in-edges")
             if self.in_indices.size != self.indices.size:
                 raise InputError("in-edge and out-edge CSR hold different numbers of edges")
+        ids = self.vertex_ids
+        if ids is not None:
+            if ids.ndim != 1 or ids.size != n or (ids.size and not np.issubdtype(ids.dtype, np.integer)):
+                raise InputError(f"vertex_ids must be {n} integer ids, got shape {ids.shape} dtype {ids.dtype}")
+            if ids.size and ids.min() < 0:
+                raise InputError("vertex_ids must be non-negative")
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -120,6 +128,32 @@ class Graph:
         keep = coo.data != 0
         return cls.from_edges(coo.row[keep], coo.col[keep], num_vertices=matrix.shape[0],
                               directed=directed, index_dtype=index_dtype)
+
+    @classmethod
+    def from_networkx(cls, G, nodelist=None, directed=None, index_dtype=None) -> "Graph":
+        """From a networkx graph (see ``breadth.graph.io.interop.from_networkx``)."""
+        from .io.interop import from_networkx
+
+        return from_networkx(G, nodelist=nodelist, directed=directed, index_dtype=index_dtype)
+
+    @classmethod
+    def from_igraph(cls, g, directed=None, index_dtype=None) -> "Graph":
+        """From a python-igraph graph (see ``breadth.graph.io.interop.from_igraph``)."""
+        from .io.interop import from_igraph
+
+        return from_igraph(g, directed=directed, index_dtype=index_dtype)
+
+    def to_networkx(self):
+        """A networkx Graph/DiGraph with the same vertices (original ids if relabelled) and edges."""
+        from .io.interop import to_networkx
+
+        return to_networkx(self)
+
+    def to_igraph(self):
+        """A python-igraph Graph with the same vertices and edges (dense ids)."""
+        from .io.interop import to_igraph
+
+        return to_igraph(self)
 
     def to_scipy(self):
         """The adjacency as a scipy.sparse.csr_array of int8 ones (both directions if undirected)."""

@@ -1,0 +1,195 @@
+"""``breadth info GRAPH``: size, degrees, components, estimated diameter and memory of a graph file.
+
+Components are weakly connected components (scipy.sparse.csgraph). The
+diameter is estimated by the double sweep (Magnien, Latapy and Habib,
+"Fast computation of empirically tight bounds for the diameter of massive
+graphs", 2009): BFS from a random vertex of the largest component, then BFS
+from the farthest vertex found; the largest depth seen over a few such sweeps
+is a lower bound, usually tight on real graphs. On a directed graph the
+searches follow out-edges.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+
+from .common import add_threads_option, set_threads, write_json
+from .convert import add_read_options
+
+
+def register(sub):
+    p = sub.add_parser(
+        "info",
+        help="describe a graph file (degrees, components, diameter, memory)",
+        description="Read GRAPH (any format 'breadth convert' reads) and report vertices, edges, "
+                    "directedness, degree statistics with a log2-binned histogram, the number and size "
+                    "of (weakly) connected components, a double-sweep diameter estimate and the "
+                    "memory footprint.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("graph", metavar="GRAPH", help="graph file")
+    add_read_options(p)
+    p.add_argument("--samples", type=int, default=4, metavar="K",
+                   help="double sweeps (2 BFS each) for the diameter estimate; 0 skips it")
+    p.add_argument("--seed", type=int, default=1, help="seed choosing the sweep start vertices")
+    p.add_argument("--no-components", action="store_true",
+                   help="skip the component count (and the diameter estimate, which starts in the largest)")
+    p.add_argument("--json", metavar="FILE", nargs="?", const="-", default=None,
+                   help="print the report as JSON to stdout, or FILE")
+    add_threads_option(p)
+    p.set_defaults(run=run)
+
+
+# ---------------------------------------------------------------- statistics
+def log2_histogram(deg: np.ndarray) -> list[dict]:
+    """Counts of degrees in the bins [0], [1], [2, 3], [4, 7], ... (empty bins included)."""
+    if deg.size == 0:
+        return []
+    deg = np.asarray(deg, dtype=np.int64)
+    bins = np.zeros(deg.size, dtype=np.int64)
+    pos = deg > 0
+    bins[pos] = np.floor(np.log2(deg[pos])).astype(np.int64) + 1
+    counts = np.bincount(bins)
+    out = []
+    for b, c in enumerate(counts):
+        lo, hi = (0, 0) if b == 0 else (1 << (b - 1), (1 << b) - 1)
+        out.append({"lo": lo, "hi": hi, "count": int(c)})
+    return out
+
+
+def degree_stats(deg: np.ndarray) -> dict:
+    if deg.size == 0:
+        return {"min": 0, "mean": 0.0, "max": 0, "zero": 0, "histogram": []}
+    return {"min": int(deg.min()), "mean": float(deg.mean()), "max": int(deg.max()),
+            "zero": int(np.count_nonzero(deg == 0)), "histogram": log2_histogram(deg)}
+
+
+def components(graph) -> tuple[dict, np.ndarray | None]:
+    """Weakly connected components: summary and the vertex labels."""
+    n = graph.num_vertices
+    if n == 0:
+        return {"count": 0, "largest": 0, "largest_fraction": 0.0, "singletons": 0}, None
+    from scipy.sparse.csgraph import connected_components
+
+    count, labels = connected_components(graph.to_scipy(), directed=True, connection="weak")
+    sizes = np.bincount(labels)
+    largest = int(sizes.max())
+    return {"count": int(count), "largest": largest, "largest_fraction": largest / n,
+            "singletons": int(np.count_nonzero(sizes == 1)), "largest_label": int(np.argmax(sizes))}, labels
+
+
+def diameter_estimate(graph, labels, largest_label, samples: int, seed: int) -> dict:
+    """Double-sweep lower bound on the diameter of the largest component."""
+    from ..search import bfs
+
+    if samples <= 0 or labels is None:
+        return {"lower_bound": None, "bfs_runs": 0}
+    members = np.flatnonzero(labels == largest_label)
+    rng = np.random.default_rng(seed)
+    best, runs, ends = 0, 0, []
+    for _ in range(samples):
+        start = int(rng.choice(members))
+        first = bfs(graph, start)
+        far = int(np.argmax(first.depth))
+        second = bfs(graph, far)
+        runs += 2
+        depth = max(first.max_depth, second.max_depth)
+        if depth >= best:
+            best, ends = depth, [far, int(np.argmax(second.depth))]
+    return {"lower_bound": int(best), "bfs_runs": runs, "endpoints": ends, "method": "double sweep"}
+
+
+def memory_report(graph, file_bytes: int) -> dict:
+    from ..graph.memory import bfs_bytes
+
+    edges = max(graph.num_edges, 1)
+    return {"csr_bytes": int(graph.nbytes), "bytes_per_edge": graph.nbytes / edges,
+            "file_bytes": int(file_bytes), "bfs_working_bytes": int(bfs_bytes(graph.num_vertices)),
+            "neighbour_id_bytes": int(graph.indices.dtype.itemsize)}
+
+
+# ---------------------------------------------------------------- output
+def _mb(b) -> str:
+    return f"{b / 1e6:,.1f} MB"
+
+
+def _hist_lines(hist) -> list[str]:
+    if not hist:
+        return []
+    top = max(h["count"] for h in hist) or 1
+    lines = []
+    for h in hist:
+        label = str(h["lo"]) if h["lo"] == h["hi"] else f"{h['lo']}-{h['hi']}"
+        bar = "#" * (int(round(40 * h["count"] / top)) if h["count"] else 0)
+        lines.append(f"    {label:>17} {h['count']:>13,} {bar}")
+    return lines
+
+
+def _deg_line(name, d) -> str:
+    return (f"{name:<13}min {d['min']:,}, mean {d['mean']:.2f}, max {d['max']:,}; "
+            f"{d['zero']:,} vertices with degree 0")
+
+
+def render(report: dict) -> str:
+    g, r = report["graph"], report["read"]
+    kind = "directed" if g["directed"] else "undirected"
+    lines = [f"{'graph':<13}{r['path']} [{r['format']}, {_mb(r['file_bytes'])}]",
+             f"{'vertices':<13}{g['vertices']:,}" + ("  (ids relabelled densely)" if r["relabelled"] else ""),
+             f"{'edges':<13}{g['edges']:,} ({kind}; {g['arcs']:,} stored arcs)",
+             f"{'read':<13}{r['seconds']:.2f} s, {r['mb_per_s']:.1f} MB/s; {r['self_loops']:,} self-loops and "
+             f"{r['duplicates']:,} duplicates removed" + ("; memory-mapped" if r["memory_mapped"] else "")]
+    for key, name in (("degree", "degree"), ("out_degree", "out-degree"), ("in_degree", "in-degree")):
+        if key in report:
+            lines.append(_deg_line(name, report[key]))
+            lines.append(f"  {name} histogram (log2 bins):")
+            lines += _hist_lines(report[key]["histogram"])
+    c = report.get("components")
+    if c is not None:
+        weak = " weakly connected" if g["directed"] else ""
+        lines.append(f"{'components':<13}{c['count']:,}{weak}; largest {c['largest']:,} vertices "
+                     f"({100 * c['largest_fraction']:.1f}%); {c['singletons']:,} isolated")
+    dia = report.get("diameter")
+    if dia is not None and dia["lower_bound"] is not None:
+        follow = ", following out-edges" if g["directed"] else ""
+        lines.append(f"{'diameter':<13}>= {dia['lower_bound']} (double sweep, {dia['bfs_runs']} BFS in the "
+                     f"largest component{follow})")
+    m = report["memory"]
+    lines.append(f"{'memory':<13}CSR {_mb(m['csr_bytes'])} ({m['bytes_per_edge']:.1f} bytes/edge, "
+                 f"{m['neighbour_id_bytes']}-byte ids); BFS working set {_mb(m['bfs_working_bytes'])}")
+    for note in report["notes"]:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from ..errors import InputError
+    from ..graph.io import read_with_stats
+
+    set_threads(args.threads)
+    if args.samples < 0:
+        raise InputError(f"--samples must be >= 0, got {args.samples}")
+    graph, stats = read_with_stats(args.graph, format=args.informat, directed=args.directed,
+                                   relabel=args.relabel, num_vertices=args.vertices)
+    read = stats.as_dict()
+    read["path"] = os.fspath(args.graph)
+    report = {"graph": {"vertices": graph.num_vertices, "edges": graph.num_edges, "arcs": graph.num_arcs,
+                        "directed": graph.directed},
+              "read": read, "notes": list(stats.notes)}
+    if graph.directed:
+        report["out_degree"] = degree_stats(graph.out_degree())
+        report["in_degree"] = degree_stats(graph.in_degree())
+    else:
+        report["degree"] = degree_stats(graph.degree())
+    if not args.no_components:
+        comp, labels = components(graph)
+        report["components"] = comp
+        report["diameter"] = diameter_estimate(graph, labels, comp.get("largest_label", 0), args.samples,
+                                               args.seed)
+    report["memory"] = memory_report(graph, stats.file_bytes)
+    if args.json:
+        write_json(args.json, report)
+    if args.json != "-":
+        print(render(report))
+    return 0

@@ -1,0 +1,227 @@
+"""Graph input/output: ``read`` and ``write`` for every supported format, and BFS result files.
+
+Formats (``format=`` names; inferred from the extension, ``.gz`` allowed on top
+of the text and binary ones):
+
+=================  ================================  =========================================
+name               extensions                        what
+=================  ================================  =========================================
+edgelist           .el .txt .tsv .csv .edges         text ``source target`` lines (SNAP, KONECT)
+mtx                .mtx                              Matrix Market coordinate (1-based)
+graph500           .g500 .bin                        int64 (v0, v1) pairs
+graph500-packed    (format= only)                    reference generator's 12-byte packed tuples
+native             .npz                              breadth's CSR arrays, memory-mapped on read
+=================  ================================  =========================================
+
+An empty (0-byte) file is an empty graph in every format. Every output file
+is written to a temporary file and renamed into place, so an error never
+leaves a partial file behind. Bad input raises ``breadth.InputError`` with a
+one-line message naming the file (and the line, for text formats).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+
+from ...errors import InputError
+from .. import native
+from ..types import Graph
+from ._common import ReadStats, atomic_output, check_input, finish_stats, os_error, should_print
+from .edgelist import SEPARATORS, edge_blocks, graph_from_edges, read_edgelist, write_edgelist
+from .graph500bin import read_graph500, write_graph500
+from .mtx import read_mtx, write_mtx
+from .results import write_result
+
+FORMATS = ("edgelist", "mtx", "graph500", "graph500-packed", "native")
+EXTENSIONS = {
+    ".el": "edgelist", ".txt": "edgelist", ".tsv": "edgelist", ".csv": "edgelist", ".edges": "edgelist",
+    ".mtx": "mtx", ".g500": "graph500", ".bin": "graph500", ".npz": "native",
+}
+_ALIASES = {"el": "edgelist", "txt": "edgelist", "tsv": "edgelist", "csv": "edgelist", "edges": "edgelist",
+            "snap": "edgelist", "matrixmarket": "mtx", "npz": "native", "g500": "graph500", "bin": "graph500",
+            "graph500-48": "graph500-packed", "packed": "graph500-packed"}
+
+__all__ = ["read", "read_with_stats", "write", "write_result", "infer_format", "ReadStats", "FORMATS",
+           "EXTENSIONS"]
+
+
+def _split_ext(path: str):
+    """(extension before any .gz, gzipped?) of a path, lower-cased."""
+    low = path.lower()
+    gz = low.endswith(".gz")
+    base = low[:-3] if gz else low
+    return os.path.splitext(base)[1], gz
+
+
+def _sniff(path: str):
+    import gzip
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+        if head[:2] == b"\x1f\x8b":
+            with gzip.open(path, "rb") as f:
+                head = f.read(4096)
+    except (OSError, EOFError):
+        return None
+    if head.startswith(b"%%MatrixMarket"):
+        return "mtx"
+    if head.startswith(b"PK\x03\x04"):
+        return "native"
+    if head and all(32 <= c < 127 or c in (9, 10, 13) for c in head):
+        return "edgelist"
+    return None
+
+
+def normalise_format(fmt) -> str:
+    key = str(fmt).strip().lower().lstrip(".")
+    key = _ALIASES.get(key, key)
+    if key not in FORMATS:
+        raise InputError(f"unknown graph format {fmt!r}; choose from {', '.join(FORMATS)}")
+    return key
+
+
+def infer_format(path, format=None, for_write=False) -> str:
+    """The format name for ``path``: ``format`` if given, else from the extension (else the content)."""
+    if format is not None:
+        return normalise_format(format)
+    path = os.fspath(path)
+    ext, _ = _split_ext(path)
+    if ext in EXTENSIONS:
+        return EXTENSIONS[ext]
+    if not for_write and os.path.isfile(path):
+        sniffed = _sniff(path)
+        if sniffed:
+            return sniffed
+    raise InputError(f"{path}: cannot tell the graph format from the extension '{ext or '(none)'}'; "
+                     f"pass format= (CLI: --from/--to) one of {', '.join(FORMATS)}")
+
+
+# ---------------------------------------------------------------- reading
+def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, index_dtype=None,
+         mmap=True, check=True, progress=None, verbose=None) -> Graph:
+    """Read a graph file into a ``breadth.Graph``.
+
+    format: one of FORMATS; inferred from the extension when None.
+    directed: None keeps what the file says (native, Matrix Market symmetry, an edge-list
+        header) and otherwise reads undirected; True/False forces it.
+    relabel: number the vertex ids that occur densely 0..k-1 (increasing order); the
+        original ids are kept as ``graph.vertex_ids``.
+    num_vertices: the declared vertex count (ids must be below it); lets isolated vertices
+        at the end of the id range exist in edge lists and binary files.
+    mmap, check: native files only: map the arrays instead of reading them; verify the CSR.
+    progress: progress bars on stderr (None: only on a terminal, after 1 s of work).
+    verbose: print the summary line (and notes) to stderr (None: only on a terminal).
+    """
+    graph, _ = read_with_stats(path, format=format, directed=directed, relabel=relabel,
+                               num_vertices=num_vertices, index_dtype=index_dtype, mmap=mmap, check=check,
+                               progress=progress, verbose=verbose)
+    return graph
+
+
+def read_with_stats(path, *, format=None, directed=None, relabel=False, num_vertices=None, index_dtype=None,
+                    mmap=True, check=True, progress=None, verbose=False):
+    """Like ``read`` but returns ``(graph, ReadStats)``; ``verbose`` defaults to False here."""
+    t0 = time.perf_counter()
+    path = check_input(path)
+    fmt = infer_format(path, format)
+    if num_vertices is not None:
+        if int(num_vertices) != num_vertices or num_vertices < 0:
+            raise InputError(f"num_vertices must be a non-negative integer, got {num_vertices!r}")
+        num_vertices = int(num_vertices)
+    stats = ReadStats(path, fmt)
+    kw = dict(directed=directed, relabel=relabel, num_vertices=num_vertices, index_dtype=index_dtype,
+              progress=progress, stats=stats)
+    try:
+        if os.path.getsize(path) == 0:
+            graph = graph_from_edges(np.zeros(0, np.int64), np.zeros(0, np.int64), num_vertices=num_vertices,
+                                     directed=bool(directed), relabel=relabel, index_dtype=index_dtype,
+                                     stats=stats, bar_t0=t0, progress=progress)
+            finish_stats(stats, graph, t0)
+        elif fmt == "edgelist":
+            graph = read_edgelist(path, **kw)
+        elif fmt == "mtx":
+            graph = read_mtx(path, **kw)
+        elif fmt in ("graph500", "graph500-packed"):
+            graph = read_graph500(path, packed=fmt == "graph500-packed", **kw)
+        else:
+            graph = _read_native(path, mmap=mmap, check=check, t0=t0, **kw)
+    except OSError as exc:
+        raise os_error(path, exc) from None
+    if should_print(verbose):
+        print(stats.summary(), file=sys.stderr)
+        for note in stats.notes:
+            print(f"note: {note}", file=sys.stderr)
+    return graph, stats
+
+
+def _read_native(path, *, directed, relabel, num_vertices, index_dtype, progress, stats, mmap, check, t0):
+    stats.file_bytes = os.path.getsize(path)
+    graph = native.load(path, mmap=mmap, check=check)
+    if directed is not None and bool(directed) != graph.directed:
+        stored = "directed" if graph.directed else "undirected"
+        raise InputError(f"{path}: the file holds a {stored} graph; directed={directed} does not match")
+    if num_vertices is not None and num_vertices != graph.num_vertices:
+        raise InputError(f"{path}: the file holds {graph.num_vertices} vertices, not {num_vertices}")
+    if index_dtype is not None and np.dtype(index_dtype) != graph.indices.dtype:
+        graph = Graph(graph.indptr, np.asarray(graph.indices, dtype=index_dtype), directed=graph.directed,
+                      in_indptr=graph.in_indptr,
+                      in_indices=np.asarray(graph.in_indices, dtype=index_dtype) if graph.directed else None,
+                      vertex_ids=graph.vertex_ids, check=False)
+    if relabel and graph.vertex_ids is None:
+        blocks = list(edge_blocks(graph))
+        src = np.concatenate([b[0] for b in blocks]) if blocks else np.zeros(0, np.int64)
+        dst = np.concatenate([b[1] for b in blocks]) if blocks else np.zeros(0, np.int64)
+        graph = graph_from_edges(src, dst, num_vertices=None, directed=graph.directed, relabel=True,
+                                 index_dtype=graph.indices.dtype, stats=stats, bar_t0=t0, progress=progress)
+    else:
+        stats.memory_mapped = bool(mmap)
+        stats.tuples = graph.num_edges
+    finish_stats(stats, graph, t0)
+    return graph
+
+
+# ---------------------------------------------------------------- writing
+def write(graph, path, *, format=None, original_ids=False, progress=None) -> list:
+    """Write ``graph`` to ``path`` in ``format`` (inferred from the extension; ``.gz`` compresses).
+
+    original_ids: for a relabelled graph, write its original vertex ids (edge lists and
+        Graph500 binaries; the native format always keeps them).
+    Returns notes (strings) about anything the format could not keep.
+    """
+    if not isinstance(graph, Graph):
+        raise InputError(f"expected a breadth.Graph, got {type(graph).__name__}")
+    path = os.fspath(path)
+    fmt = infer_format(path, format, for_write=True)
+    ext, gz = _split_ext(path)
+    notes = []
+    if original_ids and fmt in ("mtx", "native"):
+        raise InputError(f"{path}: original_ids applies to edge lists and Graph500 binaries "
+                         f"({'native files keep them anyway' if fmt == 'native' else 'Matrix Market ids are 1..n'})")
+    if graph.vertex_ids is not None and fmt != "native" and not original_ids:
+        notes.append(f"{os.path.basename(path)}: written with dense ids 0..{graph.num_vertices - 1}; the "
+                     "original-id mapping is kept only by .npz (or pass original_ids=True / --original-ids)")
+    if fmt in ("graph500", "graph500-packed") and graph.num_vertices and graph.degree()[-1] == 0 \
+            and (graph.in_degree()[-1] == 0):
+        notes.append(f"{os.path.basename(path)}: Graph500 binaries carry no vertex count; read it back with "
+                     f"num_vertices={graph.num_vertices} (--vertices) to keep the isolated vertices at the end")
+    try:
+        if fmt == "edgelist":
+            write_edgelist(graph, path, sep=SEPARATORS.get(ext.lstrip("."), " "), gz=gz,
+                           original_ids=original_ids, progress=progress)
+        elif fmt == "mtx":
+            write_mtx(graph, path, gz=gz, progress=progress)
+        elif fmt in ("graph500", "graph500-packed"):
+            write_graph500(graph, path, packed=fmt == "graph500-packed", gz=gz, original_ids=original_ids,
+                           progress=progress)
+        else:
+            if gz:
+                raise InputError(f"{path}: native files are not compressed (they are memory-mapped); drop '.gz'")
+            with atomic_output(path) as f:
+                np.savez(f, **native.members(graph))
+    except OSError as exc:
+        raise os_error(path, exc) from None
+    return notes

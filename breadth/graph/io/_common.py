@@ -1,0 +1,262 @@
+"""Shared plumbing of the graph readers and writers.
+
+Opening input files with clear errors (missing file, directory, unreadable),
+atomic output (temporary file + ``os.replace``, so an error never leaves a
+partial file behind), progress bars, the read summary (``ReadStats``) and the
+dense relabelling of sparse vertex ids.
+"""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...errors import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+CHUNK_BYTES = 1 << 26          # 64 MiB: unit of streamed reading and writing
+
+
+# ---------------------------------------------------------------- input files
+def check_input(path) -> str:
+    """Return ``path`` as str after checking it names a readable regular file."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory, expected a graph file")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"{path}: permission denied")
+    return path
+
+
+def is_gzip(path: str) -> bool:
+    with open(path, "rb") as f:
+        return f.read(2) == GZIP_MAGIC
+
+
+@contextlib.contextmanager
+def open_binary(path: str, gz: bool):
+    """Yield (stream, raw) where ``stream`` reads the (decompressed) bytes and ``raw.tell()``
+    is the position in the file on disk (what progress bars count)."""
+    raw = open(path, "rb")
+    try:
+        if gz:
+            stream = gzip.GzipFile(fileobj=raw, mode="rb")
+            try:
+                yield stream, raw
+            finally:
+                stream.close()
+        else:
+            yield raw, raw
+    finally:
+        raw.close()
+
+
+def read_fully(stream, mv) -> int:
+    """readinto until ``mv`` is full or the stream ends; returns bytes read."""
+    got = 0
+    while got < len(mv):
+        n = stream.readinto(mv[got:])
+        if not n:
+            break
+        got += n
+    return got
+
+
+def os_error(path, exc: OSError) -> InputError:
+    reason = exc.strerror or str(exc)
+    return InputError(f"{path}: {reason.lower() if reason else 'I/O error'}")
+
+
+def gzip_error(path, exc) -> InputError:
+    return InputError(f"{path}: corrupt or truncated gzip data ({exc})")
+
+
+# ---------------------------------------------------------------- atomic output
+@contextlib.contextmanager
+def atomic_output(path, mode="wb"):
+    """Open a temporary file next to ``path``; on success it replaces ``path``, on error it is removed."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory, cannot write a file there")
+    if not os.path.isdir(directory):
+        raise InputError(f"{path}: directory {directory} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise os_error(path, exc) from None
+    try:
+        with os.fdopen(fd, mode) as f:
+            yield f
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except OSError as exc:
+        _unlink(tmp)
+        raise os_error(path, exc) from None
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    old = os.umask(0)
+    os.umask(old)
+    return old
+
+
+def _unlink(p):
+    try:
+        os.unlink(p)
+    except OSError:
+        pass
+
+
+@contextlib.contextmanager
+def output_stream(path, gz: bool):
+    """Atomic binary output, gzip-compressed when ``gz``."""
+    with atomic_output(path) as f:
+        if gz:
+            with gzip.GzipFile(fileobj=f, mode="wb", compresslevel=6, mtime=0) as z:
+                yield z
+        else:
+            yield f
+
+
+# ---------------------------------------------------------------- progress
+def progress_bar(total, desc, progress, unit="B"):
+    """A tqdm bar on stderr. progress=None: only on a terminal, shown once work passes 1 s."""
+    from tqdm.auto import tqdm
+
+    disable = None if progress is None else not progress
+    return tqdm(total=total, desc=desc, unit=unit, unit_scale=True, unit_divisor=1024 if unit == "B" else 1000,
+                disable=disable, file=sys.stderr, delay=1.0 if progress is None else 0.0, leave=False,
+                dynamic_ncols=True)
+
+
+def show_stage(bar, name: str, t0: float, expect_slow: bool) -> None:
+    """Name the stage on the bar; force it onto the screen when the read is already slow."""
+    if getattr(bar, "disable", True):
+        return
+    bar.set_description_str(name, refresh=False)
+    if expect_slow or time.perf_counter() - t0 > 1.0:
+        bar.refresh()
+
+
+def should_print(progress) -> bool:
+    if progress is None:
+        return sys.stderr.isatty()
+    return bool(progress)
+
+
+# ---------------------------------------------------------------- summary
+@dataclass
+class ReadStats:
+    """What reading one graph file did; ``summary()`` is the one-line report."""
+
+    path: str
+    format: str
+    file_bytes: int = 0
+    tuples: int = 0              # edge records read from the file
+    vertices: int = 0
+    edges: int = 0
+    directed: bool = False
+    self_loops: int = 0          # removed
+    duplicates: int = 0          # removed
+    max_degree: int = 0
+    seconds: float = 0.0
+    relabelled: bool = False
+    memory_mapped: bool = False
+    notes: list = field(default_factory=list)
+
+    @property
+    def mb_per_s(self) -> float:
+        return self.file_bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
+
+    def as_dict(self) -> dict:
+        d = dict(self.__dict__)
+        d["notes"] = list(self.notes)
+        d["mb_per_s"] = round(self.mb_per_s, 3)
+        return d
+
+    def summary(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        parts = [f"{self.vertices:,} vertices", f"{self.edges:,} edges ({kind})"]
+        if self.memory_mapped:
+            parts.append("memory-mapped")
+        else:
+            parts += [f"{self.self_loops:,} self-loops removed", f"{self.duplicates:,} duplicates removed"]
+        parts.append(f"max degree {self.max_degree:,}")
+        if self.relabelled:
+            parts.append("ids relabelled")
+        parts += [f"{self.seconds:.2f} s", f"{self.mb_per_s:.1f} MB/s"]
+        return f"{os.path.basename(self.path)} [{self.format}]: " + ", ".join(parts)
+
+
+def finish_stats(stats: ReadStats, graph, t0: float) -> ReadStats:
+    stats.vertices = graph.num_vertices
+    stats.edges = graph.num_edges
+    stats.directed = graph.directed
+    if graph.build_info is not None:
+        stats.self_loops = graph.build_info.self_loops
+        stats.duplicates = graph.build_info.duplicates
+    stats.max_degree = max_degree(graph)
+    stats.relabelled = graph.vertex_ids is not None
+    stats.seconds = time.perf_counter() - t0
+    return stats
+
+
+def max_degree(graph) -> int:
+    if graph.num_vertices == 0:
+        return 0
+    m = int(np.max(np.diff(graph.indptr)))
+    if graph.directed:
+        m = max(m, int(np.max(np.diff(graph.in_indptr))))
+    return m
+
+
+# ---------------------------------------------------------------- relabelling
+def relabel_dense(src, dst):
+    """Map the ids that occur in (src, dst) onto 0..k-1 in increasing order.
+
+    Returns (src', dst', vertex_ids) with vertex_ids[new] = old. Uses a direct
+    lookup table when the id range is modest, a sort (np.unique) otherwise.
+    """
+    m = src.size
+    if m == 0:
+        return src, dst, np.zeros(0, dtype=np.int64)
+    hi = int(max(src.max(), dst.max()))
+    if hi + 1 <= 16 * m + (1 << 20):
+        present = np.zeros(hi + 1, dtype=np.bool_)
+        present[src] = True
+        present[dst] = True
+        ids = np.flatnonzero(present).astype(np.int64)
+        del present
+        table = np.empty(hi + 1, dtype=np.int64)
+        table[ids] = np.arange(ids.size, dtype=np.int64)
+        return table[src], table[dst], ids
+    ids, inverse = np.unique(np.concatenate((src, dst)), return_inverse=True)
+    inverse = inverse.astype(np.int64, copy=False).reshape(-1)
+    return inverse[:m].copy(), inverse[m:].copy(), ids.astype(np.int64)
+
+
+def sparse_id_note(graph, declared: bool):
+    """A hint when most vertex ids carry no edge (SNAP-style skipped ids)."""
+    n = graph.num_vertices
+    if declared or graph.vertex_ids is not None or n < 1000:
+        return None
+    deg = np.diff(graph.indptr)
+    if graph.directed:
+        deg = deg + np.diff(graph.in_indptr)
+    isolated = int(np.count_nonzero(deg == 0))
+    if isolated * 2 > n:
+        return (f"{isolated:,} of {n:,} vertex ids have no edges (the ids are sparse); "
+                f"relabel=True (--relabel) numbers the used ids densely and keeps the mapping")
+    return None

@@ -1,0 +1,164 @@
+"""``breadth convert`` and ``breadth info``: conversions, reports, and one-line errors with exit code 2."""
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import breadth
+from breadth.cli import main
+
+
+def run(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@pytest.fixture
+def snap(tmp_path):
+    p = tmp_path / "web.txt"
+    p.write_text("# Directed graph (each unordered pair of nodes is saved once): web.txt\n"
+                 "# FromNodeId\tToNodeId\n10\t20\n20\t30\n30\t10\n30\t30\n40\t50\n")
+    return p
+
+
+def test_convert_chain_preserves_graph(tmp_path, capsys, snap):
+    rc, out, err = run(capsys, "convert", snap, tmp_path / "a.npz", "--relabel")
+    assert rc == 0
+    assert "5 edges (directed)" not in out and "read  web.txt [edgelist]: 5 vertices, 4 edges (directed)" in out
+    assert "1 self-loops removed" in out and "wrote a.npz [native]" in out
+    g = breadth.read(tmp_path / "a.npz")
+    assert g.vertex_ids.tolist() == [10, 20, 30, 40, 50]
+    for name in ("b.mtx", "c.g500", "d.tsv.gz", "e.csv"):
+        rc, _, _ = run(capsys, "convert", tmp_path / "a.npz", tmp_path / name, "-q")
+        assert rc == 0
+        back = breadth.read(tmp_path / name, directed=True, num_vertices=5 if name.endswith("g500") else None)
+        assert np.array_equal(back.indptr, g.indptr) and np.array_equal(back.indices, g.indices)
+    rc, _, _ = run(capsys, "convert", tmp_path / "a.npz", tmp_path / "orig.txt", "--original-ids", "-q")
+    assert "30 10" in (tmp_path / "orig.txt").read_text()
+
+
+def test_convert_json_and_format_overrides(tmp_path, capsys, snap):
+    rc, out, _ = run(capsys, "convert", snap, tmp_path / "graph.dat", "--to", "graph500-packed", "--json")
+    assert rc == 0
+    report = json.loads(out)
+    assert report["output"]["format"] == "graph500-packed" and report["input"]["tuples"] == 5
+    assert report["input"]["directed"] is True
+    rc, out, _ = run(capsys, "convert", tmp_path / "graph.dat", tmp_path / "g.el", "--from", "graph500-packed",
+                     "--undirected", "--json")
+    assert rc == 0 and json.loads(out)["input"]["directed"] is False
+
+
+def test_info_reports(tmp_path, capsys):
+    g = breadth.Graph.from_edges(np.arange(9), np.arange(1, 10), num_vertices=13)   # a path and 3 isolated
+    breadth.write(g, tmp_path / "p.npz")
+    rc, out, _ = run(capsys, "info", tmp_path / "p.npz")
+    assert rc == 0
+    assert "vertices     13" in out and "9 (undirected" in out
+    assert "min 0, mean 1.38, max 2; 3 vertices with degree 0" in out
+    assert "components   4; largest 10 vertices (76.9%); 3 isolated" in out
+    assert "diameter     >= 9" in out
+    rc, out, _ = run(capsys, "info", tmp_path / "p.npz", "--json")
+    report = json.loads(out)
+    assert report["components"]["count"] == 4 and report["diameter"]["lower_bound"] == 9
+    hist = {(h["lo"], h["hi"]): h["count"] for h in report["degree"]["histogram"]}
+    assert hist == {(0, 0): 3, (1, 1): 2, (2, 3): 8}
+    assert report["memory"]["csr_bytes"] == g.nbytes
+
+
+def test_info_directed_and_empty(tmp_path, capsys, snap):
+    rc, out, _ = run(capsys, "info", snap, "--relabel", "--samples", "2")
+    assert rc == 0 and "out-degree" in out and "in-degree" in out and "weakly connected" in out
+    (tmp_path / "empty.txt").write_text("")
+    rc, out, _ = run(capsys, "info", tmp_path / "empty.txt")
+    assert rc == 0 and "vertices     0" in out
+
+
+def test_info_diameter_matches_networkx(tmp_path, capsys):
+    nx = pytest.importorskip("networkx")
+    G = nx.grid_2d_graph(6, 9)
+    g = breadth.Graph.from_networkx(nx.convert_node_labels_to_integers(G))
+    breadth.write(g, tmp_path / "grid.mtx")
+    rc, out, _ = run(capsys, "info", tmp_path / "grid.mtx", "--json", "--samples", "3")
+    assert json.loads(out)["diameter"]["lower_bound"] == nx.diameter(G) == 13   # exact on a grid
+
+
+BAD_INPUTS = [
+    ("nonnum.txt", b"0 1\n1 zz\n", [], r"nonnum\.txt: line 2: non-numeric vertex id 'zz'"),
+    ("neg.txt", b"0 1\n2 -3\n", [], r"neg\.txt: line 2: negative vertex id -3"),
+    ("onecol.csv", b"0,1\n1,2\n7\n", [], r"onecol\.csv: line 3: only one column"),
+    ("beyond.txt", b"0 1\n1 8\n", ["--vertices", "5"], r"beyond\.txt: line 2: vertex id 8 is beyond the "
+                                                        r"declared vertex count 5"),
+    ("trunc.g500", b"\0" * 20, [], r"trunc\.g500: truncated binary file"),
+    ("badhdr.mtx", b"%%MatrixMarket matrix cordinate real general\n2 2 1\n1 2 1\n", [],
+     r"badhdr\.mtx: line 1: bad Matrix Market header"),
+    ("badgz.txt.gz", gzip.compress(b"".join(b"%d %d\n" % (i * 7919 % 10007, i) for i in range(5000)))[:9000],
+     [], r"badgz\.txt\.gz: corrupt or truncated gzip"),
+]
+
+
+@pytest.mark.parametrize("name, data, extra, pattern", BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+@pytest.mark.parametrize("command", ["convert", "info"])
+def test_bad_input_one_line_exit_2_no_output(tmp_path, capsys, name, data, extra, pattern, command):
+    src = tmp_path / name
+    src.write_bytes(data)
+    out_path = tmp_path / "out.npz"
+    argv = [command, src] + ([out_path] if command == "convert" else []) + extra
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"breadth {command}: error: ")
+    import re
+    assert re.search(pattern, lines[0]), lines[0]
+    assert "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == [name]          # no output, no temporary file
+
+
+def test_missing_file_directory_and_empty(tmp_path, capsys):
+    rc, _, err = run(capsys, "convert", tmp_path / "missing.txt", tmp_path / "o.npz")
+    assert rc == 2 and "missing.txt: no such file" in err
+    (tmp_path / "adir.txt").mkdir()
+    rc, _, err = run(capsys, "info", tmp_path / "adir.txt")
+    assert rc == 2 and "adir.txt: is a directory" in err
+    rc, _, err = run(capsys, "convert", tmp_path / "missing.txt", tmp_path / "adir.txt")
+    assert rc == 2
+    (tmp_path / "empty.txt").write_bytes(b"")
+    rc, out, _ = run(capsys, "convert", tmp_path / "empty.txt", tmp_path / "empty.npz")
+    assert rc == 0 and breadth.read(tmp_path / "empty.npz").num_vertices == 0
+    rc, _, err = run(capsys, "convert", tmp_path / "empty.txt", tmp_path / "out.parquet")
+    assert rc == 2 and "cannot tell the graph format" in err and not (tmp_path / "out.parquet").exists()
+    rc, _, err = run(capsys, "convert", tmp_path / "empty.txt", tmp_path / "nodir" / "o.npz")
+    assert rc == 2 and "does not exist" in err
+
+
+def test_bfs_reads_text_and_writes_results(tmp_path, capsys, snap):
+    """The lead's ``breadth bfs`` reads any format through breadth.read and writes CSV via write_result."""
+    rc, out, err = run(capsys, "bfs", snap, "--root", "10", "--out", tmp_path / "r.csv")
+    assert rc == 0, err
+    assert (tmp_path / "r.csv").read_text().splitlines()[0] == "vertex,depth,parent"
+
+
+def test_help_explains_options(capsys):
+    for cmd in ("convert", "info"):
+        with pytest.raises(SystemExit) as e:
+            main([cmd, "-h"])
+        assert e.value.code == 0
+        text = capsys.readouterr().out
+        for option in ("--from", "--directed", "--relabel", "--vertices", "--json"):
+            assert option in text
+
+
+def test_subprocess_error_has_no_traceback(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0 1\n1 two\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    proc = subprocess.run([sys.executable, "-m", "breadth", "convert", str(bad), str(tmp_path / "o.npz")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"breadth convert: error: {bad}: line 2: non-numeric vertex id 'two' " \
+                                  "(expected a non-negative integer)"
+    assert not (tmp_path / "o.npz").exists()
