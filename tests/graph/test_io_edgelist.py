@@ -65,6 +65,21 @@ def test_mixed_separators_crlf_no_final_newline(tmp_path):
     assert g.neighbors(2).tolist() == [1, 3]
 
 
+def test_utf8_bom_is_skipped(tmp_path):
+    g = read(write_text(tmp_path, b"\xef\xbb\xbf0 1\n1 2\n"))
+    assert g.num_edges == 2
+
+
+def test_progress_and_summary_on_request(tmp_path, capsys):
+    p = write_text(tmp_path, "0 1\n1 2\n")
+    read(p, progress=False, verbose=False)
+    assert capsys.readouterr().err == ""
+    read(p, progress=True, verbose=True)
+    err = capsys.readouterr().err
+    assert "g.txt [edgelist]: 3 vertices, 2 edges (undirected), 0 self-loops removed" in err
+    assert "note: g.txt: no directedness declared" in err
+
+
 def test_third_column_ignored_with_note(tmp_path):
     g, stats = read_with_stats(write_text(tmp_path, "0 1 0.5\n1 2 3.25\n2 3\n"))
     assert g.num_edges == 3

@@ -133,7 +133,7 @@ def output_stream(path, gz: bool):
 # ---------------------------------------------------------------- progress
 def progress_bar(total, desc, progress, unit="B"):
     """A tqdm bar on stderr. progress=None: only on a terminal, shown once work passes 1 s."""
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     disable = None if progress is None else not progress
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=True, unit_divisor=1024 if unit == "B" else 1000,

@@ -73,28 +73,16 @@ def _piece_starts(buf, npieces):
     return starts
 
 
-@njit(parallel=True, cache=True)
-def _count_lines(buf, starts, data_lines, newlines):
-    """Pass 1: data lines and newlines of every piece."""
-    for p in prange(starts.size - 1):
-        i = starts[p]
-        end = starts[p + 1]
-        data = 0
-        nl = 0
-        while i < end:
-            while i < end and _is_sep(buf[i]):
-                i += 1
-            if i < end:
-                c = buf[i]
-                if c != NL and c != HASH and c != PERCENT:
-                    data += 1
-            while i < end and buf[i] != NL:
-                i += 1
-            if i < end:
-                nl += 1
-                i += 1
-        data_lines[p] = data
-        newlines[p] = nl
+@njit(cache=True)
+def _checked_value(buf, start, stop):
+    """Value of the digits buf[start:stop] with an overflow check (-1 if it exceeds int64)."""
+    v = 0
+    for j in range(start, stop):
+        d = np.int64(buf[j]) - 48
+        if v > (INT64_MAX - d) // 10:
+            return -1
+        v = v * 10 + d
+    return v
 
 
 @njit(cache=True)
@@ -105,13 +93,18 @@ def _parse_id(buf, i, end, limit):
         if c == MINUS and i + 1 < end and _is_digit(buf[i + 1]):
             return 0, i, NEGATIVE
         return 0, i, NON_NUMERIC
+    start = i
     v = 0
-    while i < end and _is_digit(buf[i]):
-        d = buf[i] - 48
-        if v > (INT64_MAX - d) // 10:
-            return 0, i, TOO_BIG
+    while i < end:
+        d = np.int64(buf[i]) - 48
+        if d < 0 or d > 9:
+            break
         v = v * 10 + d
         i += 1
+    if i - start > 18:                  # may have wrapped: redo with the (slower) overflow check
+        v = _checked_value(buf, start, i)
+        if v < 0:
+            return 0, start, TOO_BIG
     if i < end and not (_is_sep(buf[i]) or buf[i] == NL):
         return 0, i, NON_NUMERIC
     if v >= limit:
@@ -120,12 +113,13 @@ def _parse_id(buf, i, end, limit):
 
 
 @njit(parallel=True, cache=True)
-def _parse_lines(buf, starts, offsets, limit, src, dst, err_code, err_pos, columns):
-    """Pass 2: parse every piece's data lines into src/dst[offsets[p]:]."""
+def _parse_lines(buf, starts, offsets, limit, src, dst, counts, newlines, err_code, err_pos, columns):
+    """Parse every piece's data lines into src/dst[offsets[p]:] (room for a line per 4 bytes)."""
     for p in prange(starts.size - 1):
         i = starts[p]
         end = starts[p + 1]
         k = offsets[p]
+        nl = 0
         code = OK
         pos = -1
         cols = 2
@@ -137,11 +131,14 @@ def _parse_lines(buf, starts, offsets, limit, src, dst, err_code, err_pos, colum
                 break
             c = buf[i]
             if c == NL:
+                nl += 1
                 i += 1
                 continue
             if c == HASH or c == PERCENT:
                 while i < end and buf[i] != NL:
                     i += 1
+                if i < end:
+                    nl += 1
                 i += 1
                 continue
             tok = i
@@ -169,7 +166,11 @@ def _parse_lines(buf, starts, offsets, limit, src, dst, err_code, err_pos, colum
                 cols = 3
                 while i < end and buf[i] != NL:
                     i += 1
+            if i < end:
+                nl += 1
             i += 1
+        counts[p] = k - offsets[p]
+        newlines[p] = nl
         err_code[p] = code
         err_pos[p] = pos
         columns[p] = cols
@@ -184,27 +185,32 @@ def _token_end(buf, i):
 
 
 def _parse_block(buf, limit):
-    """Parse one block of whole lines. Returns (src, dst, newlines, extra_columns, error or None)."""
+    """Parse one block of whole lines. Returns (src, dst, newlines, extra_columns, error or None).
+
+    A data line takes at least 4 bytes ("u v" and its newline; 3 for a last line without
+    one), so a piece of b bytes holds at most b // 4 + 1 of them: each piece parses into
+    its own slice of that size in one pass, and the slices are then packed together.
+    (np.empty leaves the unused tail of the slices untouched, so it costs no memory.)
+    """
     npieces = max(1, min(4 * numba.get_num_threads(), buf.size // 65536 + 1))
     starts = _piece_starts(buf, npieces)
-    data_lines = np.empty(npieces, dtype=np.int64)
-    newlines = np.empty(npieces, dtype=np.int64)
-    _count_lines(buf, starts, data_lines, newlines)
     offsets = np.zeros(npieces + 1, dtype=np.int64)
-    np.cumsum(data_lines, out=offsets[1:])
-    m = int(offsets[-1])
-    src = np.empty(m, dtype=np.int64)
-    dst = np.empty(m, dtype=np.int64)
+    np.cumsum(np.diff(starts) // 4 + 1, out=offsets[1:])
+    src_buf = np.empty(int(offsets[-1]), dtype=np.int64)
+    dst_buf = np.empty(int(offsets[-1]), dtype=np.int64)
+    counts = np.zeros(npieces, dtype=np.int64)
+    newlines = np.zeros(npieces, dtype=np.int64)
     err_code = np.zeros(npieces, dtype=np.int64)
     err_pos = np.zeros(npieces, dtype=np.int64)
     columns = np.zeros(npieces, dtype=np.int64)
-    _parse_lines(buf, starts, offsets, limit, src, dst, err_code, err_pos, columns)
+    _parse_lines(buf, starts, offsets, limit, src_buf, dst_buf, counts, newlines, err_code, err_pos, columns)
     bad = np.flatnonzero(err_code)
-    error = None
     if bad.size:
         p = int(bad[0])
-        error = (int(err_code[p]), int(err_pos[p]))
-    return src, dst, int(newlines.sum()), bool(columns.max() > 2), error
+        return None, None, 0, False, (int(err_code[p]), int(err_pos[p]))
+    src = np.concatenate([src_buf[offsets[p]:offsets[p] + counts[p]] for p in range(npieces)])
+    dst = np.concatenate([dst_buf[offsets[p]:offsets[p] + counts[p]] for p in range(npieces)])
+    return src, dst, int(newlines.sum()), bool(columns.max() > 2), None
 
 
 def _error_message(path, buf, code, pos, line_base, limit):
@@ -274,7 +280,7 @@ def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None =
     line_base = 0
     extra = False
     first = True
-    buf = bytearray(CHUNK_BYTES)
+    buf = bytearray(min(CHUNK_BYTES, max(1 << 16, 8 * size if gz else size + 1)))
     keep = 0
     bar = progress_bar(size, f"reading {os.path.basename(path)}", progress)
     try:
@@ -292,6 +298,8 @@ def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None =
                         buf.extend(bytes(len(buf)))
                         keep = total
                         continue
+                if first and buf.startswith(b"\xef\xbb\xbf"):      # a UTF-8 byte order mark
+                    buf[:3] = b"   "
                 block = np.frombuffer(buf, dtype=np.uint8, count=cut)
                 if first:
                     hdr_n, declared_dir = _scan_header(block)
