@@ -13,7 +13,8 @@ discoveries known where they are needed:
   the replicated level array and the butterfly network synchronises the new
   vertices; the frontier size is then known everywhere and the scout count comes
   from a replicated out-degree array, so a level needs no other communication.
-  Parents are recovered after the search from the replicated levels.
+  Parents never travel: owners record those they find and recover the rest
+  after the search from the replicated levels.
 
 Direction optimization (Beamer et al., SC'12) follows the single-node driver
 (``breadth.kernels.direction_optimizing``) decision for decision: go bottom-up
@@ -117,7 +118,8 @@ class _Level:
 class Search1D:
     """Per-graph search state: buffers allocated once, reused by every search."""
 
-    def __init__(self, comm, lg, exchange="butterfly", fanout=1, algorithm="do", alpha=15.0, beta=18.0):
+    def __init__(self, comm, lg, exchange="butterfly", fanout=1, algorithm="do", alpha=15.0, beta=18.0,
+                 encoding="auto"):
         if exchange not in EXCHANGES:
             raise collective_error(InputError(f"unknown exchange {exchange!r}; choose from {', '.join(EXCHANGES)}"))
         if algorithm not in ALGORITHMS:
@@ -140,7 +142,7 @@ class Search1D:
         self.num_arcs = int(comm.allreduce(np.array([lg.local_arcs], dtype=np.int64))[0])
         if exchange == "butterfly":
             self.fanout = int(fanout)
-            self.ex = Butterfly(comm, n, self.fanout, lg.vid_dtype)
+            self.ex = Butterfly(comm, n, self.fanout, lg.vid_dtype, encoding)
             self.lvl = np.empty(n, dtype=lg.vid_dtype)
             counts = np.diff(lg.partition.bounds)
             self.odeg = comm.allgatherv(lg.out_degree().astype(lg.vid_dtype), counts=counts)
@@ -191,7 +193,9 @@ class Search1D:
         lg, ex, comm = self.lg, self.ex, self.comm
         lo, hi = lg.partition.lo, lg.partition.hi
         lvl, gq, tail, odeg = self.lvl, ex.gqueue, ex.tail, self.odeg
+        parent = np.empty(lg.num_local, dtype=np.int64)
         fill(lvl, -1)
+        fill(parent, -1)
         seeds = np.unique(roots)
         lvl[seeds] = 0
         total = seeds.size
@@ -209,12 +213,13 @@ class Search1D:
             if bottom_up:
                 queue_to_bitmap(gq, total, self.front)
                 tail[0] = 0
-                examined = steps.bu_step_replicated(lg.in_indptr, lg.in_indices, lo, lvl, self.front, level, gq, tail)
+                examined = steps.bu_step_replicated(lg.in_indptr, lg.in_indices, lo, lvl, self.front, level, gq, tail,
+                                                    parent)
             else:
                 frontier_edge_offsets(lg.indptr, self.queue, qsize, self.offsets)
                 tail[0] = 0
                 examined = steps.td_step_replicated(lg.indptr, lg.indices, self.queue, qsize, self.offsets, lvl,
-                                                    level, gq, tail)
+                                                    level, gq, tail, lo, parent)
             total = ex.synchronise(int(tail[0]), lvl, level + 1)
             qsize = steps.owned_of(gq, total, lo, hi, self.queue)
             scout = int(steps.degree_sum(odeg, gq, total))
@@ -222,7 +227,6 @@ class Search1D:
                 policy.after_bottom_up(total, frontier)
             records.append(_Level(int(bottom_up), frontier, total, int(examined), time.perf_counter() - t0))
             level += 1
-        parent = np.empty(lg.num_local, dtype=np.int64)
         depth = np.empty(lg.num_local, dtype=np.int64)
         steps.recover_parents(lg.in_indptr, lg.in_indices, lo, lvl, parent, depth)
         return parent, depth, records

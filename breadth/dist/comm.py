@@ -251,29 +251,6 @@ class Comm:
         return out
 
     # ------------------------------------------------------------------ point to point
-    def exchange(self, sends, recvs, tag, category="exchange") -> list[int]:
-        """Simultaneous sends and receives with several partners.
-
-        ``sends``: list of (rank, 1-D array); ``recvs``: list of (rank, 1-D buffer), each
-        buffer large enough for the message. Returns the element count received into each.
-        """
-        MPI = self.MPI
-        t0 = time.perf_counter()
-        reqs = []
-        rtype = None
-        for src, buf in recvs:
-            rtype = _mpi_type(buf.dtype)
-            reqs.append(self.mpi.Irecv([buf, rtype], source=src, tag=tag))
-        nbytes = 0
-        for dst, arr in sends:
-            reqs.append(self.mpi.Isend([arr, _mpi_type(arr.dtype)], dest=dst, tag=tag))
-            nbytes += arr.nbytes
-        statuses = [MPI.Status() for _ in reqs]
-        MPI.Request.Waitall(reqs, statuses)
-        got = [statuses[i].Get_count(rtype) for i in range(len(recvs))]
-        self._account(category, len(sends), nbytes, time.perf_counter() - t0)
-        return got
-
     def isend(self, dst, arr, tag, category="exchange"):
         """Start a send (counted now); complete it with ``wait_all``."""
         t0 = time.perf_counter()
@@ -281,14 +258,18 @@ class Comm:
         self._account(category, 1, arr.nbytes, time.perf_counter() - t0)
         return req
 
-    def recv_all(self, recvs, tag, category="exchange") -> list[int]:
-        """Receive from several partners at once into the given buffers; returns element counts."""
+    def recv_all(self, recvs, tag=None, category="exchange") -> list[tuple[int, int]]:
+        """Receive from several partners at once into the given buffers (``tag`` None: any tag).
+
+        Returns (element count, tag) per receive; elements of the buffer's dtype.
+        """
         MPI = self.MPI
         t0 = time.perf_counter()
+        tag = MPI.ANY_TAG if tag is None else tag
         reqs = [self.mpi.Irecv([buf, _mpi_type(buf.dtype)], source=src, tag=tag) for src, buf in recvs]
         statuses = [MPI.Status() for _ in reqs]
         MPI.Request.Waitall(reqs, statuses)
-        got = [st.Get_count(_mpi_type(buf.dtype)) for st, (_, buf) in zip(statuses, recvs)]
+        got = [(st.Get_count(_mpi_type(buf.dtype)), st.Get_tag()) for st, (_, buf) in zip(statuses, recvs)]
         self._account(category, 0, 0, time.perf_counter() - t0)
         return got
 

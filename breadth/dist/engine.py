@@ -37,6 +37,9 @@ from .comm import Comm, collective_error
 from .validate import validate_1d
 
 
+INTERPRETER_BYTES = 128 << 20     # Python, numpy, numba and MPI in every rank
+
+
 def estimate_rank_bytes(num_vertices, num_tuples, nprocs, exchange="butterfly", fanout=1, directed=False) -> int:
     """Peak bytes of one rank: max(construction, graph + search state + validation), averaged shares."""
     n, P = int(num_vertices), max(1, int(nprocs))
@@ -51,7 +54,7 @@ def estimate_rank_bytes(num_vertices, num_tuples, nprocs, exchange="butterfly", 
     else:
         replicated = n / 4 + 16 * arcs
     search = csr + replicated + 16 * rows * 2 + 8 * n       # + result arrays, validation depth gather
-    return int(max(build + 8 * rows, search))
+    return int(max(build + 8 * rows, search)) + INTERPRETER_BYTES
 
 
 def _auto_threads(comm):
@@ -70,7 +73,7 @@ class DistEngine:
     """MPI engine on a 1D partition; ``exchange`` is "alltoall" or "butterfly" (with ``fanout``)."""
 
     def __init__(self, exchange="butterfly", fanout=1, algorithm="do", alpha=15.0, beta=18.0, directed=False,
-                 comm=None, threads=None):
+                 comm=None, threads=None, encoding="auto"):
         self.comm = comm if isinstance(comm, Comm) else Comm(comm)
         from .failure import install
 
@@ -82,6 +85,8 @@ class DistEngine:
             error = InputError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
         elif exchange == "butterfly" and (int(fanout) != fanout or fanout < 1):
             error = InputError(f"--fanout must be a positive integer, got {fanout!r}")
+        elif encoding not in ("auto", "queue"):
+            error = InputError(f"unknown butterfly encoding {encoding!r}; choose auto or queue")
         elif not (alpha > 0 and beta > 0):
             error = InputError(f"alpha and beta must be positive, got alpha={alpha}, beta={beta}")
         if error is not None:
@@ -92,6 +97,7 @@ class DistEngine:
         self.alpha = float(alpha)
         self.beta = float(beta)
         self.directed = bool(directed)
+        self.encoding = encoding
         import numba
 
         if threads is None:
@@ -170,7 +176,7 @@ class DistEngine:
     def _make_state(self):
         with self.comm.phase("construct"):
             self.state = Search1D(self.comm, self.lg, self.exchange, self.fanout or 1, self.algorithm, self.alpha,
-                                  self.beta)
+                                  self.beta, self.encoding)
 
     def after_construct(self):
         self._edges = None
@@ -248,7 +254,8 @@ class DistEngine:
         from .comm import get_mpi
 
         return {"engine": self.name, "ranks": self.nprocs, "partition": "1d", "exchange": self.exchange,
-                "fanout": self.fanout, "threads_per_rank": numba.get_num_threads(), "algorithm": self.algorithm,
+                "fanout": self.fanout, "encoding": self.encoding if self.exchange == "butterfly" else None,
+                "threads_per_rank": numba.get_num_threads(), "algorithm": self.algorithm,
                 "alpha": self.alpha, "beta": self.beta,
                 "mpi": get_mpi().Get_library_version().splitlines()[0].strip()}
 

@@ -36,10 +36,18 @@ becomes the hot spot the paper observes going from 8 to 9 GPUs (Fig. 3). The
 exact count for any P is ``messages_per_level(P, f)`` (the schedule's size),
 e.g. f=1: P=3 -> 6, P=5 -> 14, P=6 -> 18, P=7 -> 22 (P=2,4,8 -> 2, 8, 24).
 
-Buffers (the paper's O(f*V) bound): a global queue of V ids and f receive slots
-of V ids each, allocated once per engine. A rank with more than f partners in a
-round (only when hosting) receives them f at a time into the same slots. The
-bound holds because a message is a duplicate-free set of vertices.
+Encoding. A message is the sender's global queue as vertex ids, or -- when that
+is smaller, i.e. the set holds more than V/32 vertices with 4-byte ids -- as a
+V-bit bitmap of the same set (dense levels of bottom-up steps). The receiver
+tells them apart by the message tag; either way it merges a duplicate-free set,
+and the message count is unchanged. ``encoding="queue"`` keeps the paper's
+id lists always.
+
+Buffers (the paper's O(f*V) bound): a global queue of V ids, f receive slots of
+V ids each (a bitmap fits in one) and one V-bit send bitmap, allocated once per
+engine. A rank with more than f partners in a round (only when hosting)
+receives them f at a time into the same slots. The bound holds because a
+message is a duplicate-free set of vertices.
 """
 from __future__ import annotations
 
@@ -48,12 +56,16 @@ from functools import lru_cache
 import numpy as np
 from numba import njit, prange
 
+from numba.cpython.unsafe.numbers import trailing_zeros
+
 from ..errors import InputError
 from ..kernels.atomics import atomic_add, atomic_cas
+from ..kernels.frontier import WORD_BLOCK, num_words, queue_to_bitmap
 
 MERGE_BLOCK = 4096
 MERGE_BUFFER = 1024
-TAG = 7100
+TAG_IDS, TAG_BITS = 7101, 7102
+ENCODINGS = ("auto", "queue")
 
 
 @lru_cache(maxsize=64)
@@ -140,24 +152,55 @@ def merge_new(recv, count, lvl, value, gqueue, tail):
         _flush(buf, nbuf, gqueue, tail)
 
 
+@njit(parallel=True, cache=True)
+def merge_bits(words, nwords, lvl, value, gqueue, tail):
+    """merge_new for a set sent as a bitmap: every set bit v whose level is -1."""
+    nblocks = (nwords + WORD_BLOCK - 1) // WORD_BLOCK
+    for b in prange(nblocks):
+        buf = np.empty(MERGE_BUFFER, dtype=gqueue.dtype)
+        nbuf = 0
+        for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
+            x = words[w]
+            while x:
+                v = w * 64 + trailing_zeros(x)
+                x &= x - np.uint64(1)
+                if lvl[v] < 0 and atomic_cas(lvl, v, -1, value):
+                    buf[nbuf] = v
+                    nbuf += 1
+                    if nbuf == MERGE_BUFFER:
+                        _flush(buf, nbuf, gqueue, tail)
+                        nbuf = 0
+        _flush(buf, nbuf, gqueue, tail)
+
+
 class Butterfly:
     """Frontier synchronisation over the butterfly network of fanout ``f`` (buffers allocated once)."""
 
     name = "butterfly"
 
-    def __init__(self, comm, num_vertices: int, fanout: int, dtype):
+    def __init__(self, comm, num_vertices: int, fanout: int, dtype, encoding="auto"):
+        if encoding not in ENCODINGS:
+            raise InputError(f"unknown butterfly encoding {encoding!r}; choose from {', '.join(ENCODINGS)}")
         self.comm = comm
         self.fanout = int(fanout)
+        self.encoding = encoding
         self.schedule = butterfly_schedule(comm.size, self.fanout)
         self.partners = [rnd[comm.rank] for rnd in self.schedule]
         n = max(1, int(num_vertices))
-        self.slots = np.empty((self.fanout, n), dtype=dtype)     # f receive slots of V ids
-        self.gqueue = np.empty(n, dtype=dtype)                   # the global queue: V ids
+        self.dtype = np.dtype(dtype)
+        self.nwords = num_words(n)
+        slot_bytes = -(-max(n * self.dtype.itemsize, self.nwords * 8) // 8) * 8
+        self.slots = np.empty((self.fanout, slot_bytes), dtype=np.uint8)   # f receive slots of V ids
+        self.gqueue = np.empty(n, dtype=dtype)                             # the global queue: V ids
+        self.sendbits = np.empty(self.nwords, dtype=np.uint64)             # the queue as a bitmap
         self.tail = np.zeros(1, dtype=np.int64)
 
     @property
     def nbytes(self) -> int:
-        return self.slots.nbytes + self.gqueue.nbytes
+        return self.slots.nbytes + self.gqueue.nbytes + self.sendbits.nbytes
+
+    def _dense(self, count) -> bool:
+        return self.encoding == "auto" and count * self.dtype.itemsize > self.nwords * 8
 
     def synchronise(self, count: int, lvl, value: int) -> int:
         """Complete ``gqueue[:count]`` (this rank's new vertices) to the level's global frontier.
@@ -167,19 +210,26 @@ class Butterfly:
         """
         comm, gq, tail = self.comm, self.gqueue, self.tail
         f = self.fanout
-        for rnd, partners in enumerate(self.partners):
+        for partners in self.partners:
             if not partners:
                 continue
-            tag = TAG + rnd
-            out = gq[:count]
+            if self._dense(count):
+                queue_to_bitmap(gq, count, self.sendbits)
+                out, tag = self.sendbits, TAG_BITS
+            else:
+                out, tag = gq[:count], TAG_IDS
             reqs = [comm.isend(p, out, tag) for p in partners]
             tail[0] = count
             for b in range(0, len(partners), f):
                 batch = partners[b:b + f]
-                got = comm.recv_all([(p, self.slots[i]) for i, p in enumerate(batch)], tag)
-                for i, k in enumerate(got):
-                    if k:
-                        merge_new(self.slots[i], k, lvl, value, gq, tail)
+                # any tag: a pair's messages arrive in order and each round completes before the next
+                got = comm.recv_all([(p, self.slots[i]) for i, p in enumerate(batch)])
+                for i, (nbytes, kind) in enumerate(got):
+                    if kind == TAG_BITS:
+                        merge_bits(self.slots[i].view(np.uint64), nbytes // 8, lvl, value, gq, tail)
+                    elif nbytes:
+                        merge_new(self.slots[i].view(self.dtype), nbytes // self.dtype.itemsize, lvl, value,
+                                  gq, tail)
             comm.wait_all(reqs)
             count = int(tail[0])
         return count

@@ -9,10 +9,11 @@ levels. Top-down (``td_step_replicated``) expands the owned frontier and claims
 any unvisited neighbour with a compare-and-swap on ``lvl``, appending winners to
 the global queue; bottom-up (``bu_step_replicated``) lets each owned unvisited
 vertex look for an in-neighbour in the frontier bitmap (rebuilt on every rank
-from the synchronised frontier) and stop at the first. Parents are not tracked
-while searching: ``recover_parents`` gives every owned vertex at level L > 0
-the first in-neighbour at level L - 1 afterwards (the replicated levels make
-that a local scan), which is a valid BFS tree edge by construction.
+from the synchronised frontier) and stop at the first. Parents never travel:
+a step records the parent of an owned vertex it claims itself, and after the
+search ``recover_parents`` gives every other owned vertex at level L > 0 (found
+by another rank) its first in-neighbour at level L - 1 (the replicated levels
+make that a local scan) -- a valid BFS tree edge by construction.
 
 *Owner* (all-to-all): each rank holds parent and depth only for its own
 vertices. Top-down (``td_step_owned``) claims owned neighbours directly and
@@ -46,8 +47,12 @@ def _flush(buf, count, out, tail):
 
 # ------------------------------------------------------------------ replicated state (ButterFly)
 @njit(parallel=True, cache=True)
-def td_step_replicated(indptr, indices, queue, qsize, offsets, lvl, level, gqueue, tail):
-    """Expand owned frontier queue[:qsize] (local ids); new vertices (global) go to gqueue."""
+def td_step_replicated(indptr, indices, queue, qsize, offsets, lvl, level, gqueue, tail, lo, parent):
+    """Expand owned frontier queue[:qsize] (local ids); new vertices (global) go to gqueue.
+
+    An owned vertex claimed here also gets its parent (``parent``: owned, local ids).
+    """
+    nl = parent.size
     total = offsets[qsize]
     nblocks = (total + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
     nxt = level + 1
@@ -64,6 +69,9 @@ def td_step_replicated(indptr, indices, queue, qsize, offsets, lvl, level, gqueu
             for j in range(first, last):
                 v = indices[j]
                 if lvl[v] < 0 and atomic_cas(lvl, v, -1, nxt):
+                    loc = np.int64(v) - lo
+                    if loc >= 0 and loc < nl:
+                        parent[loc] = lo + u
                     buf[nbuf] = v
                     nbuf += 1
                     if nbuf == TD_BUFFER:
@@ -75,8 +83,8 @@ def td_step_replicated(indptr, indices, queue, qsize, offsets, lvl, level, gqueu
 
 
 @njit(parallel=True, cache=True)
-def bu_step_replicated(in_indptr, in_indices, lo, lvl, front, level, gqueue, tail):
-    """Owned unvisited vertices adopt the level after the first in-neighbour set in ``front``."""
+def bu_step_replicated(in_indptr, in_indices, lo, lvl, front, level, gqueue, tail, parent):
+    """Owned unvisited vertices adopt the level after (and as parent) the first in-neighbour in ``front``."""
     nl = in_indptr.size - 1
     nblocks = (nl + V_BLOCK - 1) // V_BLOCK
     nxt = level + 1
@@ -93,6 +101,7 @@ def bu_step_replicated(in_indptr, in_indices, lo, lvl, front, level, gqueue, tai
                     ex += 1
                     if (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
                         lvl[v] = nxt
+                        parent[loc] = u
                         buf[nbuf] = v
                         nbuf += 1
                         if nbuf == TD_BUFFER:
@@ -157,7 +166,11 @@ def degree_sum(degree, vertices, count):
 
 @njit(parallel=True, cache=True)
 def recover_parents(in_indptr, in_indices, lo, lvl, parent, depth):
-    """parent/depth of owned vertices from the replicated levels (level-0 vertices are seeds)."""
+    """parent/depth of owned vertices from the replicated levels (level-0 vertices are seeds).
+
+    Vertices whose parent the steps recorded (claimed by this rank) keep it; the others
+    (found by another rank) get their first in-neighbour one level closer.
+    """
     nl = in_indptr.size - 1
     for b in prange((nl + V_BLOCK - 1) // V_BLOCK):
         for loc in range(b * V_BLOCK, min(nl, (b + 1) * V_BLOCK)):
@@ -167,6 +180,8 @@ def recover_parents(in_indptr, in_indices, lo, lvl, parent, depth):
             p = -1
             if d == 0:
                 p = v
+            elif d > 0 and parent[loc] >= 0:
+                p = parent[loc]
             elif d > 0:
                 for j in range(in_indptr[loc], in_indptr[loc + 1]):
                     u = in_indices[j]

@@ -32,6 +32,7 @@ from breadth.dist.validate import validate_1d
 from breadth.graph500.engine import tuple_degree
 
 CONFIGS = [("alltoall", None), ("butterfly", 1), ("butterfly", 2), ("butterfly", 4)]
+ENCODING = os.environ.get("ENCODING", "auto")      # butterfly messages: ids or bitmap ("auto") / ids ("queue")
 
 
 def edges_for(name):
@@ -118,7 +119,7 @@ def check(names, algorithms):
         tdeg = tuple_degree(src, dst, g.num_vertices) if comm.rank == 0 else None
         for exchange, fanout in CONFIGS:
             for algorithm in algorithms:
-                state = Search1D(comm, engine.lg, exchange, fanout or 1, algorithm)
+                state = Search1D(comm, engine.lg, exchange, fanout or 1, algorithm, encoding=ENCODING)
                 for root in roots:
                     result = state.search(root)
                     validate_1d(comm, engine.lg, root, result.parent, result.depth)
