@@ -136,9 +136,10 @@ def progress_bar(total, desc, progress, unit="B"):
     from tqdm import tqdm
 
     disable = None if progress is None else not progress
+    extra = {"bar_format": "{desc} ({elapsed})"} if total is None else {}
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=True, unit_divisor=1024 if unit == "B" else 1000,
                 disable=disable, file=sys.stderr, delay=1.0 if progress is None else 0.0, leave=False,
-                dynamic_ncols=True)
+                dynamic_ncols=True, **extra)
 
 
 def show_stage(bar, name: str, t0: float, expect_slow: bool) -> None:
