@@ -123,6 +123,26 @@ def _compact(indptr, adj, new_indptr, out):
             out[dst + j] = adj[lo + j]
 
 
+@njit(parallel=True, cache=True)
+def csr_violations(indptr, indices, n):
+    """One parallel pass over a CSR: (offsets decreasing somewhere, an id outside [0, n))."""
+    m = indices.size
+    bad_offsets = 0
+    for v in prange(indptr.size - 1):
+        if indptr[v + 1] < indptr[v]:
+            bad_offsets += 1
+    bad_ids = 0
+    block = 1 << 16
+    for b in prange((m + block - 1) // block):
+        c = 0
+        for j in range(b * block, min(m, (b + 1) * block)):
+            x = indices[j]
+            if x < 0 or x >= n:
+                c += 1
+        bad_ids += c
+    return bad_offsets > 0, bad_ids > 0
+
+
 def check_edge_arrays(src, dst, num_vertices):
     """Validate an edge list and return (src, dst, num_vertices) as int64 arrays and an int."""
     src = np.asarray(src)

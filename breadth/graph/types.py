@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from .build import BuildInfo, build_csr, check_edge_arrays
+from .build import BuildInfo, build_csr, check_edge_arrays, csr_violations
 from .memory import index_itemsize
 
 
@@ -38,9 +38,10 @@ def _check_csr(indptr, indices, n, what):
         raise InputError(f"{what}: indptr has {indptr.size} entries, expected {n + 1}")
     if indptr[0] != 0 or indptr[-1] != indices.size:
         raise InputError(f"{what}: indptr must start at 0 and end at len(indices)={indices.size}")
-    if n and np.any(indptr[1:] < indptr[:-1]):
+    bad_offsets, bad_ids = csr_violations(indptr, indices, n)
+    if bad_offsets:
         raise InputError(f"{what}: indptr is not non-decreasing")
-    if indices.size and (indices.min() < 0 or indices.max() >= n):
+    if bad_ids:
         raise InputError(f"{what}: neighbour id out of range [0, {n})")
 
 
