@@ -67,7 +67,7 @@ def row(label, ranks, d, base_teps):
     return {"config": label, "ranks": ranks, "teps": teps, "median_ms": 1e3 * d["bfs_time"]["median"],
             "vs_single": teps / base_teps, "messages": c.get("messages_per_search", 0.0),
             "bytes": c.get("bytes_per_search", 0.0), "comm_ms": 1e3 * c.get("comm_seconds_per_search", 0.0),
-            "levels": c.get("levels_per_search", len(d["searches"][0]["levels"]) if d["searches"] else 0),
+            "levels": sum(len(x["levels"]) for x in d["searches"]) / max(1, len(d["searches"])),
             "construct_s": d["construction_time"], "nedge": d["nedge"]["mean"]}
 
 

@@ -162,4 +162,4 @@ def run_distributed(args) -> int:
                   f"seconds={result.seconds:.6f} messages={c['messages']} bytes={c['bytes']}{ok}")
         return 0
 
-    return guarded(comm, body)
+    return guarded(comm, body, "bfs")

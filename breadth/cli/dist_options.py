@@ -12,17 +12,16 @@ def add_dist_options(p):
         "distributed search (MPI)",
         "Run under 'mpiexec -n P breadth ...' (or let --ranks start mpiexec). Rank 0 prints; every rank "
         "holds only its share of the graph.")
-    g.add_argument("--partition", choices=("none", "1d"), default=None,
+    g.add_argument("--partition", choices=("auto", "none", "1d"), default="auto",
                    help="none: one process, no MPI; 1d: contiguous vertex ranges balanced by edge count, one "
-                        "per rank (default: 1d under mpiexec with more than one rank, else none)")
-    g.add_argument("--exchange", choices=("alltoall", "butterfly"), default=None,
+                        "per rank; auto: 1d under mpiexec with more than one rank, else none")
+    g.add_argument("--exchange", choices=("alltoall", "butterfly"), default=DEFAULT_EXCHANGE,
                    help="how each level's discoveries are exchanged: alltoall routes (vertex, parent) pairs to "
-                        f"their owners; butterfly synchronises a replicated level array over a butterfly network "
-                        f"(Green, ButterFly BFS) (default {DEFAULT_EXCHANGE})")
-    g.add_argument("--fanout", type=int, default=None, metavar="F",
-                   help="butterfly partners per round: a network of radix F+1 in ceil(log_(F+1) P) rounds, "
-                        f"P*F*log_(F+1)(P) messages per level when P is a power of F+1 (default {DEFAULT_FANOUT}: "
-                        "pairwise)")
+                        "their owners; butterfly synchronises a replicated level array over a butterfly network "
+                        "(Green, ButterFly BFS)")
+    g.add_argument("--fanout", type=int, default=DEFAULT_FANOUT, metavar="F",
+                   help="butterfly partners per round (1: pairwise): a network of radix F+1 in ceil(log_(F+1) P) "
+                        "rounds, P*F*log_(F+1)(P) messages per level when P is a power of F+1")
     g.add_argument("--ranks", type=int, default=None, metavar="P",
                    help="start 'mpiexec -n P' with this same command yourself (implies --partition 1d; adds "
                         "--oversubscribe when P exceeds the cores)")
@@ -44,18 +43,18 @@ def partition_mode(args) -> str:
         return "1d"
     if args.hostfile is not None:
         raise InputError("--hostfile goes with --ranks (under your own mpiexec, pass it to mpiexec)")
-    if mode is None:
+    if mode == "auto":
         mode = "1d" if world is not None and world > 1 else "none"
     if mode == "none":
         if world is not None and world > 1:
             raise InputError(f"--partition none runs on one process, but mpiexec started {world}; "
                              "use --partition 1d")
-        for name in ("exchange", "fanout"):
-            if getattr(args, name) is not None:
+        for name, default in (("exchange", DEFAULT_EXCHANGE), ("fanout", DEFAULT_FANOUT)):
+            if getattr(args, name) != default:
                 raise InputError(f"--{name} applies to distributed runs: add --partition 1d or --ranks P")
-    if args.fanout is not None and args.fanout < 1:
+    if args.fanout < 1:
         raise InputError(f"--fanout must be >= 1, got {args.fanout}")
-    if args.fanout is not None and args.exchange == "alltoall":
+    if args.fanout != DEFAULT_FANOUT and args.exchange == "alltoall":
         raise InputError("--fanout applies to --exchange butterfly")
     return mode
 
@@ -69,9 +68,7 @@ def quiet_rank() -> bool:
 
 
 def engine_options(args) -> dict:
-    exchange = args.exchange or DEFAULT_EXCHANGE
-    fanout = args.fanout if args.fanout is not None else DEFAULT_FANOUT
-    return {"exchange": exchange, "fanout": fanout, "algorithm": args.algorithm, "alpha": args.alpha,
+    return {"exchange": args.exchange, "fanout": args.fanout, "algorithm": args.algorithm, "alpha": args.alpha,
             "beta": args.beta, "threads": args.threads}
 
 

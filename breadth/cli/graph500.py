@@ -96,4 +96,4 @@ def run_distributed(args) -> int:
                 plot_levels(result.searches, args.plot, title=f"Graph500 scale {args.scale}, {comm.size} ranks")
         return 0
 
-    return guarded(comm, body)
+    return guarded(comm, body, "graph500")

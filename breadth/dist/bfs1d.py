@@ -37,7 +37,7 @@ uncounted Allgather collects every rank's per-level figures for the result.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

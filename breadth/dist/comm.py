@@ -186,15 +186,6 @@ class Comm:
         self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)
         return out
 
-    def allgather(self, array, category="control") -> np.ndarray:
-        """Stack equal-shaped arrays of all ranks: result[r] is rank r's array."""
-        a = np.ascontiguousarray(array)
-        out = np.empty((self.size,) + a.shape, dtype=a.dtype)
-        t0 = time.perf_counter()
-        self.mpi.Allgather([a, _mpi_type(a.dtype)], [out, _mpi_type(a.dtype)])
-        self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)
-        return out
-
     def allgatherv(self, array, counts=None, out=None, category="control") -> np.ndarray:
         """Concatenate every rank's 1-D array in rank order (``counts``: per-rank lengths, if known)."""
         a = np.ascontiguousarray(array)
@@ -233,12 +224,6 @@ class Comm:
         data_bytes = (int(counts.sum()) - int(counts[me])) * send.itemsize
         self._account(category, 2 * (P - 1), 8 * (P - 1) + data_bytes, time.perf_counter() - t0)
         return recv, rcounts
-
-    def bcast_object(self, obj, root=0, category="control"):
-        t0 = time.perf_counter()
-        out = self.mpi.bcast(obj, root=root)
-        self._account(category, self.size - 1 if self.rank == root else 0, 0, time.perf_counter() - t0)
-        return out
 
     def gatherv(self, array, root=0):
         """Concatenate every rank's 1-D array on ``root`` (others get None). Not counted: reporting only."""

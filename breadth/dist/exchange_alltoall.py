@@ -16,8 +16,6 @@ O(V/P + E/P) plus two V-bit bitmaps (the gathered frontier and the ``sent`` set)
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .build import pack_arcs
 
 

@@ -8,8 +8,8 @@
   process and ends the job itself (Open MPI: "prterun noticed that process rank
   R ... exited on signal 9"). tests/dist checks both cases.
 * Errors every rank raises identically (bad arguments, a graph too large, a
-  failed validation) are not failures of a rank: every rank returns exit code 2
-  and only rank 0 prints. An error is known to be such when it is marked
+  failed validation) are not failures of a rank: only rank 0 prints the error
+  and every rank returns exit code 2. An error is known to be such when it is marked
   (``comm.collective_error``, ``Comm.agree``); otherwise ``guarded`` asks the
   other ranks with a non-blocking barrier on a communicator kept for errors only
   (so it cannot match a collective the others are blocked in): if every rank
@@ -59,18 +59,23 @@ def install(comm):
     _installed = True
 
 
-def guarded(comm, body):
+def guarded(comm, body, command=None):
     """Run ``body()`` on every rank; returns its exit code.
 
-    Collective BreadthErrors propagate on rank 0 (the CLI prints one line and exits 2)
-    and make the other ranks return 2 quietly; anything else aborts the job.
+    A BreadthError every rank raised: rank 0 prints ``breadth COMMAND: error: ...`` and
+    every rank returns 2 (after rank 0 has printed: mpiexec ends the job as soon as one
+    rank exits with a non-zero status). Anything else aborts the job.
     """
     try:
         return body()
     except BreadthError as exc:
-        if getattr(exc, "collective", False) or comm.size == 1 or _everyone_failed(comm):
+        if comm.size == 1:
+            raise
+        if getattr(exc, "collective", False) or _everyone_failed(comm):
             if comm.rank == 0:
-                raise
+                print(f"breadth {command}: error: {exc}" if command else f"breadth: error: {exc}",
+                      file=sys.stderr, flush=True)
+            comm.errors.Barrier()
             return 2
         abort(comm, exc)
     except SystemExit:

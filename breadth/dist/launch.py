@@ -123,7 +123,7 @@ def relaunch(parser, args, command: str) -> int:
         raise InputError("--ranks launches mpiexec itself; under mpiexec leave it out")
     mpiexec = find_mpiexec()
     flavour = mpi_flavour(mpiexec)
-    argv = [command] + unparse(parser, args, drop=("ranks", "hostfile", "partition")) + ["--partition", "1d"]
+    argv = [command] + unparse(parser, args, drop=("ranks", "hostfile", "partition")) + ["--partition=1d"]
     cmd = mpiexec_command(ranks, argv, mpiexec, flavour, getattr(args, "hostfile", None))
     sys.stdout.flush()
     try:

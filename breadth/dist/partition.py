@@ -109,12 +109,6 @@ def balanced_bounds(weights, num_vertices: int, nprocs: int) -> np.ndarray:
     return bounds
 
 
-@njit(cache=True)
-def owner_of(bounds, v):
-    """Rank owning global vertex v under ``bounds`` (numba helper for kernels)."""
-    return np.searchsorted(bounds, v, side="right") - 1
-
-
 class OneD(Partition):
     """Contiguous vertex ranges, 64-aligned, balanced by edge count."""
 

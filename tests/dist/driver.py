@@ -11,7 +11,6 @@ Modes:
   loop              search a graph forever (the failure tests kill or fail a rank);
                     env FAIL_RANK / FAIL_AFTER make that rank raise after that many
                     searches, PID_DIR makes every rank write its pid there.
-  memory            ask for a graph far larger than memory: must refuse up front.
 A failed check raises on that rank, which aborts the whole job (exit status != 0).
 """
 import os
@@ -169,19 +168,6 @@ def loop():
     raise SystemExit("loop ended without being stopped")
 
 
-def memory():
-    comm = Comm()
-    from breadth.dist.failure import guarded
-
-    def body():
-        engine = DistEngine(comm=comm)
-        engine.generate(40, 16, 1)
-        return 0
-
-    rc = guarded(comm, body)
-    raise SystemExit(rc)
-
-
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "check":
@@ -189,9 +175,3 @@ if __name__ == "__main__":
         check(sys.argv[2:], algos)
     elif mode == "loop":
         loop()
-    elif mode == "memory":
-        try:
-            memory()
-        except breadth.BreadthError as exc:
-            print(f"error: {exc}", flush=True)
-            raise SystemExit(2)

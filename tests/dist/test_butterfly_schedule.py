@@ -2,7 +2,6 @@
 P*f*log_(f+1) P messages per level for P a power of f + 1, and the documented counts for other P."""
 import math
 
-import numpy as np
 import pytest
 
 from breadth.dist.exchange_butterfly import (butterfly_schedule, formula_messages, messages_per_level,

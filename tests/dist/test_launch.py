@@ -50,7 +50,7 @@ def test_root_may_run_open_mpi(monkeypatch):
 
 
 def _args(**kw):
-    base = dict(partition=None, exchange=None, fanout=None, ranks=None, hostfile=None)
+    base = dict(partition="auto", exchange="butterfly", fanout=1, ranks=None, hostfile=None)
     base.update(kw)
     return argparse.Namespace(**base)
 
@@ -71,7 +71,8 @@ def test_partition_mode(monkeypatch):
     (dict(ranks=0), "--ranks must be >= 1"),
     (dict(ranks=2, partition="none"), "--partition 1d"),
     (dict(hostfile="h"), "--hostfile goes with --ranks"),
-    (dict(exchange="butterfly"), "--exchange applies to distributed runs"),
+    (dict(exchange="alltoall"), "--exchange applies to distributed runs"),
+    (dict(fanout=2), "--fanout applies to distributed runs"),
     (dict(partition="1d", fanout=0), "--fanout must be >= 1"),
     (dict(partition="1d", exchange="alltoall", fanout=2), "--fanout applies to --exchange butterfly"),
 ])
