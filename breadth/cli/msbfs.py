@@ -51,7 +51,7 @@ def add_run_options(p):
                         "resume after a crash or kill")
     p.add_argument("--json", metavar="FILE", nargs="?", const="-", default=None,
                    help="print the result as JSON to stdout, or write it to FILE")
-    add_threads_option(p)
+    add_threads_option(p)   # under mpiexec the default shares each host's cores among its computing ranks
 
 
 def register(sub):
@@ -135,6 +135,10 @@ def setup(args):
     error = graph = sources = None
     try:
         set_threads(args.threads)
+        if comm is not None and args.threads is None:
+            import numba
+
+            numba.set_num_threads(mpi.worker_threads(comm))
         graph = open_graph(args.graph)
         sources = select_sources(args, graph)
     except BreadthError as exc:

@@ -51,6 +51,24 @@ def world():
     return comm if comm.Get_size() > 1 else None
 
 
+def worker_threads(comm) -> int:
+    """numba threads for a rank: its host's cores shared among the host's computing ranks
+    (rank 0 only dispatches, so it does not count). Collective over ``comm``."""
+    import numba
+    from mpi4py import MPI
+
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    local = node.Get_size()
+    has_root = node.allreduce(1 if comm.Get_rank() == 0 else 0)
+    node.Free()
+    try:
+        mine = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        mine = os.cpu_count() or 1
+    share = (os.cpu_count() or 1) // max(1, local - has_root)
+    return max(1, min(mine, share, numba.config.NUMBA_NUM_THREADS))
+
+
 def abort(comm, code: int = 1) -> None:
     """Print the active exception and abort every rank of ``comm``'s job."""
     traceback.print_exc()

@@ -35,6 +35,7 @@ from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 ID_BLOCK = 2048          # queue entries per parallel block in sparse identification
+PLANES = 12              # bit-sliced counter planes: counts up to 4095 >= vertices of one block
 SERIAL_BLOCKS = 2        # this few blocks of work run in the calling thread (a parallel launch costs more)
 BITS = 64
 
@@ -102,27 +103,56 @@ def seed_group(sources, n, words, pattern, prev, status, changed, unfull, queue)
 
 
 @njit(inline="always", cache=True)
-def _record_new(d, q, v, local, level, depth_out, rows, write_depth):
-    """Count (and optionally write the depth of) each instance whose bit is set in d."""
-    while d:
-        j = q * 64 + trailing_zeros(d)
-        d &= d - np.uint64(1)
-        local[j] += 1
-        if write_depth:
+def _record_new(d, q, v, local, planes, level, depth_out, rows, write_depth):
+    """Tally the instances whose bit is set in d (word q of vertex v) as reached at ``level``.
+
+    Writing depths visits every bit. Counting alone adds d to a bit-sliced
+    counter instead (``planes[q, p]`` holds bit p of the 64 counts of word q,
+    a ripple-carry add of one word), which costs a couple of word operations
+    per vertex however many instances reached it.
+    """
+    if write_depth:
+        while d:
+            j = q * 64 + trailing_zeros(d)
+            d &= d - np.uint64(1)
+            local[j] += 1
             depth_out[v, rows[j]] = level
+    else:
+        p = 0
+        carry = d
+        while carry:
+            t = planes[q, p] & carry
+            planes[q, p] ^= carry
+            carry = t
+            p += 1
 
 
 @njit(inline="always", cache=True)
-def _flush_counts(local, counts):
-    for j in range(local.size):
-        if local[j]:
-            atomic_add(counts, j, local[j])
+def _flush_counts(local, planes, counts, write_depth):
+    """Add a block's tallies into the level's shared counts."""
+    if write_depth:
+        for j in range(local.size):
+            if local[j]:
+                atomic_add(counts, j, local[j])
+        return
+    for q in range(planes.shape[0]):
+        any_bits = np.uint64(0)
+        for p in range(PLANES):
+            any_bits |= planes[q, p]
+        while any_bits:
+            b = trailing_zeros(any_bits)
+            any_bits &= any_bits - np.uint64(1)
+            c = 0
+            for p in range(PLANES):
+                c |= int((planes[q, p] >> np.uint64(b)) & np.uint64(1)) << p
+            atomic_add(counts, q * 64 + b, c)
 
 
 @njit(cache=True)
 def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
                   depth_out, rows, write_depth):
-    local = np.zeros(counts.size, dtype=np.int64)
+    local = np.zeros(counts.size if write_depth else 0, dtype=np.int64)
+    planes = np.zeros((words, PLANES), dtype=np.uint64)
     scout = 0
     nfull = 0
     nfull_in = 0
@@ -136,12 +166,12 @@ def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsi
             d = cur ^ prev[vb + q]
             prev[vb + q] = cur
             full &= cur
-            _record_new(d, q, v, local, level, depth_out, rows, write_depth)
+            _record_new(d, q, v, local, planes, level, depth_out, rows, write_depth)
         if full == ALL:
             nfull += 1
             nfull_in += in_indptr[v + 1] - in_indptr[v]
         scout += indptr[v + 1] - indptr[v]
-    _flush_counts(local, counts)
+    _flush_counts(local, planes, counts, write_depth)
     return scout, nfull, nfull_in
 
 
@@ -188,7 +218,8 @@ def identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsiz
 @njit(cache=True)
 def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
                  depth_out, rows, write_depth):
-    local = np.zeros(counts.size, dtype=np.int64)
+    local = np.zeros(counts.size if write_depth else 0, dtype=np.int64)
+    planes = np.zeros((words, PLANES), dtype=np.uint64)
     nchanged = 0
     scout = 0
     nunfull = 0
@@ -210,7 +241,7 @@ def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, cou
                 if d:
                     prev[vb + q] = cur
                     moved |= d
-                    _record_new(d, q, v, local, level, depth_out, rows, write_depth)
+                    _record_new(d, q, v, local, planes, level, depth_out, rows, write_depth)
                 full &= cur
             mask = np.uint64(1) << np.uint64(bit)
             if moved:
@@ -224,7 +255,7 @@ def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, cou
                 unexplored += in_indptr[v + 1] - in_indptr[v]
         changed[w] = cw
         unfull[w] = keep
-    _flush_counts(local, counts)
+    _flush_counts(local, planes, counts, write_depth)
     return nchanged, scout, nunfull, unexplored
 
 

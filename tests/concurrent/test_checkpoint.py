@@ -70,14 +70,14 @@ def test_checkpoint_of_another_run_is_refused(tmp_path):
 
 
 def test_killed_run_resumes_with_identical_result(tmp_path):
-    g = breadth.kronecker(13, seed=5)
-    graph = tmp_path / "k13.npz"
+    g = breadth.kronecker(12, seed=5)
+    graph = tmp_path / "k12.npz"
     breadth.save(g, graph)
     ck = tmp_path / "ck"
     env = dict(os.environ, PYTHONPATH=ROOT)
-    cmd = [sys.executable, "-m", "breadth", "msbfs", str(graph), "--all", "--words", "1", "--group-size", "8",
+    cmd = [sys.executable, "-m", "breadth", "msbfs", str(graph), "--all", "--words", "1", "--group-size", "4",
            "--checkpoint", str(ck)]
-    total = (1 << 13) // 8
+    total = (1 << 12) // 4
     proc = subprocess.Popen(cmd + ["--json", str(tmp_path / "killed.json")], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
@@ -101,7 +101,7 @@ def test_killed_run_resumes_with_identical_result(tmp_path):
     assert out.returncode == 0, out.stderr
     resumed = json.loads(out.stdout)
     assert resumed["resumed_groups"] >= done and resumed["groups"] == total
-    ref = msbfs(g, None, words=1, group_size=8)
+    ref = msbfs(g, None, words=1, group_size=4)
     per_source = resumed["per_source"]
     np.testing.assert_array_equal(per_source["source"], np.arange(g.num_vertices))
     for key, name in (("reached", "reached"), ("eccentricity", "eccentricity"), ("distance_sum", "distance_sum")):

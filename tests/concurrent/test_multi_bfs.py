@@ -47,7 +47,7 @@ def check(depths, ref):
 def test_depths_equal_single_bfs(entry, words, group_size):
     g = _graph(entry)
     n = g.num_vertices
-    sources = _sources(n, 130)
+    sources = _sources(n, min(130, 2 * group_size + 20))     # several groups, the last one partial
     sources[0] = entry[5]
     depths = multi_bfs(g, sources, words=words, group_size=group_size)
     check(depths, csgraph_depths(g, sources))
