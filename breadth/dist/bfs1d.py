@@ -39,10 +39,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from ..errors import InputError
-from ..kernels.frontier import bitmap_to_queue, fill, num_words, parallel_chunksize, queue_to_bitmap
+from ..kernels.frontier import bitmap_to_queue, fill, num_words, parallel_chunksize
 from ..kernels.top_down import frontier_edge_offsets
 from ..result import DIRECTIONS, BFSResult, LevelStats
 from . import steps
@@ -53,6 +54,21 @@ from .exchange_butterfly import Butterfly
 DIRECTION_OPTIMIZING, TOP_DOWN, BOTTOM_UP = "do", "td", "bu"
 ALGORITHMS = (DIRECTION_OPTIMIZING, TOP_DOWN, BOTTOM_UP)
 EXCHANGES = ("alltoall", "butterfly")
+
+
+SMALL_FRONTIER = 256      # frontiers up to this size are kept for the butterfly's parent recovery
+
+
+def _small_levels(small: dict, nlevels: int):
+    """The kept small frontiers by level: (range[d] = (start, stop) in values, (-1, -1) if not kept; values)."""
+    rng = np.full((nlevels, 2), -1, dtype=np.int64)
+    vals, pos = [], 0
+    for d in range(nlevels):
+        if d in small:
+            rng[d] = (pos, pos + small[d].size)
+            vals.append(small[d])
+            pos += small[d].size
+    return rng, (np.concatenate(vals) if vals else np.zeros(0, dtype=np.int64))
 
 
 class Policy:
@@ -193,6 +209,7 @@ class Search1D:
         lg, ex, comm = self.lg, self.ex, self.comm
         lo, hi = lg.partition.lo, lg.partition.hi
         lvl, gq, tail, odeg = self.lvl, ex.gqueue, ex.tail, self.odeg
+        atomic = numba.get_num_threads() > 1         # one thread: plain stores replace atomics
         parent = np.empty(lg.num_local, dtype=np.int64)
         fill(lvl, -1)
         fill(parent, -1)
@@ -200,10 +217,10 @@ class Search1D:
         lvl[seeds] = 0
         total = seeds.size
         gq[:total] = seeds
-        qsize = steps.owned_of(gq, total, lo, hi, self.queue)
-        scout = int(steps.degree_sum(odeg, gq, total))
+        qsize, scout = steps.owned_and_scout(gq, total, lo, hi, odeg, self.queue)
         policy = Policy(self.algorithm, self.alpha, self.beta, lg.num_vertices, self.num_arcs)
         records = []
+        small = {0: seeds}           # small frontiers by level, for parent recovery
         level = 0
         while total > 0 and level != max_depth:
             comm.next_level()
@@ -211,7 +228,7 @@ class Search1D:
             frontier = total
             bottom_up = policy.direction(scout)
             if bottom_up:
-                queue_to_bitmap(gq, total, self.front)
+                steps.to_bitmap(gq, total, self.front, atomic)
                 tail[0] = 0
                 examined = steps.bu_step_replicated(lg.in_indptr, lg.in_indices, lo, lvl, self.front, level, gq, tail,
                                                     parent)
@@ -219,22 +236,25 @@ class Search1D:
                 frontier_edge_offsets(lg.indptr, self.queue, qsize, self.offsets)
                 tail[0] = 0
                 examined = steps.td_step_replicated(lg.indptr, lg.indices, self.queue, qsize, self.offsets, lvl,
-                                                    level, gq, tail, lo, parent)
-            total = ex.synchronise(int(tail[0]), lvl, level + 1)
-            qsize = steps.owned_of(gq, total, lo, hi, self.queue)
-            scout = int(steps.degree_sum(odeg, gq, total))
+                                                    level, gq, tail, lo, parent, atomic)
+            total = ex.synchronise(int(tail[0]), lvl, level + 1, atomic)
+            qsize, scout = steps.owned_and_scout(gq, total, lo, hi, odeg, self.queue)
+            if 0 < total <= SMALL_FRONTIER:
+                small[level + 1] = np.sort(gq[:total].astype(np.int64))
             if bottom_up:
                 policy.after_bottom_up(total, frontier)
             records.append(_Level(int(bottom_up), frontier, total, int(examined), time.perf_counter() - t0))
             level += 1
         depth = np.empty(lg.num_local, dtype=np.int64)
-        steps.recover_parents(lg.in_indptr, lg.in_indices, lo, lvl, parent, depth)
+        small_range, small_vals = _small_levels(small, level + 1)
+        steps.recover_parents(lg.in_indptr, lg.in_indices, lo, lvl, parent, depth, small_range, small_vals)
         return parent, depth, records
 
     # ------------------------------------------------------------------ all-to-all (owner state)
     def _alltoall(self, roots, max_depth):
         lg, ex, comm = self.lg, self.ex, self.comm
         lo, hi, nl = lg.partition.lo, lg.partition.hi, lg.num_local
+        atomic = numba.get_num_threads() > 1
         parent = np.empty(nl, dtype=np.int64)
         depth = np.empty(nl, dtype=np.int64)
         fill(parent, -1)
@@ -263,7 +283,7 @@ class Search1D:
             bottom_up = policy.direction(scout)
             if bottom_up:
                 if not words_hold_frontier:
-                    queue_to_bitmap(queue, qsize, self.words)
+                    steps.to_bitmap(queue, qsize, self.words, atomic)
                     words_hold_frontier = True
                 ex.gather_frontier(self.words, self.front)
                 awake, examined, scout_l = steps.bu_step_owned(lg.in_indptr, lg.in_indices, lg.indptr, lo, parent,
@@ -280,10 +300,11 @@ class Search1D:
                 self.ntail[0] = 0
                 self.ctail[0] = 0
                 scout_l = steps.td_step_owned(lg.indptr, lg.indices, queue, qsize, self.offsets, lo, parent, depth,
-                                              level, self.sent, next_queue, self.ntail, cand_v, cand_p, self.ctail)
+                                              level, self.sent, next_queue, self.ntail, cand_v, cand_p, self.ctail,
+                                              atomic)
                 pairs, npairs = ex.route(cand_v, cand_p, int(self.ctail[0]))
                 scout_l += steps.apply_received(pairs, npairs, lo, lg.indptr, parent, depth, level, next_queue,
-                                                self.ntail)
+                                                self.ntail, atomic)
                 queue, next_queue = next_queue, queue
                 qsize = new = int(self.ntail[0])
             total, scout = (int(x) for x in comm.allreduce(np.array([new, scout_l], dtype=np.int64)))

@@ -59,8 +59,9 @@ from numba import njit, prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..errors import InputError
-from ..kernels.atomics import atomic_add, atomic_cas
-from ..kernels.frontier import WORD_BLOCK, num_words, queue_to_bitmap
+from ..kernels.atomics import atomic_add
+from ..kernels.frontier import WORD_BLOCK, num_words
+from .steps import claim, to_bitmap
 
 MERGE_BLOCK = 4096
 MERGE_BUFFER = 1024
@@ -135,7 +136,7 @@ def _flush(buf, count, out, tail):
 
 
 @njit(parallel=True, cache=True)
-def merge_new(recv, count, lvl, value, gqueue, tail):
+def merge_new(recv, count, lvl, value, gqueue, tail, atomic):
     """Append to gqueue every v in recv[:count] whose level is still -1 (setting it to ``value``)."""
     nblocks = (count + MERGE_BLOCK - 1) // MERGE_BLOCK
     for b in prange(nblocks):
@@ -143,7 +144,7 @@ def merge_new(recv, count, lvl, value, gqueue, tail):
         nbuf = 0
         for i in range(b * MERGE_BLOCK, min(count, (b + 1) * MERGE_BLOCK)):
             v = recv[i]
-            if lvl[v] < 0 and atomic_cas(lvl, v, -1, value):
+            if lvl[v] < 0 and claim(lvl, v, value, atomic):
                 buf[nbuf] = v
                 nbuf += 1
                 if nbuf == MERGE_BUFFER:
@@ -153,7 +154,7 @@ def merge_new(recv, count, lvl, value, gqueue, tail):
 
 
 @njit(parallel=True, cache=True)
-def merge_bits(words, nwords, lvl, value, gqueue, tail):
+def merge_bits(words, nwords, lvl, value, gqueue, tail, atomic):
     """merge_new for a set sent as a bitmap: every set bit v whose level is -1."""
     nblocks = (nwords + WORD_BLOCK - 1) // WORD_BLOCK
     for b in prange(nblocks):
@@ -164,7 +165,7 @@ def merge_bits(words, nwords, lvl, value, gqueue, tail):
             while x:
                 v = w * 64 + trailing_zeros(x)
                 x &= x - np.uint64(1)
-                if lvl[v] < 0 and atomic_cas(lvl, v, -1, value):
+                if lvl[v] < 0 and claim(lvl, v, value, atomic):
                     buf[nbuf] = v
                     nbuf += 1
                     if nbuf == MERGE_BUFFER:
@@ -202,10 +203,11 @@ class Butterfly:
     def _dense(self, count) -> bool:
         return self.encoding == "auto" and count * self.dtype.itemsize > self.nwords * 8
 
-    def synchronise(self, count: int, lvl, value: int) -> int:
+    def synchronise(self, count: int, lvl, value: int, atomic=True) -> int:
         """Complete ``gqueue[:count]`` (this rank's new vertices) to the level's global frontier.
 
-        ``lvl`` is the replicated level array, already ``value`` for gqueue[:count].
+        ``lvl`` is the replicated level array, already ``value`` for gqueue[:count]; ``atomic``
+        False when numba runs one thread (plain stores replace compare-and-swap).
         Returns the size of the global frontier (now in gqueue[:size] on every rank).
         """
         comm, gq, tail = self.comm, self.gqueue, self.tail
@@ -214,7 +216,7 @@ class Butterfly:
             if not partners:
                 continue
             if self._dense(count):
-                queue_to_bitmap(gq, count, self.sendbits)
+                to_bitmap(gq, count, self.sendbits, atomic)
                 out, tag = self.sendbits, TAG_BITS
             else:
                 out, tag = gq[:count], TAG_IDS
@@ -226,10 +228,10 @@ class Butterfly:
                 got = comm.recv_all([(p, self.slots[i]) for i, p in enumerate(batch)])
                 for i, (nbytes, kind) in enumerate(got):
                     if kind == TAG_BITS:
-                        merge_bits(self.slots[i].view(np.uint64), nbytes // 8, lvl, value, gq, tail)
+                        merge_bits(self.slots[i].view(np.uint64), nbytes // 8, lvl, value, gq, tail, atomic)
                     elif nbytes:
                         merge_new(self.slots[i].view(self.dtype), nbytes // self.dtype.itemsize, lvl, value,
-                                  gq, tail)
+                                  gq, tail, atomic)
             comm.wait_all(reqs)
             count = int(tail[0])
         return count

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels.atomics import atomic_add, atomic_cas, atomic_or
-from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
+from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK, fill
 from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK
 
 V_BLOCK = 1024   # owned vertices per parallel block in vertex loops (bottom-up, parent recovery)
@@ -45,9 +45,44 @@ def _flush(buf, count, out, tail):
         out[start + k] = buf[k]
 
 
+@njit(inline="always", cache=True)
+def claim(arr, i, new, atomic):
+    """arr[i] := new if it is -1; True for the one caller that changed it.
+
+    ``atomic`` False means the kernel runs on a single thread (numba's thread count is 1,
+    as for an MPI rank per core): a plain load and store then replace the compare-and-swap.
+    """
+    if atomic:
+        return atomic_cas(arr, i, -1, new)
+    if arr[i] < 0:
+        arr[i] = new
+        return True
+    return False
+
+
+@njit(inline="always", cache=True)
+def set_bit(bits, v, atomic):
+    """Set bit v; True if it was clear (``atomic`` as in ``claim``)."""
+    mask = np.uint64(1) << np.uint64(v & 63)
+    if atomic:
+        return not (atomic_or(bits, v >> 6, mask) & mask)
+    old = bits[v >> 6]
+    bits[v >> 6] = old | mask
+    return not (old & mask)
+
+
+@njit(parallel=True, cache=True)
+def to_bitmap(vertices, count, bits, atomic):
+    """bits := the set vertices[:count] (``kernels.frontier.queue_to_bitmap`` with the ``atomic`` switch)."""
+    fill(bits, np.uint64(0))
+    for b in prange((count + ELEM_BLOCK - 1) // ELEM_BLOCK):
+        for i in range(b * ELEM_BLOCK, min(count, (b + 1) * ELEM_BLOCK)):
+            set_bit(bits, vertices[i], atomic)
+
+
 # ------------------------------------------------------------------ replicated state (ButterFly)
 @njit(parallel=True, cache=True)
-def td_step_replicated(indptr, indices, queue, qsize, offsets, lvl, level, gqueue, tail, lo, parent):
+def td_step_replicated(indptr, indices, queue, qsize, offsets, lvl, level, gqueue, tail, lo, parent, atomic):
     """Expand owned frontier queue[:qsize] (local ids); new vertices (global) go to gqueue.
 
     An owned vertex claimed here also gets its parent (``parent``: owned, local ids).
@@ -68,7 +103,7 @@ def td_step_replicated(indptr, indices, queue, qsize, offsets, lvl, level, gqueu
             last = indptr[u] + min(offsets[i + 1], hi_e) - offsets[i]
             for j in range(first, last):
                 v = indices[j]
-                if lvl[v] < 0 and atomic_cas(lvl, v, -1, nxt):
+                if lvl[v] < 0 and claim(lvl, v, nxt, atomic):
                     loc = np.int64(v) - lo
                     if loc >= 0 and loc < nl:
                         parent[loc] = lo + u
@@ -114,19 +149,22 @@ def bu_step_replicated(in_indptr, in_indices, lo, lvl, front, level, gqueue, tai
 
 
 @njit(parallel=True, cache=True)
-def _range_counts(gqueue, total, lo, hi, counts):
+def _owned_counts(gqueue, total, lo, hi, degree, counts, scouts):
     nblocks = counts.size
     for b in prange(nblocks):
         c = 0
+        sc = 0
         for i in range(b * ELEM_BLOCK, min(total, (b + 1) * ELEM_BLOCK)):
             v = gqueue[i]
+            sc += degree[v]
             if v >= lo and v < hi:
                 c += 1
         counts[b] = c
+        scouts[b] = sc
 
 
 @njit(parallel=True, cache=True)
-def _range_write(gqueue, total, lo, hi, offsets, out):
+def _owned_write(gqueue, total, lo, hi, offsets, out):
     nblocks = offsets.size - 1
     for b in prange(nblocks):
         p = offsets[b]
@@ -138,40 +176,33 @@ def _range_write(gqueue, total, lo, hi, offsets, out):
 
 
 @njit(cache=True)
-def owned_of(gqueue, total, lo, hi, out):
-    """out[:k] = local ids of the gqueue[:total] entries in [lo, hi); returns k."""
+def owned_and_scout(gqueue, total, lo, hi, degree, out):
+    """out[:k] = local ids of the gqueue[:total] entries in [lo, hi); returns (k, sum of degree[gqueue[:total]])."""
     nblocks = (total + ELEM_BLOCK - 1) // ELEM_BLOCK
     counts = np.empty(nblocks, dtype=np.int64)
-    _range_counts(gqueue, total, lo, hi, counts)
+    scouts = np.empty(nblocks, dtype=np.int64)
+    _owned_counts(gqueue, total, lo, hi, degree, counts, scouts)
     offsets = np.empty(nblocks + 1, dtype=np.int64)
     offsets[0] = 0
     for b in range(nblocks):
         offsets[b + 1] = offsets[b] + counts[b]
-    _range_write(gqueue, total, lo, hi, offsets, out)
-    return offsets[nblocks]
+    _owned_write(gqueue, total, lo, hi, offsets, out)
+    return offsets[nblocks], scouts.sum()
 
 
 @njit(parallel=True, cache=True)
-def degree_sum(degree, vertices, count):
-    """Sum of degree[v] over vertices[:count] (the scout count of a frontier)."""
-    nblocks = (count + ELEM_BLOCK - 1) // ELEM_BLOCK
-    total = 0
-    for b in prange(nblocks):
-        s = 0
-        for i in range(b * ELEM_BLOCK, min(count, (b + 1) * ELEM_BLOCK)):
-            s += degree[vertices[i]]
-        total += s
-    return total
-
-
-@njit(parallel=True, cache=True)
-def recover_parents(in_indptr, in_indices, lo, lvl, parent, depth):
+def recover_parents(in_indptr, in_indices, lo, lvl, parent, depth, small_range, small):
     """parent/depth of owned vertices from the replicated levels (level-0 vertices are seeds).
 
     Vertices whose parent the steps recorded (claimed by this rank) keep it; the others
-    (found by another rank) get their first in-neighbour one level closer.
+    (found by another rank) get an in-neighbour one level closer: when level d-1 was a
+    small frontier (its sorted vertices in small[start:stop], small_range[d-1] = (start, stop),
+    kept by the search; (-1, -1) when not kept), each of them is looked up by binary search in
+    the sorted neighbour list if that is cheaper than a scan; otherwise, or if the list is not
+    sorted, the first neighbour at level d-1 in a scan.
     """
     nl = in_indptr.size - 1
+    nsmall = small_range.shape[0]
     for b in prange((nl + V_BLOCK - 1) // V_BLOCK):
         for loc in range(b * V_BLOCK, min(nl, (b + 1) * V_BLOCK)):
             v = lo + loc
@@ -182,7 +213,19 @@ def recover_parents(in_indptr, in_indices, lo, lvl, parent, depth):
                 p = v
             elif d > 0 and parent[loc] >= 0:
                 p = parent[loc]
-            elif d > 0:
+            elif d > 0 and d - 1 < nsmall and small_range[d - 1, 0] >= 0:
+                a = in_indptr[loc]
+                z = in_indptr[loc + 1]
+                f0 = small_range[d - 1, 0]
+                f1 = small_range[d - 1, 1]
+                if (f1 - f0) * 32 < z - a:
+                    for k0 in range(f0, f1):
+                        s = small[k0]
+                        k = a + np.searchsorted(in_indices[a:z], s)
+                        if k < z and in_indices[k] == s:
+                            p = s
+                            break
+            if d > 0 and p < 0:
                 for j in range(in_indptr[loc], in_indptr[loc + 1]):
                     u = in_indices[j]
                     if lvl[u] == d - 1:
@@ -202,7 +245,7 @@ def _flush_pairs(bv, bp, count, out_v, out_p, tail):
 
 @njit(parallel=True, cache=True)
 def td_step_owned(indptr, indices, queue, qsize, offsets, lo, parent, depth, level, sent,
-                  next_queue, ntail, cand_v, cand_p, ctail):
+                  next_queue, ntail, cand_v, cand_p, ctail, atomic):
     """Expand owned frontier queue[:qsize]: settle owned neighbours, emit (vertex, parent) for remote ones.
 
     Returns the scout count (out-degree sum) of the owned vertices settled here.
@@ -231,7 +274,7 @@ def td_step_owned(indptr, indices, queue, qsize, offsets, lo, parent, depth, lev
                 v = np.int64(indices[j])
                 loc = v - lo
                 if loc >= 0 and loc < nl:
-                    if parent[loc] < 0 and atomic_cas(parent, loc, -1, gu):
+                    if parent[loc] < 0 and claim(parent, loc, gu, atomic):
                         depth[loc] = nxt
                         sc += indptr[loc + 1] - indptr[loc]
                         nbuf[nn] = loc
@@ -241,7 +284,7 @@ def td_step_owned(indptr, indices, queue, qsize, offsets, lo, parent, depth, lev
                             nn = 0
                 else:
                     bit = np.uint64(1) << np.uint64(v & 63)
-                    if not (sent[v >> 6] & bit) and not (atomic_or(sent, v >> 6, bit) & bit):
+                    if not (sent[v >> 6] & bit) and set_bit(sent, v, atomic):
                         cbv[nc] = v
                         cbp[nc] = gu
                         nc += 1
@@ -256,7 +299,7 @@ def td_step_owned(indptr, indices, queue, qsize, offsets, lo, parent, depth, lev
 
 
 @njit(parallel=True, cache=True)
-def apply_received(pairs, npairs, lo, indptr, parent, depth, level, next_queue, ntail):
+def apply_received(pairs, npairs, lo, indptr, parent, depth, level, next_queue, ntail, atomic):
     """Settle received (vertex, parent) pairs for owned vertices; returns the new vertices' scout count."""
     nblocks = (npairs + ELEM_BLOCK - 1) // ELEM_BLOCK
     nxt = level + 1
@@ -267,7 +310,7 @@ def apply_received(pairs, npairs, lo, indptr, parent, depth, level, next_queue, 
         sc = 0
         for i in range(b * ELEM_BLOCK, min(npairs, (b + 1) * ELEM_BLOCK)):
             loc = np.int64(pairs[2 * i]) - lo
-            if parent[loc] < 0 and atomic_cas(parent, loc, -1, pairs[2 * i + 1]):
+            if parent[loc] < 0 and claim(parent, loc, np.int64(pairs[2 * i + 1]), atomic):
                 depth[loc] = nxt
                 sc += indptr[loc + 1] - indptr[loc]
                 buf[nn] = loc
