@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..search import as_graph
-from .runner import MultiResult, Traversal, execute, unreachable
+from .runner import MultiResult, Traversal, execute
 
 
 def as_sources(graph, sources) -> np.ndarray:

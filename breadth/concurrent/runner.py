@@ -350,26 +350,24 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
     size = 1 if comm is None else comm.Get_size()
     rank = 0 if comm is None else comm.Get_rank()
     results: list = [None] * trav.num_groups
-    ck, error = None, None
-    if rank == 0 and checkpoint is not None:
-        from .checkpoint import Checkpoint
-
+    ck, depths, error, resumed = None, None, None, 0
+    if rank == 0:
         try:
-            ck = Checkpoint(checkpoint, trav.fingerprint())
+            if checkpoint is not None:
+                from .checkpoint import Checkpoint
+
+                ck = Checkpoint(checkpoint, trav.fingerprint())
+                for gi in ck.done():
+                    if gi < trav.num_groups:
+                        results[gi] = ck.load(gi)
+                        resumed += 1
+            if trav.keep_depths:
+                depths = DepthMatrix(trav.n, trav.sources.size, trav.depth_dtype)
         except BreadthError as exc:
             error = exc
-    mpi.check_all(comm, error)   # every rank stops if rank 0's checkpoint is unusable
-    resumed = 0
-    if ck is not None:
-        for gi in ck.done():
-            if gi < trav.num_groups:
-                results[gi] = ck.load(gi)
-                resumed += 1
+    mpi.check_all(comm, error)   # rank 0's checkpoint or memory trouble stops every rank
     todo = [gi for gi in range(trav.num_groups) if results[gi] is None]
     direct = trav.keep_depths and size == 1 and ck is None
-    depths = None
-    if rank == 0 and trav.keep_depths:
-        depths = DepthMatrix(trav.n, trav.sources.size, trav.depth_dtype)
     bar = tqdm(total=trav.num_groups, initial=resumed, desc=desc, unit="group", file=None,
                disable=(not progress) or None) if rank == 0 else None
 

@@ -80,6 +80,15 @@ def test_closeness_on_three_ranks_with_checkpoint(graph_file, tmp_path):
     np.testing.assert_allclose(np.load(scores), closeness(g, words=1), rtol=1e-13)
 
 
+def test_refused_checkpoint_stops_every_rank(graph_file, tmp_path):
+    ck = tmp_path / "ck"
+    g = breadth.load(graph_file)
+    msbfs(g, np.arange(10), checkpoint=ck)                  # another run's directory
+    r = run_mpi(["-m", "breadth", "closeness", str(graph_file), "--checkpoint", str(ck)], timeout=120)
+    assert r.returncode != 0
+    assert "belongs to another run" in r.stderr and "Traceback" not in r.stderr
+
+
 def test_failing_worker_aborts_the_job(tmp_path):
     script = tmp_path / "fail.py"
     script.write_text(textwrap.dedent("""

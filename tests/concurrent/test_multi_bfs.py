@@ -51,6 +51,9 @@ def test_depths_equal_single_bfs(entry, words, group_size):
     sources[0] = entry[5]
     depths = multi_bfs(g, sources, words=words, group_size=group_size)
     check(depths, csgraph_depths(g, sources))
+    if (words, group_size) == SHAPES[-1]:                    # and breadth's own single-source BFS
+        single = breadth.bfs(g, int(sources[0])).depth
+        np.testing.assert_array_equal(np.where(single < 0, unreachable(depths.dtype), single), depths[0])
 
 
 @pytest.mark.parametrize("name", ["two-components-isolated-tail", "sparse-random-directed-1", "star-directed-in",
