@@ -71,7 +71,8 @@ def edges_for(name):
 def build(comm, name):
     """A DistEngine holding the graph, and the single-node graph plus tuples for reference."""
     src, dst, n, directed, roots = edges_for(name)
-    engine = DistEngine(comm=comm)
+    threads = os.environ.get("THREADS")
+    engine = DistEngine(comm=comm, threads=int(threads) if threads else None)
     if src is None:                            # Kronecker: distributed generation, seed 5
         scale = int(name[4:])
         engine.generate(scale, 16, 5)

@@ -18,9 +18,9 @@ CASES = [
 CONFIGS = ["alltoall f=None", "butterfly f=1", "butterfly f=2", "butterfly f=4"]
 
 
-def _check(nprocs, graphs, algorithms="do", timeout=600, encoding="auto"):
+def _check(nprocs, graphs, algorithms="do", timeout=600, encoding="auto", threads=""):
     proc, _ = run_mpi(nprocs, [DRIVER, "check", *graphs], timeout=timeout, ALGORITHMS=algorithms,
-                      ENCODING=encoding)
+                      ENCODING=encoding, THREADS=threads)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     for g in graphs:
         for cfg in CONFIGS:
@@ -35,6 +35,11 @@ def test_exchanges_match_single_node(nprocs, graphs, warm_kernels):
 
 def test_pure_top_down_and_bottom_up(warm_kernels):
     _check(3, ["kron10", "directed"], algorithms="td,bu")
+
+
+def test_two_threads_per_rank(warm_kernels):
+    # ranks running several numba threads use the atomic (compare-and-swap) paths of the kernels
+    _check(2, ["kron10", "directed"], threads="2")
 
 
 def test_butterfly_id_lists_only(warm_kernels):
