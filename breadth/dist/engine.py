@@ -70,16 +70,21 @@ def _auto_threads(comm):
 
 
 class DistEngine:
-    """MPI engine on a 1D partition; ``exchange`` is "alltoall" or "butterfly" (with ``fanout``)."""
+    """MPI engine; ``partition`` "1d" (the layouts of later issues plug in here), ``exchange``
+    "alltoall" or "butterfly" (with ``fanout``)."""
+
+    PARTITIONS = ("1d",)
 
     def __init__(self, exchange="butterfly", fanout=1, algorithm="do", alpha=15.0, beta=18.0, directed=False,
-                 comm=None, threads=None, encoding="auto"):
+                 comm=None, threads=None, encoding="auto", partition="1d"):
         self.comm = comm if isinstance(comm, Comm) else Comm(comm)
         from .failure import install
 
         install(self.comm)
         error = None
-        if exchange not in EXCHANGES:
+        if partition not in self.PARTITIONS:
+            error = InputError(f"unknown partition {partition!r}; choose from {', '.join(self.PARTITIONS)}")
+        elif exchange not in EXCHANGES:
             error = InputError(f"unknown exchange {exchange!r}; choose from {', '.join(EXCHANGES)}")
         elif algorithm not in ALGORITHMS:
             error = InputError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
@@ -91,6 +96,7 @@ class DistEngine:
             error = InputError(f"alpha and beta must be positive, got alpha={alpha}, beta={beta}")
         if error is not None:
             raise collective_error(error)
+        self.partition = partition
         self.exchange = exchange
         self.fanout = int(fanout) if exchange == "butterfly" else None
         self.algorithm = algorithm
@@ -127,7 +133,7 @@ class DistEngine:
 
     @property
     def name(self) -> str:
-        return f"mpi-1d-{self.exchange}"
+        return f"mpi-{self.partition}-{self.exchange}"
 
     # ---------------------------------------------------------------- memory
     def check_memory(self, what, num_vertices, num_tuples):
@@ -253,7 +259,7 @@ class DistEngine:
 
         from .comm import get_mpi
 
-        return {"engine": self.name, "ranks": self.nprocs, "partition": "1d", "exchange": self.exchange,
+        return {"engine": self.name, "ranks": self.nprocs, "partition": self.partition, "exchange": self.exchange,
                 "fanout": self.fanout, "encoding": self.encoding if self.exchange == "butterfly" else None,
                 "threads_per_rank": numba.get_num_threads(), "algorithm": self.algorithm,
                 "alpha": self.alpha, "beta": self.beta,
