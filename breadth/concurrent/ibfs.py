@@ -199,7 +199,8 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     """Joint BFS of ``sources`` (instance j = bit j). Scratch arrays come from the caller.
 
     Returns (hist, stats, times, overflow): ``hist[k, j]`` = vertices instance j
-    reached at depth k; ``stats`` rows of LEVEL_FIELDS (row 0 = the sources);
+    reached at depth k; ``stats`` rows of LEVEL_FIELDS (row 0 = the seeding, level -1;
+    row k >= 1 = the step that expanded level k - 1);
     ``overflow`` is True when ``write_depth`` and the search went past
     ``depth_cap`` (the output dtype is too small; nothing past it was written).
     """
@@ -214,6 +215,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize,
                                              counts, 0, depth_out, rows, write_depth)
     hist[0] = counts
+    stats[0, 0] = -1             # row 0 is the seeding: each instance "reaches" its own source
     stats[0, 2] = sources.size
     stats[0, 4] = sources.size
     stats[0, 5] = qsize

@@ -46,7 +46,8 @@ def world():
     try:
         from mpi4py import MPI
     except ImportError:
-        raise InputError("started under mpiexec but mpi4py is not installed (pip install 'breadth[mpi]')") from None
+        raise InputError("started under mpiexec but mpi4py is not installed "
+                         "(pip install 'breadth[mpi]')") from None
     comm = MPI.COMM_WORLD
     return comm if comm.Get_size() > 1 else None
 

@@ -27,7 +27,7 @@ from ..graph.memory import available_bytes, check_fits
 from ..graph.types import Graph
 from ..kernels.frontier import num_words
 from . import ibfs
-from .groupby import make_groups, sharing_degree
+from .groupby import P_VALUES, Q_DEFAULT, make_groups, sharing_degree
 from .status import reach_csr, unused_pattern
 
 W_MAX = 8
@@ -142,8 +142,8 @@ class Traversal:
     """A planned many-source BFS: the graph as traversed, sources, groups and W."""
 
     def __init__(self, graph: Graph, sources, *, max_depth=None, groupby="rules", group_size=None,
-                 words=None, direction="out", keep_depths=False, keep_reach=False, algorithm="do", alpha=ALPHA, beta=BETA,
-                 p_values=None, q=None, seed=0):
+                 words=None, direction="out", keep_depths=False, keep_reach=False, algorithm="do",
+                 alpha=ALPHA, beta=BETA, p_values=None, q=None, seed=0):
         if direction not in ("out", "in"):
             raise InputError(f"direction must be 'out' or 'in', got {direction!r}")
         if algorithm not in MODES:
@@ -158,8 +158,6 @@ class Traversal:
         self.n = graph.num_vertices
         self.max_depth = -1 if max_depth is None else int(max_depth)
         self.words, self.group_size = choose_words(self.sources.size, self.n, words, group_size)
-        from .groupby import P_VALUES, Q_DEFAULT
-
         self.groupby = groupby
         self.groups = make_groups(self.graph, self.sources, self.group_size, groupby,
                                   P_VALUES if p_values is None else p_values,
