@@ -31,7 +31,7 @@ from numba import njit, objmode, prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..kernels.atomics import atomic_add, atomic_or
-from ..kernels.frontier import WORD_BLOCK, bitmap_to_queue, fill
+from ..kernels.frontier import WORD_BLOCK, bitmap_to_queue, fill, queue_to_bitmap
 from ..kernels.top_down import frontier_edge_offsets
 from .status import ALL, SERIAL_BLOCKS, identify_dense, identify_sparse, seed_group
 
@@ -110,7 +110,7 @@ def td_step(indptr, indices, words, prev, status, queue, qsize, offsets, changed
 
 
 @njit(cache=True)
-def _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle):
+def _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle, front):
     examined = 0
     for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
         x = unfull[w]
@@ -124,8 +124,11 @@ def _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle):
             if full == ALL:          # nothing left to find for v at this level
                 continue
             for j in range(in_indptr[v], in_indptr[v + 1]):
-                ub = in_indices[j] * words
+                u = in_indices[j]
                 examined += 1
+                if not (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
+                    continue             # not in the JFQ: its older bits are in v already
+                ub = u * words
                 full = ALL
                 for q in range(words):
                     a = status[vb + q] | prev[ub + q]
@@ -137,17 +140,21 @@ def _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle):
 
 
 @njit(parallel=True, cache=True)
-def _bu_parallel(nblocks, in_indptr, in_indices, words, prev, status, unfull, idle):
+def _bu_parallel(nblocks, in_indptr, in_indices, words, prev, status, unfull, idle, front):
     examined = 0
     for b in prange(nblocks):
-        examined += _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle)
+        examined += _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle, front)
     return examined
 
 
 @njit(cache=True)
-def bu_step(in_indptr, in_indices, words, prev, status, unfull, idle):
+def bu_step(in_indptr, in_indices, words, prev, status, unfull, idle, front):
     """Bottom-up level with early termination; returns the in-edges examined.
 
+    Only in-neighbours in the JFQ (``front``, the vertices whose bits changed at
+    the last level) are read: a bit a neighbour got earlier reached v at the
+    level after, so it is in v already. This keeps the random reads of the status
+    array to the frontier, the joint version of bottom-up's frontier test.
     ``idle[q]`` holds the bits of instances whose last level found nothing: their
     frontier is empty, so no neighbour can give them to v, and early termination
     only waits for the bits of the instances still running.
@@ -156,9 +163,9 @@ def bu_step(in_indptr, in_indices, words, prev, status, unfull, idle):
     if nblocks <= SERIAL_BLOCKS:
         examined = 0
         for b in range(nblocks):
-            examined += _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle)
+            examined += _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle, front)
         return examined
-    return _bu_parallel(nblocks, in_indptr, in_indices, words, prev, status, unfull, idle)
+    return _bu_parallel(nblocks, in_indptr, in_indices, words, prev, status, unfull, idle, front)
 
 
 @njit(cache=True)
@@ -245,8 +252,10 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
         _idle_bits(counts, pattern, idle)
         counts[:] = 0
         if direction == BU:
+            if queue_valid:      # the JFQ as a bitmap for bottom-up's frontier test
+                queue_to_bitmap(queue, qsize, changed)
             frontier = nunfull
-            examined = bu_step(in_indptr, in_indices, words, prev, status, unfull, idle)
+            examined = bu_step(in_indptr, in_indices, words, prev, status, unfull, idle, changed)
             nf, scout, nunfull, unexplored = identify_dense(indptr, in_indptr, words, prev, status, changed,
                                                             unfull, counts, level + 1, depth_out, rows,
                                                             write_depth)

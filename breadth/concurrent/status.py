@@ -103,38 +103,30 @@ def seed_group(sources, n, words, pattern, prev, status, changed, unfull, queue)
 
 
 @njit(inline="always", cache=True)
-def _record_new(d, q, v, local, planes, level, depth_out, rows, write_depth):
+def _record_new(d, q, v, planes, level, depth_out, rows, write_depth):
     """Tally the instances whose bit is set in d (word q of vertex v) as reached at ``level``.
 
-    Writing depths visits every bit. Counting alone adds d to a bit-sliced
-    counter instead (``planes[q, p]`` holds bit p of the 64 counts of word q,
-    a ripple-carry add of one word), which costs a couple of word operations
-    per vertex however many instances reached it.
+    The count goes to a bit-sliced counter (``planes[q, p]`` holds bit p of the
+    64 counts of word q; adding d is a ripple-carry add of one word), which costs
+    a couple of word operations per vertex however many instances reached it.
+    Writing depths visits every set bit.
     """
+    carry = d
+    p = 0
+    while carry:
+        t = planes[q, p] & carry
+        planes[q, p] ^= carry
+        carry = t
+        p += 1
     if write_depth:
         while d:
-            j = q * 64 + trailing_zeros(d)
+            depth_out[v, rows[q * 64 + trailing_zeros(d)]] = level
             d &= d - np.uint64(1)
-            local[j] += 1
-            depth_out[v, rows[j]] = level
-    else:
-        p = 0
-        carry = d
-        while carry:
-            t = planes[q, p] & carry
-            planes[q, p] ^= carry
-            carry = t
-            p += 1
 
 
 @njit(inline="always", cache=True)
-def _flush_counts(local, planes, counts, write_depth):
-    """Add a block's tallies into the level's shared counts."""
-    if write_depth:
-        for j in range(local.size):
-            if local[j]:
-                atomic_add(counts, j, local[j])
-        return
+def _flush_counts(planes, counts):
+    """Add a block's bit-sliced tallies into the level's shared counts."""
     for q in range(planes.shape[0]):
         any_bits = np.uint64(0)
         for p in range(PLANES):
@@ -151,7 +143,6 @@ def _flush_counts(local, planes, counts, write_depth):
 @njit(cache=True)
 def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
                   depth_out, rows, write_depth):
-    local = np.zeros(counts.size if write_depth else 0, dtype=np.int64)
     planes = np.zeros((words, PLANES), dtype=np.uint64)
     scout = 0
     nfull = 0
@@ -166,12 +157,12 @@ def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsi
             d = cur ^ prev[vb + q]
             prev[vb + q] = cur
             full &= cur
-            _record_new(d, q, v, local, planes, level, depth_out, rows, write_depth)
+            _record_new(d, q, v, planes, level, depth_out, rows, write_depth)
         if full == ALL:
             nfull += 1
             nfull_in += in_indptr[v + 1] - in_indptr[v]
         scout += indptr[v + 1] - indptr[v]
-    _flush_counts(local, planes, counts, write_depth)
+    _flush_counts(planes, counts)
     return scout, nfull, nfull_in
 
 
@@ -218,7 +209,6 @@ def identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsiz
 @njit(cache=True)
 def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
                  depth_out, rows, write_depth):
-    local = np.zeros(counts.size if write_depth else 0, dtype=np.int64)
     planes = np.zeros((words, PLANES), dtype=np.uint64)
     nchanged = 0
     scout = 0
@@ -241,7 +231,7 @@ def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, cou
                 if d:
                     prev[vb + q] = cur
                     moved |= d
-                    _record_new(d, q, v, local, planes, level, depth_out, rows, write_depth)
+                    _record_new(d, q, v, planes, level, depth_out, rows, write_depth)
                 full &= cur
             mask = np.uint64(1) << np.uint64(bit)
             if moved:
@@ -255,7 +245,7 @@ def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, cou
                 unexplored += in_indptr[v + 1] - in_indptr[v]
         changed[w] = cw
         unfull[w] = keep
-    _flush_counts(local, planes, counts, write_depth)
+    _flush_counts(planes, counts)
     return nchanged, scout, nunfull, unexplored
 
 
