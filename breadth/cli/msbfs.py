@@ -85,9 +85,8 @@ def read_sources(path: str) -> np.ndarray:
         else:
             with open(path) as f:
                 text = "\n".join(line.split("#", 1)[0] for line in f)
-            tokens = text.replace(",", " ").split()
-            arr = np.array([int(t) for t in tokens], dtype=np.int64)
-    except (OSError, ValueError) as exc:
+            arr = np.array(text.replace(",", " ").split(), dtype=np.int64)
+    except (OSError, ValueError, OverflowError) as exc:
         raise InputError(f"{path}: not a list of vertex ids ({exc})") from None
     if arr.size == 0:
         raise InputError(f"{path}: no source ids in the file")

@@ -299,6 +299,7 @@ class MultiResult:
             "sharing_degree": {"mean": float(sd.mean()) if sd.size else 0.0,
                                "min": float(sd.min()) if sd.size else 0.0,
                                "max": float(sd.max()) if sd.size else 0.0},
+            "group_sharing_degree": [float(x) for x in sd],
             "group_seconds": [float(r.seconds) for r in self.group_results],
             "group_levels": levels,
             **self.extra,

@@ -123,6 +123,7 @@ def test_sharing_degree_is_reported():
     assert np.all(sd >= 1.0) and np.all(sd <= res.group_size)
     summary = res.summary()
     assert summary["groups"] == len(res.groups) and summary["sharing_degree"]["max"] == sd.max()
+    assert summary["group_sharing_degree"] == sd.tolist()
 
 
 def test_bad_input():
