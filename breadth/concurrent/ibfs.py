@@ -21,8 +21,8 @@ back to top-down when the JFQ holds fewer than n / beta vertices and shrinks.
 
 Invariants between levels: ``prev == status`` and holds BSA_level; the JFQ is
 the queue (after top-down) or the ``changed`` bitmap (after bottom-up); the
-``unfull`` bitmap holds every vertex that is not full (after top-down it may
-also hold vertices that just became full; bottom-up drops them).
+``unfull`` bitmap holds every vertex with in-edges that is not full (after
+top-down it may also hold vertices that just became full; bottom-up drops them).
 """
 import time
 
@@ -217,7 +217,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     stats = np.zeros((16, len(LEVEL_FIELDS)), dtype=np.int64)
     times = np.zeros(16, dtype=np.float64)
     t0 = _now()
-    qsize = seed_group(sources, n, words, pattern, prev, status, changed, unfull, queue)
+    qsize, nunfull = seed_group(sources, in_indptr, words, pattern, prev, status, changed, unfull, queue)
     counts[:] = 0
     scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize,
                                              counts, 0, depth_out, rows, write_depth)
@@ -227,7 +227,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     stats[0, 4] = sources.size
     stats[0, 5] = qsize
     times[0] = _now() - t0
-    nunfull = n - nfull
+    nunfull -= nfull
     unexplored = in_indptr[n] - nfull_in
     nf = qsize
     last_nf = 0

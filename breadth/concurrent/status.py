@@ -52,42 +52,53 @@ def unused_pattern(group_size: int, words: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _init_block(b, n, pattern, prev, status, changed, unfull):
+def _init_block(b, in_indptr, pattern, prev, status, changed, unfull):
     """Vertices [64 k, 64 k + 64) of every word k of block b: pattern into both copies,
-    changed := none, unfull := all."""
+    changed := none, unfull := the vertices with in-edges. Returns how many those are."""
+    n = in_indptr.size - 1
     words = pattern.size
+    reachable = 0
     for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
-        lo = w * 64
-        hi = min(n, lo + 64)
-        for v in range(lo, hi):
+        x = np.uint64(0)
+        for v in range(w * 64, min(n, w * 64 + 64)):
             for q in range(words):
                 prev[v * words + q] = pattern[q]
                 status[v * words + q] = pattern[q]
+            if in_indptr[v + 1] > in_indptr[v]:
+                x |= np.uint64(1) << np.uint64(v & 63)
+                reachable += 1
         changed[w] = np.uint64(0)
-        unfull[w] = ALL if hi - lo == 64 else (np.uint64(1) << np.uint64(hi - lo)) - np.uint64(1)
+        unfull[w] = x
+    return reachable
 
 
 @njit(parallel=True, cache=True)
-def _init_parallel(nblocks, n, pattern, prev, status, changed, unfull):
+def _init_parallel(nblocks, in_indptr, pattern, prev, status, changed, unfull):
+    reachable = 0
     for b in prange(nblocks):
-        _init_block(b, n, pattern, prev, status, changed, unfull)
+        reachable += _init_block(b, in_indptr, pattern, prev, status, changed, unfull)
+    return reachable
 
 
 @njit(cache=True)
-def seed_group(sources, n, words, pattern, prev, status, changed, unfull, queue):
+def seed_group(sources, in_indptr, words, pattern, prev, status, changed, unfull, queue):
     """Start a group: every instance unvisited except its own source (not yet identified).
 
-    Unused instances' bits come from ``pattern`` (see ``unused_pattern``);
-    ``unfull`` becomes every vertex; ``changed`` deduplicates repeated sources
-    and is left all zero. Returns the number of distinct source vertices put in
-    ``queue`` (the level-0 JFQ).
+    Unused instances' bits come from ``pattern`` (see ``unused_pattern``).
+    ``unfull`` becomes every vertex with an in-edge: one without can never be
+    reached (a source without in-edges is identified through the queue at level
+    0 and never changes again), so no later level needs to look at it.
+    ``changed`` deduplicates repeated sources and is left all zero. Returns (the
+    number of distinct source vertices put in ``queue``, the level-0 JFQ; the
+    number of vertices in ``unfull``).
     """
     nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
     if nblocks <= SERIAL_BLOCKS:
+        reachable = 0
         for b in range(nblocks):
-            _init_block(b, n, pattern, prev, status, changed, unfull)
+            reachable += _init_block(b, in_indptr, pattern, prev, status, changed, unfull)
     else:
-        _init_parallel(nblocks, n, pattern, prev, status, changed, unfull)
+        reachable = _init_parallel(nblocks, in_indptr, pattern, prev, status, changed, unfull)
     qsize = 0
     for j in range(sources.size):
         s = sources[j]
@@ -99,7 +110,7 @@ def seed_group(sources, n, words, pattern, prev, status, changed, unfull, queue)
             qsize += 1
     for i in range(qsize):
         changed[queue[i] >> 6] = np.uint64(0)
-    return qsize
+    return qsize, reachable
 
 
 @njit(inline="always", cache=True)
@@ -158,7 +169,7 @@ def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsi
             prev[vb + q] = cur
             full &= cur
             _record_new(d, q, v, planes, level, depth_out, rows, write_depth)
-        if full == ALL:
+        if full == ALL and in_indptr[v + 1] > in_indptr[v]:      # it was counted in unfull
             nfull += 1
             nfull_in += in_indptr[v + 1] - in_indptr[v]
         scout += indptr[v + 1] - indptr[v]
@@ -187,8 +198,8 @@ def identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsiz
     """Identify level ``level`` after a top-down step: its JFQ is ``queue[:qsize]`` already.
 
     Clears the ``changed`` words the top-down step set (racing writes of 0 are
-    harmless). Returns (scout count of the queue, vertices that became full,
-    their in-degree sum).
+    harmless). Returns (scout count of the queue, vertices with in-edges that
+    became full, their in-degree sum).
     """
     nblocks = (qsize + ID_BLOCK - 1) // ID_BLOCK
     if nblocks <= SERIAL_BLOCKS:
