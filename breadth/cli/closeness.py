@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import InputError
 from .common import write_json
-from .msbfs import add_run_options, add_source_options, graph_info, run_options, save_npy, setup
+from .msbfs import HelpFormatter, add_run_options, add_source_options, graph_info, run_options, save_npy, setup
 
 
 def register(sub):
@@ -21,7 +21,7 @@ def register(sub):
                     "the r vertices reachable, times (r-1)/(n-1) (Wasserman-Faust, for disconnected "
                     "graphs) unless --no-wf; as networkx, on a directed graph distances are those to u "
                     "unless --direction out. Under mpiexec the groups are shared among the ranks.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
     add_source_options(p, default_all=True)

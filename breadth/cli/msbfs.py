@@ -14,6 +14,15 @@ from ..errors import InputError
 from .common import add_threads_option, open_graph, set_threads, write_json
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows defaults, except the uninformative ones (unset options and flags)."""
+
+    def _get_help_string(self, action):
+        if action.default is None or isinstance(action.default, bool):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def add_source_options(p, default_all=False):
     g = p.add_mutually_exclusive_group(required=not default_all)
     g.add_argument("--sources", metavar="FILE",
@@ -63,7 +72,7 @@ def register(sub):
                     "source). Prints per-source reach and eccentricity summaries and each group's "
                     "sharing degree; --output writes the depth matrix. Under mpiexec the groups are "
                     "shared among the ranks and rank 0 reports.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
     add_source_options(p)
