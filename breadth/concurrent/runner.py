@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import BreadthError, InputError
 from ..graph.memory import available_bytes, check_fits
 from ..graph.types import Graph
-from ..kernels.frontier import num_words
+from ..kernels.frontier import fill, num_words
 from . import ibfs
 from .groupby import P_VALUES, Q_DEFAULT, make_groups, sharing_degree
 from .status import reach_csr, unused_pattern
@@ -235,7 +235,8 @@ class DepthMatrix:
 
     def __init__(self, n: int, num_sources: int, dtype):
         check_fits(f"a {num_sources} x {n} depth matrix", n * num_sources * np.dtype(dtype).itemsize)
-        self.array = np.full((n, num_sources), unreachable(dtype), dtype=dtype)
+        self.array = np.empty((n, num_sources), dtype=dtype)
+        fill(self.array.reshape(-1), self.array.dtype.type(unreachable(dtype)))   # on every core
 
     @property
     def dtype(self):
