@@ -13,8 +13,8 @@ Three measurements, every peer timed in the same run:
 
 Numba compilation is done before timing. The machine may be shared: run it twice.
 
-    .venv/bin/python bench/concurrent.py                       # the full table
-    .venv/bin/python bench/concurrent.py --scale 14 --sources 256 --closeness-scale 12   # quick
+    .venv/bin/python bench/concurrent_bfs.py                       # the full table
+    .venv/bin/python bench/concurrent_bfs.py --scale 14 --sources 256 --closeness-scale 12   # quick
 """
 from __future__ import annotations
 
