@@ -16,7 +16,7 @@ from ..graph.generators import kronecker_edges
 from ..graph.types import Graph
 from ..kernels.frontier import ELEM_BLOCK
 from ..result import BFSResult
-from ..search import bfs
+from ..search import BFSWorkspace, bfs
 from .validate import ValidationReport, validate
 
 
@@ -70,6 +70,7 @@ class LocalEngine:
         self.graph: Graph | None = None
         self._edges = None
         self._tdeg = None
+        self._workspace = None
 
     # kernel 0
     def generate(self, scale, edgefactor, seed):
@@ -95,7 +96,11 @@ class LocalEngine:
 
     # kernel 2
     def search(self, root) -> BFSResult:
-        return bfs(self.graph, root, self.algorithm, alpha=self.alpha, beta=self.beta)
+        """One search; its arrays live in the engine's workspace until the next search."""
+        if self._workspace is None:
+            self._workspace = BFSWorkspace(self.graph.num_vertices)
+        return bfs(self.graph, root, self.algorithm, alpha=self.alpha, beta=self.beta,
+                   workspace=self._workspace)
 
     def validate(self, root, result: BFSResult) -> ValidationReport:
         return validate(self.graph, root, result.parent, result.depth)

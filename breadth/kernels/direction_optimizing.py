@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, objmode
 
 from .bottom_up import bu_step
-from .frontier import bitmap_to_queue, fill2, num_words, queue_to_bitmap
+from .frontier import bitmap_to_queue, fill2, queue_to_bitmap, visited_bitmap
 from .top_down import frontier_edge_offsets, td_step
 
 DIRECTION_OPTIMIZING, TOP_DOWN, BOTTOM_UP = 0, 1, 2
@@ -71,18 +71,15 @@ def _seed(indptr, roots, parent, depth, queue):
 
 
 @njit(cache=True)
-def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max_depth):
-    """Run one BFS from the seed set ``roots``; returns (parent, depth, stats, times)."""
+def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max_depth,
+           parent, depth, queue, next_queue, offsets, front, next_front, visited, tail):
+    """Run one BFS from the seed set ``roots`` into ``parent``/``depth``; returns (stats, times).
+
+    The remaining arrays are scratch (see ``breadth.search.BFSWorkspace``): queues and
+    ``offsets`` of n (+1) int64, bitmaps of ceil(n / 64) uint64 words, ``tail`` of 1.
+    """
     n = indptr.size - 1
-    parent = np.empty(n, dtype=np.int64)
-    depth = np.empty(n, dtype=np.int64)
     fill2(parent, depth, -1)
-    queue = np.empty(n, dtype=np.int64)
-    next_queue = np.empty(n, dtype=np.int64)
-    front = np.empty(num_words(n), dtype=np.uint64)
-    next_front = np.empty(num_words(n), dtype=np.uint64)
-    tail = np.empty(1, dtype=np.int64)
-    offsets = np.empty(n + 1, dtype=np.int64)
     stats = np.empty((64, len(LEVEL_FIELDS)), dtype=np.int64)
     times = np.empty(64, dtype=np.float64)
     nlev = 0
@@ -97,11 +94,13 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
         force_td = False
         if go_bu:
             queue_to_bitmap(queue, qsize, front)
+            visited_bitmap(parent, visited)
             awake = qsize
             while True:
                 old_awake = awake
                 t0 = _now()
-                awake, examined = bu_step(in_indptr, in_indices, parent, depth, front, next_front, level)
+                awake, examined = bu_step(in_indptr, in_indices, parent, depth, front, next_front, visited,
+                                          level)
                 stats, times, nlev = _record(stats, times, nlev, level, BU, old_awake, examined, awake,
                                              _now() - t0)
                 front, next_front = next_front, front
@@ -126,4 +125,4 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
             qsize = tail[0]
             scout = next_scout
             level += 1
-    return parent, depth, stats[:nlev], times[:nlev]
+    return stats[:nlev], times[:nlev]

@@ -64,6 +64,20 @@ def queue_to_bitmap(queue, qsize, bitmap):
 
 
 @njit(parallel=True, cache=True)
+def visited_bitmap(parent, visited):
+    """visited := {v : parent[v] >= 0}, with the bits past n set (they are never searched)."""
+    n = parent.size
+    for b in prange((visited.size + WORD_BLOCK - 1) // WORD_BLOCK):
+        for w in range(b * WORD_BLOCK, min(visited.size, (b + 1) * WORD_BLOCK)):
+            word = np.uint64(0)
+            for bit in range(64):
+                v = w * 64 + bit
+                if v >= n or parent[v] >= 0:
+                    word |= np.uint64(1) << np.uint64(bit)
+            visited[w] = word
+
+
+@njit(parallel=True, cache=True)
 def _block_counts(bitmap, counts):
     nblocks = counts.size
     for b in prange(nblocks):

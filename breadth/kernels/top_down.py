@@ -47,38 +47,55 @@ def frontier_edge_offsets(indptr, queue, qsize, offsets):
     return total
 
 
+@njit(inline="always", cache=True)
+def _td_block(b, indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level):
+    """Expand frontier edges [b * TD_EDGE_BLOCK, (b + 1) * TD_EDGE_BLOCK); returns their scout count."""
+    buf = np.empty(TD_BUFFER, dtype=np.int64)
+    nbuf = 0
+    block_scout = 0
+    total = offsets[qsize]
+    lo = b * TD_EDGE_BLOCK
+    hi = min(total, lo + TD_EDGE_BLOCK)
+    i = np.searchsorted(offsets[:qsize + 1], lo, side="right") - 1
+    while i < qsize and offsets[i] < hi:
+        u = queue[i]
+        first = indptr[u] + max(0, lo - offsets[i])
+        last = indptr[u] + min(offsets[i + 1], hi) - offsets[i]
+        for j in range(first, last):
+            v = indices[j]
+            if parent[v] < 0 and atomic_cas(parent, v, -1, u):
+                depth[v] = level + 1
+                block_scout += indptr[v + 1] - indptr[v]
+                buf[nbuf] = v
+                nbuf += 1
+                if nbuf == TD_BUFFER:
+                    _flush(buf, nbuf, next_queue, tail)
+                    nbuf = 0
+        i += 1
+    _flush(buf, nbuf, next_queue, tail)
+    return block_scout
+
+
 @njit(parallel=True, cache=True)
 def td_step(indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level):
     """One top-down level.
 
     ``offsets`` holds ``frontier_edge_offsets`` of the queue; ``tail`` is a
-    1-element int64 array the caller sets to 0.
+    1-element int64 array the caller sets to 0. A level with a single block of
+    edges runs in the calling thread: waking the pool would cost more than the
+    work (deep, thin graphs such as paths have one tiny level after another).
     """
-    total = offsets[qsize]
-    nblocks = (total + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
+    nblocks = (offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
+    if nblocks <= 1:
+        return _td_serial(indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level)
     scout = 0
     for b in prange(nblocks):
-        buf = np.empty(TD_BUFFER, dtype=np.int64)
-        nbuf = 0
-        block_scout = 0
-        lo = b * TD_EDGE_BLOCK
-        hi = min(total, lo + TD_EDGE_BLOCK)
-        i = np.searchsorted(offsets[:qsize + 1], lo, side="right") - 1
-        while i < qsize and offsets[i] < hi:
-            u = queue[i]
-            first = indptr[u] + max(0, lo - offsets[i])
-            last = indptr[u] + min(offsets[i + 1], hi) - offsets[i]
-            for j in range(first, last):
-                v = indices[j]
-                if parent[v] < 0 and atomic_cas(parent, v, -1, u):
-                    depth[v] = level + 1
-                    block_scout += indptr[v + 1] - indptr[v]
-                    buf[nbuf] = v
-                    nbuf += 1
-                    if nbuf == TD_BUFFER:
-                        _flush(buf, nbuf, next_queue, tail)
-                        nbuf = 0
-            i += 1
-        _flush(buf, nbuf, next_queue, tail)
-        scout += block_scout
+        scout += _td_block(b, indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level)
     return scout
+
+
+@njit(cache=True)
+def _td_serial(indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level):
+    if offsets[qsize] == 0:
+        return 0
+    return _td_block(0, indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level)
