@@ -11,8 +11,8 @@ from .errors import BreadthError, InputError, MemoryEstimateError, ValidationErr
 from .graph import Graph, kronecker, kronecker_edges, uniform_random, uniform_random_edges
 from .graph.io import read, write, write_result
 from .graph.native import load, save
-from .graph500.validate import ValidationReport, validate
-from .result import BFSResult, LevelStats
+from .graph500.validate import validate
+from .result import BFSResult, LevelStats, ValidationReport
 from .concurrent import closeness, eccentricity, harmonic_centrality, khop_reachability, multi_bfs
 from .search import bfs
 

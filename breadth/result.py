@@ -1,4 +1,4 @@
-"""BFSResult: the one result type every engine returns (single-node, MPI, GPU)."""
+"""BFSResult: the one result type every engine returns (single-node, MPI, GPU), and ValidationReport."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,6 +24,16 @@ class LevelStats:
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
+
+
+@dataclass
+class ValidationReport:
+    """Outcome of a passed validation (any engine's validator returns one)."""
+
+    reached: int
+    max_depth: int
+    tree_edges: int
+    seconds: float
 
 
 @dataclass

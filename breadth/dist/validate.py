@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import ValidationError
-from ..graph500.validate import ValidationReport
+from ..result import ValidationReport
 from ..kernels.frontier import parallel_chunksize
 from .comm import collective_error
 

@@ -24,28 +24,17 @@ in-edges), independent of how the search ran and of neighbour-list order.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-
 import numpy as np
 from numba import njit, prange
 
 from ..errors import InputError, ValidationError
 from ..kernels.frontier import parallel_chunksize
+from ..result import ValidationReport
 from ..search import as_graph, as_roots
 
 RULES = ("range", "root", "tree", "edge", "level", "span", "depth")
 _EDGE, _LEVEL, _SPAN = 3, 4, 5
 V_BLOCK = 1024
-
-
-@dataclass
-class ValidationReport:
-    """Outcome of a passed validation."""
-
-    reached: int
-    max_depth: int
-    tree_edges: int
-    seconds: float
 
 
 @njit(cache=True)
