@@ -18,22 +18,14 @@ Numba compilation is done before timing. The machine may be shared: run it twice
 """
 from __future__ import annotations
 
-import os
-import sys
+import argparse
+import time
 
-# this file is named like the standard library's ``concurrent`` package: keep its directory off
-# the import path so ``concurrent.futures`` (numpy, scipy, networkit import it) still resolves
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+import numba
+import numpy as np
 
-import argparse  # noqa: E402
-import time  # noqa: E402
-
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-
-import breadth  # noqa: E402
-from breadth.concurrent import choose_words, msbfs, multi_bfs  # noqa: E402
+import breadth
+from breadth.concurrent import choose_words, msbfs, multi_bfs
 
 
 def timed(fn, repeat=1):
