@@ -7,7 +7,8 @@ import os
 import numpy as np
 
 from ..errors import InputError
-from .common import add_search_options, add_threads_option, open_graph, set_threads, write_json
+from ..graph.io import write_result
+from .common import add_search_options, add_threads_option, open_graph, save_npy, set_threads, write_json
 from .dist_options import add_dist_options
 
 _PARSER = None   # this subcommand's parser (``--ranks`` rebuilds the command line from it)
@@ -42,38 +43,12 @@ def register(sub):
     _PARSER = p
 
 
-def _save_npy(path, array):
-    tmp = f"{path}.tmp{os.getpid()}.npy"
-    try:
-        np.save(tmp, array)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def write_depths(path, result):
+    """.csv: vertex,depth,parent rows; anything else: the depth array as .npy."""
     if path.endswith(".csv"):
-        try:
-            from ..graph.io import write_result
-        except ImportError:
-            write_result = None
-        if write_result is not None:
-            write_result(path, result.depth, result.parent)
-            return
-        tmp = f"{path}.tmp{os.getpid()}"
-        n = result.depth.size
-        table = np.column_stack([np.arange(n), result.depth, result.parent])
-        try:
-            np.savetxt(tmp, table, fmt="%d", delimiter=",", header="vertex,depth,parent", comments="")
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        write_result(path, result.depth, result.parent)
     else:
-        _save_npy(path, result.depth)
+        save_npy(path, result.depth)
 
 
 def run(args) -> int:
@@ -99,11 +74,12 @@ def run(args) -> int:
     if args.out:
         write_depths(args.out, result)
     if args.parents:
-        _save_npy(args.parents, result.parent)
+        save_npy(args.parents, result.parent)
     if args.plot:
         from ..plot import plot_levels
 
-        plot_levels([summary], args.plot, title=f"BFS from {' '.join(map(str, args.root))} on {os.path.basename(args.graph)}")
+        roots = " ".join(map(str, args.root))
+        plot_levels([summary], args.plot, title=f"BFS from {roots} on {os.path.basename(args.graph)}")
     if args.json:
         write_json(args.json, summary)
     if args.json != "-":
@@ -145,7 +121,7 @@ def run_distributed(args) -> int:
         if args.out:
             write_depths(args.out, full)
         if args.parents:
-            _save_npy(args.parents, full.parent)
+            save_npy(args.parents, full.parent)
         if args.plot:
             from ..plot import plot_levels
 

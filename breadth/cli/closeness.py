@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 import numpy as np
 
 from ..errors import InputError
-from .common import write_json
-from .msbfs import HelpFormatter, add_run_options, add_source_options, graph_info, run_options, save_npy, setup
+from ..graph.io._common import atomic_output
+from .common import save_npy, write_json
+from .msbfs import HelpFormatter, add_run_options, add_source_options, graph_info, run_options, setup
 
 
 def register(sub):
@@ -42,17 +42,9 @@ def _write_scores(path, vertices, scores):
     if path.endswith(".npy"):
         save_npy(path, scores)
         return
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w") as f:
-            f.write("vertex,score\n")
-            np.savetxt(f, np.column_stack([vertices, scores]), fmt=["%d", "%.17g"], delimiter=",")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic_output(path, "w") as f:
+        f.write("vertex,score\n")
+        np.savetxt(f, np.column_stack([vertices, scores]), fmt=["%d", "%.17g"], delimiter=",")
 
 
 def run(args) -> int:

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 from ..errors import InputError
+from ..graph.io._common import atomic_output
 
 
 def write_json(path: str, payload) -> None:
@@ -14,16 +14,16 @@ def write_json(path: str, payload) -> None:
     if path == "-":
         print(text)
         return
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w") as f:
-            f.write(text + "\n")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic_output(path, "w") as f:
+        f.write(text + "\n")
+
+
+def save_npy(path: str, array) -> None:
+    """Write one array as .npy atomically (no partial file is ever left behind)."""
+    import numpy as np
+
+    with atomic_output(path) as f:
+        np.save(f, array)
 
 
 def _default(o):
@@ -69,11 +69,7 @@ def eprint(*args):
 
 
 def open_graph(path: str, directed=None):
-    """Open a graph file in any format breadth reads (the native .npz at least)."""
-    try:
-        from ..graph.io import read
-    except ImportError:
-        from ..graph.native import load
+    """Open a graph file in any format breadth reads (see ``breadth.read``)."""
+    from ..graph.io import read
 
-        return load(path)
     return read(path) if directed is None else read(path, directed=directed)

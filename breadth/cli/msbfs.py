@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from ..errors import InputError
-from .common import add_threads_option, open_graph, set_threads, write_json
+from .common import add_threads_option, open_graph, save_npy, set_threads, write_json
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -153,18 +153,6 @@ def setup(args):
         error = exc
     mpi.check_all(comm, error)
     return comm, graph, sources
-
-
-def save_npy(path: str, array) -> None:
-    tmp = f"{path}.tmp{os.getpid()}.npy"
-    try:
-        np.save(tmp, array)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def graph_info(args, graph) -> dict:

@@ -18,6 +18,8 @@ every inner bound is a multiple of 64 or n; rank r owns [bounds[r], bounds[r+1])
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 from numba import njit, prange
 
@@ -26,7 +28,7 @@ from ..errors import InputError
 BLOCK = 64   # partition granularity in vertices (one bitmap word)
 
 
-class Partition:
+class Partition(ABC):
     """Interface of a vertex partition over ``nprocs`` ranks, seen from ``rank``."""
 
     num_vertices: int
@@ -34,18 +36,22 @@ class Partition:
     rank: int
     kind = "abstract"
 
+    @abstractmethod
     def owner(self, v) -> np.ndarray:
-        raise NotImplementedError
+        """Rank owning each global id in ``v``."""
 
+    @abstractmethod
     def to_local(self, v) -> np.ndarray:
-        raise NotImplementedError
+        """Local ids of this rank's global ids ``v``."""
 
+    @abstractmethod
     def to_global(self, local) -> np.ndarray:
-        raise NotImplementedError
+        """Global ids of this rank's local ids."""
 
     @property
+    @abstractmethod
     def num_local(self) -> int:
-        raise NotImplementedError
+        """Vertices this rank owns."""
 
     def owns(self, v) -> np.ndarray:
         return self.owner(v) == self.rank

@@ -32,10 +32,9 @@ from numba import njit, prange
 from ..errors import ValidationError
 from ..result import ValidationReport
 from ..kernels.frontier import parallel_chunksize
+from ..kernels.tree_checks import DEPTH, EDGE, RANGE, ROOT, RULES, TREE, check_in_edges
 from .comm import collective_error
 
-RULES = ("range", "root", "tree", "edge", "span", "level", "depth")
-_RANGE, _ROOT, _TREE, _EDGE, _SPAN, _LEVEL, _DEPTH = range(7)
 V_BLOCK = 1024
 
 
@@ -53,36 +52,21 @@ def _check_owned(in_indptr, in_indices, lo, parent, depth, seeds, directed, firs
             k = np.searchsorted(seeds, v)
             is_seed = k < seeds.size and seeds[k] == v
             if p < -1 or p >= n:
-                first_bad[b, _RANGE] = min(first_bad[b, _RANGE], v)
+                first_bad[b, RANGE] = min(first_bad[b, RANGE], v)
                 continue
             if is_seed:
                 if p != v or dv != 0:
-                    first_bad[b, _ROOT] = min(first_bad[b, _ROOT], v)
+                    first_bad[b, ROOT] = min(first_bad[b, ROOT], v)
             elif (p < 0) != (dv < 0) or dv == 0:
-                first_bad[b, _DEPTH] = min(first_bad[b, _DEPTH], v)
+                first_bad[b, DEPTH] = min(first_bad[b, DEPTH], v)
             elif p >= 0:
                 if p == v or depth[p] < 0:
-                    first_bad[b, _TREE] = min(first_bad[b, _TREE], v)
+                    first_bad[b, TREE] = min(first_bad[b, TREE], v)
                 elif depth[p] != dv - 1:
-                    first_bad[b, _DEPTH] = min(first_bad[b, _DEPTH], v)
-            found = False
-            for j in range(in_indptr[loc], in_indptr[loc + 1]):
-                u = in_indices[j]
-                du = depth[u]
-                if u == p:
-                    found = True
-                if directed:
-                    if du >= 0 and dv < 0:
-                        first_bad[b, _SPAN] = min(first_bad[b, _SPAN], v)
-                    elif du >= 0 and dv > du + 1:
-                        first_bad[b, _LEVEL] = min(first_bad[b, _LEVEL], v)
-                else:
-                    if (du >= 0) != (dv >= 0):
-                        first_bad[b, _SPAN] = min(first_bad[b, _SPAN], v if dv < 0 else u)
-                    elif dv >= 0 and abs(du - dv) > 1:
-                        first_bad[b, _LEVEL] = min(first_bad[b, _LEVEL], v)
+                    first_bad[b, DEPTH] = min(first_bad[b, DEPTH], v)
+            found = check_in_edges(in_indptr, in_indices, loc, v, p, depth, directed, first_bad, b)
             if p >= 0 and not is_seed and not found:
-                first_bad[b, _EDGE] = min(first_bad[b, _EDGE], v)
+                first_bad[b, EDGE] = min(first_bad[b, EDGE], v)
 
 
 _MESSAGES = {

@@ -29,11 +29,10 @@ from numba import njit, prange
 
 from ..errors import InputError, ValidationError
 from ..kernels.frontier import parallel_chunksize
+from ..kernels.tree_checks import EDGE, LEVEL, RULES, SPAN, check_in_edges
 from ..result import ValidationReport
 from ..search import as_graph, as_roots
 
-RULES = ("range", "root", "tree", "edge", "level", "span", "depth")
-_EDGE, _LEVEL, _SPAN = 3, 4, 5
 V_BLOCK = 1024
 
 
@@ -91,24 +90,9 @@ def _edge_checks(in_indptr, in_indices, parent, depth, is_seed, directed, first_
     for b in prange(nblocks):
         for v in range(b * V_BLOCK, min(n, (b + 1) * V_BLOCK)):
             dv = depth[v]
-            found = False
-            for j in range(in_indptr[v], in_indptr[v + 1]):
-                u = in_indices[j]
-                du = depth[u]
-                if u == parent[v]:
-                    found = True
-                if directed:
-                    if du >= 0 and dv < 0:
-                        first_bad[b, _SPAN] = min(first_bad[b, _SPAN], v)
-                    elif du >= 0 and dv > du + 1:
-                        first_bad[b, _LEVEL] = min(first_bad[b, _LEVEL], v)
-                else:
-                    if (du >= 0) != (dv >= 0):
-                        first_bad[b, _SPAN] = min(first_bad[b, _SPAN], v if dv < 0 else u)
-                    elif dv >= 0 and abs(du - dv) > 1:
-                        first_bad[b, _LEVEL] = min(first_bad[b, _LEVEL], v)
+            found = check_in_edges(in_indptr, in_indices, v, v, parent[v], depth, directed, first_bad, b)
             if dv > 0 and not is_seed[v] and not found:
-                first_bad[b, _EDGE] = min(first_bad[b, _EDGE], v)
+                first_bad[b, EDGE] = min(first_bad[b, EDGE], v)
 
 
 def _fail(rule, vertex, message):
@@ -153,14 +137,14 @@ def validate(graph, root, parent, depth=None) -> ValidationReport:
     with parallel_chunksize(1):
         _edge_checks(g.in_indptr, g.in_indices, parent, tdepth, is_seed, g.directed, first_bad)
     worst = first_bad.min(axis=0)
-    if worst[_EDGE] < n:
-        v = int(worst[_EDGE])
+    if worst[EDGE] < n:
+        v = int(worst[EDGE])
         _fail("edge", v, f"tree edge ({int(parent[v])}, {v}) is not an edge of the graph")
-    if worst[_SPAN] < n:
-        v = int(worst[_SPAN])
+    if worst[SPAN] < n:
+        v = int(worst[SPAN])
         _fail("span", v, f"vertex {v} is unreached but joined by an edge to a reached vertex")
-    if worst[_LEVEL] < n:
-        v = int(worst[_LEVEL])
+    if worst[LEVEL] < n:
+        v = int(worst[LEVEL])
         _fail("level", v, f"an edge at vertex {v} (depth {int(tdepth[v])}) spans more than one level")
     if depth is not None:
         depth = np.asarray(depth)
