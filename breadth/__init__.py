@@ -14,12 +14,12 @@ from .graph.native import load, save
 from .graph500.validate import validate
 from .result import BFSResult, LevelStats, ValidationReport
 from .concurrent import closeness, eccentricity, harmonic_centrality, khop_reachability, multi_bfs
-from .search import bfs
+from .search import BFSWorkspace, bfs
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Graph", "BFSResult", "LevelStats", "ValidationReport",
+    "Graph", "BFSResult", "BFSWorkspace", "LevelStats", "ValidationReport",
     "bfs", "validate", "kronecker", "kronecker_edges", "uniform_random", "uniform_random_edges",
     "load", "save", "read", "write", "write_result",
     "multi_bfs", "closeness", "harmonic_centrality", "eccentricity", "khop_reachability",

@@ -179,3 +179,17 @@ def test_property_random_small_graphs(case, algorithm, alpha, beta):
     r = breadth.bfs(g, roots, algorithm, alpha=alpha, beta=beta)
     np.testing.assert_array_equal(r.depth, reference_depth(s, d, n, directed, roots))
     breadth.validate(g, roots, r.parent, r.depth)
+
+
+def test_workspace_reuse_gives_fresh_results():
+    s, d = breadth.kronecker_edges(11, 8, 2)
+    g = breadth.Graph.from_edges(s, d, 2048)
+    ws = breadth.BFSWorkspace(g.num_vertices)
+    for root in (int(s[0]), int(d[5]), int(s[9])):
+        for algorithm in ALGORITHMS:
+            r = breadth.bfs(g, root, algorithm, workspace=ws)
+            assert r.parent is ws.parent and r.depth is ws.depth
+            np.testing.assert_array_equal(r.depth, reference_depth(s, d, 2048, False, root))
+            breadth.validate(g, root, r.parent, r.depth)
+    with pytest.raises(breadth.InputError, match="workspace"):
+        breadth.bfs(breadth.Graph.from_edges([0], [1], 3), 0, workspace=ws)
