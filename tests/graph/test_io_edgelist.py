@@ -255,3 +255,20 @@ def test_original_ids_written_on_request(tmp_path):
     assert same_graph(read(dense), g)
     with pytest.raises(InputError, match="needs a relabelled graph"):
         write(breadth.Graph.from_edges([0], [1]), tmp_path / "x.txt", original_ids=True)
+
+
+@pytest.mark.parametrize("text", ["src,dst\n0,1\n1,2\n", "# c\n\nsource target weight\n0 1 5\n1 2 7\n",
+                                  '"from"\t"to"\n0\t1\n1\t2\n'])
+def test_column_header_row_is_skipped_with_a_note(tmp_path, text):
+    from breadth.graph.io import read_with_stats
+
+    path = write_text(tmp_path, text, "h.csv")
+    g, stats = read_with_stats(path)
+    assert g.num_vertices == 3 and g.num_edges == 2
+    assert any("column names" in note for note in stats.notes)
+
+
+def test_non_numeric_later_line_is_still_an_error(tmp_path):
+    path = write_text(tmp_path, "src,dst\n0,1\nx,2\n", "h2.csv")
+    with pytest.raises(InputError, match=r"line 3: non-numeric vertex id 'x'"):
+        read(path)

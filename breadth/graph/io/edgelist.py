@@ -14,6 +14,10 @@ Accepted syntax, per line: blank; a comment starting with ``#`` or ``%``; or
 commas. Columns after the second (weights, timestamps) are ignored with a
 note. Ids are non-negative decimal integers.
 
+A first data line whose first two fields start with a letter or a quote
+(``src,dst``, ``source target``) is a column-header row: it is skipped with a
+note. Any later non-numeric field is an error.
+
 Header comments understood: ``# breadth: vertices=N directed=0|1`` (written by
 ``write_edgelist``; declares the vertex count, so isolated vertices at the end
 of the id range survive a round trip), SNAP's ``# Directed graph`` /
@@ -233,6 +237,21 @@ def _error_message(path, buf, code, pos, line_base, limit):
 
 
 # ---------------------------------------------------------------- header comments
+def _column_header(buf: bytearray, size: int):
+    """Offset and text of a column-header first data line (e.g. ``src,dst``), or None."""
+    pos = 0
+    head = bytes(buf[:min(size, 1 << 16)])
+    for line in head.split(b"\n"):
+        stripped = line.strip()
+        if stripped and stripped[:1] not in (b"#", b"%"):
+            fields = re.split(rb"[\s,]+", stripped)
+            if len(fields) >= 2 and all(f[:1].isalpha() or f[:1] in (b'"', b"'") for f in fields[:2]):
+                return pos + len(line) - len(line.lstrip()), stripped.decode("utf-8", "replace")
+            return None
+        pos += len(line) + 1
+    return None
+
+
 def _scan_header(buf):
     """Vertex count and directedness declared in the leading comment lines (None if absent)."""
     vertices = directed = None
@@ -280,6 +299,7 @@ def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None =
     line_base = 0
     extra = False
     first = True
+    column_header = None
     buf = bytearray(min(CHUNK_BYTES, max(1 << 16, 8 * size if gz else size + 1)))
     keep = 0
     bar = progress_bar(size, f"reading {os.path.basename(path)}", progress)
@@ -300,6 +320,10 @@ def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None =
                         continue
                 if first and buf.startswith(b"\xef\xbb\xbf"):      # a UTF-8 byte order mark
                     buf[:3] = b"   "
+                if first:
+                    column_header = _column_header(buf, cut)
+                    if column_header is not None:
+                        buf[column_header[0]] = HASH           # read it as a comment line
                 block = np.frombuffer(buf, dtype=np.uint8, count=cut)
                 if first:
                     hdr_n, declared_dir = _scan_header(block)
@@ -329,6 +353,8 @@ def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None =
         raise os_error(path, exc) from None
     if stats is not None:
         stats.file_bytes = size
+        if column_header is not None:
+            stats.notes.append(f"{os.path.basename(path)}: first line {column_header[1]!r} taken as column names")
         if extra:
             stats.notes.append(f"{os.path.basename(path)}: columns after the second (weights?) were ignored")
     src = srcs[0] if len(srcs) == 1 else np.concatenate(srcs) if srcs else np.zeros(0, np.int64)
