@@ -32,7 +32,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..kernels.atomics import atomic_add, atomic_or
 from ..kernels.frontier import WORD_BLOCK, bitmap_to_queue, fill, queue_to_bitmap
-from ..kernels.top_down import frontier_edge_offsets
+from ..kernels.top_down import block_first_vertex, edge_window, frontier_edge_offsets
 from .status import ALL, SERIAL_BLOCKS, identify_dense, identify_sparse, seed_group
 
 DIRECTION_OPTIMIZING, TOP_DOWN, BOTTOM_UP = 0, 1, 2
@@ -56,12 +56,11 @@ def _td_block(b, indptr, indices, words, prev, status, queue, qsize, offsets, ch
     nbuf = 0
     lo = b * TD_EDGE_BLOCK
     hi = min(total, lo + TD_EDGE_BLOCK)
-    i = np.searchsorted(offsets[:qsize + 1], lo, side="right") - 1
+    i = block_first_vertex(offsets, qsize, lo)
     while i < qsize and offsets[i] < hi:
         u = queue[i]
         ub = u * words
-        first = indptr[u] + max(0, lo - offsets[i])
-        last = indptr[u] + min(offsets[i + 1], hi) - offsets[i]
+        first, last = edge_window(indptr, u, offsets, i, lo, hi)
         for j in range(first, last):
             v = indices[j]
             vb = v * words

@@ -33,7 +33,7 @@ from numba import njit, prange
 
 from ..kernels.atomics import atomic_add, atomic_cas, atomic_or
 from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK, fill
-from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK
+from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, block_first_vertex, edge_window
 
 V_BLOCK = 1024   # owned vertices per parallel block in vertex loops (bottom-up, parent recovery)
 
@@ -96,11 +96,10 @@ def td_step_replicated(indptr, indices, queue, qsize, offsets, lvl, level, gqueu
         nbuf = 0
         lo_e = b * TD_EDGE_BLOCK
         hi_e = min(total, lo_e + TD_EDGE_BLOCK)
-        i = np.searchsorted(offsets[:qsize + 1], lo_e, side="right") - 1
+        i = block_first_vertex(offsets, qsize, lo_e)
         while i < qsize and offsets[i] < hi_e:
             u = queue[i]
-            first = indptr[u] + max(0, lo_e - offsets[i])
-            last = indptr[u] + min(offsets[i + 1], hi_e) - offsets[i]
+            first, last = edge_window(indptr, u, offsets, i, lo_e, hi_e)
             for j in range(first, last):
                 v = indices[j]
                 if lvl[v] < 0 and claim(lvl, v, nxt, atomic):
@@ -264,12 +263,11 @@ def td_step_owned(indptr, indices, queue, qsize, offsets, lo, parent, depth, lev
         sc = 0
         lo_e = b * TD_EDGE_BLOCK
         hi_e = min(total, lo_e + TD_EDGE_BLOCK)
-        i = np.searchsorted(offsets[:qsize + 1], lo_e, side="right") - 1
+        i = block_first_vertex(offsets, qsize, lo_e)
         while i < qsize and offsets[i] < hi_e:
             u = queue[i]
             gu = lo + u
-            first = indptr[u] + max(0, lo_e - offsets[i])
-            last = indptr[u] + min(offsets[i + 1], hi_e) - offsets[i]
+            first, last = edge_window(indptr, u, offsets, i, lo_e, hi_e)
             for j in range(first, last):
                 v = np.int64(indices[j])
                 loc = v - lo

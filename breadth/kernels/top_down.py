@@ -48,6 +48,20 @@ def frontier_edge_offsets(indptr, queue, qsize, offsets):
 
 
 @njit(inline="always", cache=True)
+def block_first_vertex(offsets, qsize, lo):
+    """Queue position of the frontier vertex whose out-edges contain edge position ``lo``."""
+    return np.searchsorted(offsets[:qsize + 1], lo, side="right") - 1
+
+
+@njit(inline="always", cache=True)
+def edge_window(indptr, u, offsets, i, lo, hi):
+    """The slice [first, last) of u's (= queue[i]) out-edges that falls in block [lo, hi)."""
+    first = indptr[u] + max(0, lo - offsets[i])
+    last = indptr[u] + min(offsets[i + 1], hi) - offsets[i]
+    return first, last
+
+
+@njit(inline="always", cache=True)
 def _td_block(b, indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level):
     """Expand frontier edges [b * TD_EDGE_BLOCK, (b + 1) * TD_EDGE_BLOCK); returns their scout count."""
     buf = np.empty(TD_BUFFER, dtype=np.int64)
@@ -56,11 +70,10 @@ def _td_block(b, indptr, indices, parent, depth, queue, qsize, offsets, next_que
     total = offsets[qsize]
     lo = b * TD_EDGE_BLOCK
     hi = min(total, lo + TD_EDGE_BLOCK)
-    i = np.searchsorted(offsets[:qsize + 1], lo, side="right") - 1
+    i = block_first_vertex(offsets, qsize, lo)
     while i < qsize and offsets[i] < hi:
         u = queue[i]
-        first = indptr[u] + max(0, lo - offsets[i])
-        last = indptr[u] + min(offsets[i + 1], hi) - offsets[i]
+        first, last = edge_window(indptr, u, offsets, i, lo, hi)
         for j in range(first, last):
             v = indices[j]
             if parent[v] < 0 and atomic_cas(parent, v, -1, u):
