@@ -30,23 +30,15 @@ import numpy as np
 from numba import njit, objmode, prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..kernels.atomics import atomic_add, atomic_or
+from ..kernels.atomics import atomic_or
 from ..kernels.frontier import WORD_BLOCK, bitmap_to_queue, fill, queue_to_bitmap
-from ..kernels.top_down import block_first_vertex, edge_window, frontier_edge_offsets
+from ..kernels.top_down import (TD_BUFFER, TD_EDGE_BLOCK, block_first_vertex, edge_window, flush_buffer,
+                                frontier_edge_offsets)
 from .status import ALL, SERIAL_BLOCKS, identify_dense, identify_sparse, seed_group
 
 DIRECTION_OPTIMIZING, TOP_DOWN, BOTTOM_UP = 0, 1, 2
 TD, BU = 0, 1
-TD_EDGE_BLOCK = 4096   # frontier out-edges per parallel block
-TD_BUFFER = 1024       # block-local buffer of the next JFQ
 LEVEL_FIELDS = ("level", "direction", "frontier", "edges_examined", "discovered", "joint_frontier")
-
-
-@njit(inline="always", cache=True)
-def _flush(buf, count, next_queue, tail):
-    start = atomic_add(tail, 0, count)
-    for k in range(count):
-        next_queue[start + k] = buf[k]
 
 
 @njit(cache=True)
@@ -78,10 +70,10 @@ def _td_block(b, indptr, indices, words, prev, status, queue, qsize, offsets, ch
                         buf[nbuf] = v
                         nbuf += 1
                         if nbuf == TD_BUFFER:
-                            _flush(buf, nbuf, next_queue, tail)
+                            flush_buffer(buf, nbuf, next_queue, tail)
                             nbuf = 0
         i += 1
-    _flush(buf, nbuf, next_queue, tail)
+    flush_buffer(buf, nbuf, next_queue, tail)
 
 
 @njit(parallel=True, cache=True)

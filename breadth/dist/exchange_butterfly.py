@@ -59,8 +59,8 @@ from numba import njit, prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..errors import InputError
-from ..kernels.atomics import atomic_add
 from ..kernels.frontier import WORD_BLOCK, num_words
+from ..kernels.top_down import flush_buffer
 from .steps import claim, to_bitmap
 
 MERGE_BLOCK = 4096
@@ -128,13 +128,6 @@ def formula_messages(nprocs: int, fanout: int) -> int | None:
     return nprocs * fanout * k if q == nprocs else None
 
 
-@njit(inline="always", cache=True)
-def _flush(buf, count, out, tail):
-    start = atomic_add(tail, 0, count)
-    for k in range(count):
-        out[start + k] = buf[k]
-
-
 @njit(parallel=True, cache=True)
 def merge_new(recv, count, lvl, value, gqueue, tail, atomic):
     """Append to gqueue every v in recv[:count] whose level is still -1 (setting it to ``value``)."""
@@ -148,9 +141,9 @@ def merge_new(recv, count, lvl, value, gqueue, tail, atomic):
                 buf[nbuf] = v
                 nbuf += 1
                 if nbuf == MERGE_BUFFER:
-                    _flush(buf, nbuf, gqueue, tail)
+                    flush_buffer(buf, nbuf, gqueue, tail)
                     nbuf = 0
-        _flush(buf, nbuf, gqueue, tail)
+        flush_buffer(buf, nbuf, gqueue, tail)
 
 
 @njit(parallel=True, cache=True)
@@ -169,9 +162,9 @@ def merge_bits(words, nwords, lvl, value, gqueue, tail, atomic):
                     buf[nbuf] = v
                     nbuf += 1
                     if nbuf == MERGE_BUFFER:
-                        _flush(buf, nbuf, gqueue, tail)
+                        flush_buffer(buf, nbuf, gqueue, tail)
                         nbuf = 0
-        _flush(buf, nbuf, gqueue, tail)
+        flush_buffer(buf, nbuf, gqueue, tail)
 
 
 class Butterfly:

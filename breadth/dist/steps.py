@@ -33,16 +33,9 @@ from numba import njit, prange
 
 from ..kernels.atomics import atomic_add, atomic_cas, atomic_or
 from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK, fill
-from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, block_first_vertex, edge_window
+from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, block_first_vertex, edge_window, flush_buffer
 
 V_BLOCK = 1024   # owned vertices per parallel block in vertex loops (bottom-up, parent recovery)
-
-
-@njit(inline="always", cache=True)
-def _flush(buf, count, out, tail):
-    start = atomic_add(tail, 0, count)
-    for k in range(count):
-        out[start + k] = buf[k]
 
 
 @njit(inline="always", cache=True)
@@ -109,10 +102,10 @@ def td_step_replicated(indptr, indices, queue, qsize, offsets, lvl, level, gqueu
                     buf[nbuf] = v
                     nbuf += 1
                     if nbuf == TD_BUFFER:
-                        _flush(buf, nbuf, gqueue, tail)
+                        flush_buffer(buf, nbuf, gqueue, tail)
                         nbuf = 0
             i += 1
-        _flush(buf, nbuf, gqueue, tail)
+        flush_buffer(buf, nbuf, gqueue, tail)
     return total
 
 
@@ -139,10 +132,10 @@ def bu_step_replicated(in_indptr, in_indices, lo, lvl, front, level, gqueue, tai
                         buf[nbuf] = v
                         nbuf += 1
                         if nbuf == TD_BUFFER:
-                            _flush(buf, nbuf, gqueue, tail)
+                            flush_buffer(buf, nbuf, gqueue, tail)
                             nbuf = 0
                         break
-        _flush(buf, nbuf, gqueue, tail)
+        flush_buffer(buf, nbuf, gqueue, tail)
         examined += ex
     return examined
 
@@ -278,7 +271,7 @@ def td_step_owned(indptr, indices, queue, qsize, offsets, lo, parent, depth, lev
                         nbuf[nn] = loc
                         nn += 1
                         if nn == TD_BUFFER:
-                            _flush(nbuf, nn, next_queue, ntail)
+                            flush_buffer(nbuf, nn, next_queue, ntail)
                             nn = 0
                 else:
                     bit = np.uint64(1) << np.uint64(v & 63)
@@ -290,7 +283,7 @@ def td_step_owned(indptr, indices, queue, qsize, offsets, lo, parent, depth, lev
                             _flush_pairs(cbv, cbp, nc, cand_v, cand_p, ctail)
                             nc = 0
             i += 1
-        _flush(nbuf, nn, next_queue, ntail)
+        flush_buffer(nbuf, nn, next_queue, ntail)
         _flush_pairs(cbv, cbp, nc, cand_v, cand_p, ctail)
         scouts[b] = sc
     return scouts.sum()
@@ -314,9 +307,9 @@ def apply_received(pairs, npairs, lo, indptr, parent, depth, level, next_queue, 
                 buf[nn] = loc
                 nn += 1
                 if nn == TD_BUFFER:
-                    _flush(buf, nn, next_queue, ntail)
+                    flush_buffer(buf, nn, next_queue, ntail)
                     nn = 0
-        _flush(buf, nn, next_queue, ntail)
+        flush_buffer(buf, nn, next_queue, ntail)
         scout += sc
     return scout
 

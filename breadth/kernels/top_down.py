@@ -29,7 +29,8 @@ TD_BUFFER = 1024       # block-local queue buffer
 
 
 @njit(inline="always", cache=True)
-def _flush(buf, count, next_queue, tail):
+def flush_buffer(buf, count, next_queue, tail):
+    """Append buf[:count] to the shared queue: one atomic add on ``tail[0]`` reserves the slots."""
     start = atomic_add(tail, 0, count)
     for k in range(count):
         next_queue[start + k] = buf[k]
@@ -82,10 +83,10 @@ def _td_block(b, indptr, indices, parent, depth, queue, qsize, offsets, next_que
                 buf[nbuf] = v
                 nbuf += 1
                 if nbuf == TD_BUFFER:
-                    _flush(buf, nbuf, next_queue, tail)
+                    flush_buffer(buf, nbuf, next_queue, tail)
                     nbuf = 0
         i += 1
-    _flush(buf, nbuf, next_queue, tail)
+    flush_buffer(buf, nbuf, next_queue, tail)
     return block_scout
 
 
