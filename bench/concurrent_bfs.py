@@ -25,7 +25,7 @@ import numba
 import numpy as np
 
 import breadth
-from breadth.concurrent import choose_words, msbfs, multi_bfs
+from breadth.multisource import choose_words, msbfs, multi_bfs
 
 
 def timed(fn, repeat=1):

@@ -39,7 +39,7 @@ def run(cmd, env):
 
 
 def graph500(args, ranks=None, exchange=None, fanout=None):
-    from breadth.dist.launch import find_mpiexec, mpi_flavour, mpiexec_command, mpiexec_env
+    from breadth.distributed.launch import find_mpiexec, mpi_flavour, mpiexec_command, mpiexec_env
 
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")

@@ -13,7 +13,7 @@ from .graph.io import read, write, write_result
 from .graph.native import load, save
 from .graph500.validate import validate
 from .result import BFSResult, LevelStats, ValidationReport
-from .concurrent import closeness, eccentricity, harmonic_centrality, khop_reachability, multi_bfs
+from .multisource import closeness, eccentricity, harmonic_centrality, khop_reachability, multi_bfs
 from .search import BFSWorkspace, bfs
 
 __version__ = "0.1.0"

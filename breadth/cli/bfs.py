@@ -93,12 +93,12 @@ def run(args) -> int:
 def run_distributed(args) -> int:
     """One BFS on the MPI engine: every rank reads its share of GRAPH; rank 0 reports and writes."""
     if args.ranks is not None:
-        from ..dist.launch import relaunch
+        from ..distributed.launch import relaunch
 
         return relaunch(_PARSER, args, "bfs")
-    from ..dist.comm import Comm, collective_error
-    from ..dist.engine import DistEngine
-    from ..dist.failure import guarded
+    from ..distributed.comm import Comm, collective_error
+    from ..distributed.engine import DistEngine
+    from ..distributed.failure import guarded
     from .dist_options import engine_options
 
     comm = Comm()

@@ -48,8 +48,8 @@ def _write_scores(path, vertices, scores):
 
 
 def run(args) -> int:
-    from ..concurrent import msbfs
-    from ..concurrent.reducers import closeness_scores
+    from ..multisource import msbfs
+    from ..multisource.reducers import closeness_scores
 
     if args.output is not None and not args.output.endswith((".npy", ".csv")):
         raise InputError(f"--output must end in .npy or .csv, got {args.output}")

@@ -31,7 +31,7 @@ def add_dist_options(p):
 
 def partition_mode(args) -> str:
     """'none' or '1d', after checking the distributed options agree with each other."""
-    from ..dist.comm import world_size_from_env
+    from ..distributed.comm import world_size_from_env
 
     world = world_size_from_env()
     mode = args.partition
@@ -61,7 +61,7 @@ def partition_mode(args) -> str:
 
 def quiet_rank() -> bool:
     """True on MPI ranks other than 0 (they print nothing), judged from the launcher's environment."""
-    from ..dist.launch import world_rank_from_env
+    from ..distributed.launch import world_rank_from_env
 
     r = world_rank_from_env()
     return r is not None and r != 0

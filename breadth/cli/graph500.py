@@ -62,12 +62,12 @@ def run(args) -> int:
 def run_distributed(args) -> int:
     """The benchmark on the MPI engine (under mpiexec; ``--ranks`` starts mpiexec first)."""
     if args.ranks is not None:
-        from ..dist.launch import relaunch
+        from ..distributed.launch import relaunch
 
         return relaunch(_PARSER, args, "graph500")
-    from ..dist.comm import Comm, collective_error
-    from ..dist.engine import DistEngine
-    from ..dist.failure import guarded
+    from ..distributed.comm import Comm, collective_error
+    from ..distributed.engine import DistEngine
+    from ..distributed.failure import guarded
     from ..errors import BreadthError
     from ..graph500 import Graph500Config, format_report, run_benchmark
     from .dist_options import comm_summary, engine_options, format_comm

@@ -135,7 +135,7 @@ def run_options(args) -> dict:
 
 def setup(args):
     """Threads, MPI world, graph and sources, identically on every rank; errors stop all ranks."""
-    from ..concurrent import mpi
+    from ..multisource import mpi
     from ..errors import BreadthError
 
     comm = mpi.world()
@@ -161,8 +161,8 @@ def graph_info(args, graph) -> dict:
 
 
 def run(args) -> int:
-    from ..concurrent import msbfs
-    from ..concurrent.runner import unreachable
+    from ..multisource import msbfs
+    from ..multisource.runner import unreachable
 
     comm, graph, sources = setup(args)
     if args.output is not None and not args.output.endswith(".npy"):

@@ -4,7 +4,7 @@ An engine is what ``run_benchmark`` drives: it generates the tuple list
 (kernel 0), builds its graph from it (kernel 1), answers which candidate
 search keys are non-isolated, runs one search (kernel 2), validates a result
 and counts the edges a search traversed for TEPS. The MPI engine in
-``breadth.dist`` implements the same methods; the benchmark and its report are
+``breadth.distributed`` implements the same methods; the benchmark and its report are
 shared.
 """
 from __future__ import annotations

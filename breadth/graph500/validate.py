@@ -31,7 +31,7 @@ from ..errors import InputError, ValidationError
 from ..kernels.frontier import parallel_chunksize
 from ..kernels.tree_checks import EDGE, LEVEL, RULES, SPAN, check_in_edges
 from ..result import ValidationReport
-from ..search import as_graph, as_roots
+from ..checks import as_graph, as_roots
 
 V_BLOCK = 1024
 

@@ -5,9 +5,10 @@ count m_f (out-edges of the frontier) with the edges still unexplored m_u:
 when m_f > m_u / alpha it converts the queue to a bitmap and runs bottom-up
 steps while the frontier grows or stays large (awake count n_f > n / beta);
 when the frontier shrinks below n / beta it converts back and, as in GAP, takes
-at least one top-down step. ``mode`` pins the policy to always top-down
-(``TOP_DOWN``) or always bottom-up (``BOTTOM_UP``), which is how the pure
-algorithms run: one driver, three policies.
+at least one top-down step. The rule is ``policy.go_bottom_up`` /
+``policy.stay_bottom_up``, shared by every driver. ``mode`` pins the policy to
+always top-down (``TOP_DOWN``) or always bottom-up (``BOTTOM_UP``), which is
+how the pure algorithms run: one driver, three policies.
 
 Invariants between levels: ``depth[v] == level`` exactly for the frontier,
 ``parent[v] == -1`` iff v is unvisited, every seed is its own parent at depth 0.
@@ -24,10 +25,8 @@ from numba import njit, objmode
 
 from .bottom_up import bu_step
 from .frontier import bitmap_to_queue, fill2, queue_to_bitmap, visited_bitmap
+from .policy import BU, TD, go_bottom_up, stay_bottom_up
 from .top_down import frontier_edge_offsets, td_step
-
-DIRECTION_OPTIMIZING, TOP_DOWN, BOTTOM_UP = 0, 1, 2
-TD, BU = 0, 1
 LEVEL_FIELDS = ("level", "direction", "frontier", "edges_examined", "discovered")
 
 
@@ -89,8 +88,7 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
     level = 0
     force_td = False
     while qsize > 0 and level != max_depth:
-        go_bu = mode == BOTTOM_UP or (mode == DIRECTION_OPTIMIZING and not force_td
-                                      and scout > edges_to_check / alpha)
+        go_bu = go_bottom_up(mode, force_td, scout, edges_to_check, alpha)
         force_td = False
         if go_bu:
             queue_to_bitmap(queue, qsize, front)
@@ -107,7 +105,7 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
                 level += 1
                 if awake == 0 or level == max_depth:
                     break
-                if mode == DIRECTION_OPTIMIZING and not (awake >= old_awake or awake > n / beta):
+                if not stay_bottom_up(mode, awake, old_awake, n, beta):
                     break
             if awake == 0 or level == max_depth:
                 break

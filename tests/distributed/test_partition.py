@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import breadth
-from breadth.dist.partition import BLOCK, OneD, balanced_bounds, block_weights
+from breadth.distributed.partition import BLOCK, OneD, balanced_bounds, block_weights
 from breadth.errors import InputError
 
 

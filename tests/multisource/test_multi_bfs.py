@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import breadth
 import zoo
-from breadth.concurrent import multi_bfs, msbfs, unreachable
+from breadth.multisource import multi_bfs, msbfs, unreachable
 
 GRAPHS = list(zoo.graphs())
 # (W, group size): every valid pair of W = 1, 2, 4 and group sizes 1, 63, 64, 65, 130

@@ -6,7 +6,7 @@ import pytest
 
 import breadth
 from breadth.cli import main
-from breadth.concurrent import closeness, harmonic_centrality, msbfs, multi_bfs
+from breadth.multisource import closeness, harmonic_centrality, msbfs, multi_bfs
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Launching real mpiexec from the distributed tests (imported by tests/dist/test_*.py)."""
+"""Launching real mpiexec from the distributed tests (imported by tests/distributed/test_*.py)."""
 import os
 import subprocess
 import sys
@@ -7,12 +7,12 @@ import time
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DRIVER = os.path.join(ROOT, "tests", "dist", "driver.py")
+DRIVER = os.path.join(ROOT, "tests", "distributed", "driver.py")
 
 
 def _mpiexec():
     pytest.importorskip("mpi4py")
-    from breadth.dist.launch import find_mpiexec, mpi_flavour
+    from breadth.distributed.launch import find_mpiexec, mpi_flavour
 
     try:
         exe = find_mpiexec()

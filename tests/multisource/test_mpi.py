@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import breadth
-from breadth.concurrent import closeness, mpi, msbfs, multi_bfs
+from breadth.multisource import closeness, mpi, msbfs, multi_bfs
 
 pytest.importorskip("mpi4py")
 pytestmark = pytest.mark.mpi
@@ -93,7 +93,7 @@ def test_failing_worker_aborts_the_job(tmp_path):
     script = tmp_path / "fail.py"
     script.write_text(textwrap.dedent("""
         import time
-        from breadth.concurrent import mpi
+        from breadth.multisource import mpi
 
         comm = mpi.world()
         mpi.install_abort_hook(comm)
@@ -116,7 +116,7 @@ def test_failing_worker_aborts_the_job(tmp_path):
 def test_uncaught_exception_aborts_through_the_hook(tmp_path):
     script = tmp_path / "hook.py"
     script.write_text(textwrap.dedent("""
-        from breadth.concurrent import mpi
+        from breadth.multisource import mpi
 
         comm = mpi.world()
         mpi.install_abort_hook(comm)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..search import as_graph
+from ..checks import as_graph
 from .runner import MultiResult, Traversal, execute
 
 
@@ -70,7 +70,7 @@ def multi_bfs(graph, sources, max_depth=None, **options) -> np.ndarray | None:
 
     The dtype is the smallest unsigned integer type holding every depth (uint8
     unless some depth exceeds 254); the dtype's maximum (255 for uint8, see
-    ``breadth.concurrent.unreachable``) marks a vertex the source does not reach
+    ``breadth.multisource.unreachable``) marks a vertex the source does not reach
     (or reaches only beyond ``max_depth``). The matrix is stored vertex-major:
     it is the transpose of a C-contiguous n x len(sources) array, so
     ``depths[i]`` is a strided view (``np.ascontiguousarray`` copies a row).

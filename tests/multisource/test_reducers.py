@@ -6,7 +6,7 @@ import scipy.sparse.csgraph as csg
 
 import breadth
 import zoo
-from breadth.concurrent import closeness, eccentricity, harmonic_centrality, khop_reachability, multi_bfs
+from breadth.multisource import closeness, eccentricity, harmonic_centrality, khop_reachability, multi_bfs
 
 SMALL = [e for e in zoo.graphs() if e[3] <= 1100 and e[0] not in ("path-1000", "path-1000-mid")]  # nx: O(n^2)
 

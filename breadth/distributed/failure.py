@@ -6,7 +6,7 @@
   COMM_WORLD, which makes mpiexec kill every rank within seconds.
 * A rank killed by a signal cannot report anything; mpiexec notices the dead
   process and ends the job itself (Open MPI: "prterun noticed that process rank
-  R ... exited on signal 9"). tests/dist checks both cases.
+  R ... exited on signal 9"). tests/distributed checks both cases.
 * Errors every rank raises identically (bad arguments, a graph too large, a
   failed validation) are not failures of a rank: only rank 0 prints the error
   and every rank returns exit code 2. An error is known to be such when it is marked

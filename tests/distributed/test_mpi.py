@@ -1,5 +1,5 @@
 """Distributed BFS under real mpiexec: depths equal the single-node search, trees validate, message
-counts follow the exchange schedules (tests/dist/driver.py does the checking on every rank)."""
+counts follow the exchange schedules (tests/distributed/driver.py does the checking on every rank)."""
 import pytest
 
 from mpi_helpers import DRIVER, run_mpi

@@ -7,7 +7,7 @@ from breadth.cli import build_parser
 from breadth.cli import bfs as bfs_cli
 from breadth.cli import graph500 as g500_cli
 from breadth.cli.dist_options import comm_summary, format_comm, partition_mode
-from breadth.dist.launch import mpiexec_command, mpiexec_env, unparse
+from breadth.distributed.launch import mpiexec_command, mpiexec_env, unparse
 from breadth.errors import InputError
 
 

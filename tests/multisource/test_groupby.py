@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import breadth
-from breadth.concurrent import msbfs
-from breadth.concurrent.groupby import make_groups, random_groups, rule_groups, sharing_degree
+from breadth.multisource import msbfs
+from breadth.multisource.groupby import make_groups, random_groups, rule_groups, sharing_degree
 
 
 def _is_partition(groups, size, group_size):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import breadth
-from breadth.concurrent import msbfs, multi_bfs
+from breadth.multisource import msbfs, multi_bfs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -1,4 +1,4 @@
-"""MPI test driver, run by tests/dist under ``mpiexec -n P python tests/dist/driver.py MODE ...``.
+"""MPI test driver, run by tests/distributed under ``mpiexec -n P python tests/distributed/driver.py MODE ...``.
 
 Modes:
   check GRAPHS...   build each graph distributed, search it with every exchange
@@ -21,13 +21,13 @@ import zlib
 import numpy as np
 
 import breadth
-import breadth.dist.build
-from breadth.dist.bfs1d import Search1D
-from breadth.dist.build import tuple_share
-from breadth.dist.comm import Comm
-from breadth.dist.engine import DistEngine
-from breadth.dist.exchange_butterfly import formula_messages, messages_per_level
-from breadth.dist.validate import validate_1d
+import breadth.distributed.build
+from breadth.distributed.bfs1d import Search1D
+from breadth.distributed.build import tuple_share
+from breadth.distributed.comm import Comm
+from breadth.distributed.engine import DistEngine
+from breadth.distributed.exchange_butterfly import formula_messages, messages_per_level
+from breadth.distributed.validate import validate_1d
 from breadth.graph500.engine import tuple_degree
 
 CONFIGS = [("alltoall", None), ("butterfly", 1), ("butterfly", 2), ("butterfly", 4)]
@@ -102,7 +102,7 @@ def check_counts(comm, result, exchange, fanout, name):
             assert formula is None or formula == want
             assert ex == want and ct == 0, (name, lv.level, ex, ct, want)
             # a message is a duplicate-free set of the level's new vertices: each travels once per edge
-            itemsize = np.dtype(breadth.dist.build.vertex_dtype(result.partition.num_vertices)).itemsize
+            itemsize = np.dtype(breadth.distributed.build.vertex_dtype(result.partition.num_vertices)).itemsize
             assert lv.bytes <= lv.messages * lv.discovered * itemsize, (name, lv.level, lv.bytes)
         else:
             data = 2 * P * (P - 1) if lv.direction == "top-down" else P * (P - 1)
