@@ -162,7 +162,7 @@ def graph_info(args, graph) -> dict:
 
 def run(args) -> int:
     from ..multisource import msbfs
-    from ..multisource.runner import unreachable
+    from ..multisource.results import unreachable
 
     comm, graph, sources = setup(args)
     if args.output is not None and not args.output.endswith(".npy"):
