@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 import breadth
 from breadth import InputError
 from breadth.graph.io import edgelist, read, read_with_stats, write
-from breadth.graph.io.edgelist import format_rows, read_edges
+from breadth.graph.io.edgelist import read_edges
+from breadth.graph.io.text import format_rows
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
