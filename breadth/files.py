@@ -62,6 +62,15 @@ def atomic_output(path, mode: str = "wb", *, fsync: bool = False, on_error=os_er
 
 
 def _umask() -> int:
+    """The process umask: read from /proc where the kernel reports it (no change of state, so no race
+    with other threads), else by setting and restoring it."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     old = os.umask(0)
     os.umask(old)
     return old
