@@ -43,9 +43,15 @@ class BFSWorkspace:
 
 
 def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
-        alpha: float = ALPHA, beta: float = BETA, workspace: BFSWorkspace | None = None) -> BFSResult:
+        alpha: float = ALPHA, beta: float = BETA, workspace: BFSWorkspace | None = None,
+        by_label: bool = False) -> BFSResult:
     """Breadth-first search from ``root`` (a vertex, or an array of seeds searched as one).
 
+    by_label: ``root`` is given in the graph's labels (``graph.vertex_ids``: original ids
+    of a relabelled file, networkx nodes), translated by ``graph.index_of``: a list, range
+    or numpy array is a seed set, anything else (a tuple too) one label. The result stays
+    in dense ids; ``graph.label_of`` maps parents and roots back. Without labels, labels
+    are the ids.
     algorithm: "do" direction-optimizing (default), "td" top-down, "bu" bottom-up.
     max_depth: stop after this many levels (vertices farther away stay at -1).
     alpha, beta: Beamer's switching parameters (top-down -> bottom-up when the frontier's
@@ -56,7 +62,7 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
     mode = check_algorithm(algorithm)
     max_depth = check_max_depth(max_depth)
     alpha, beta = check_alpha_beta(alpha, beta)
-    roots = as_roots(g, root)
+    roots = as_roots(g, g.index_of(root) if by_label else root)
     if workspace is None:
         workspace = BFSWorkspace(g.num_vertices)
     elif workspace.n != g.num_vertices:
