@@ -64,6 +64,17 @@ def _quiet(args) -> bool:
     return bool(getattr(args, "quiet", False)) or getattr(args, "json", None) == "-"
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """Ctrl-C inside Python code that a numba kernel calls reaches us as a SystemError caused by it."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -78,6 +89,11 @@ def main(argv=None) -> int:
         print(f"breadth {args.command}: error: {translate(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
+        print(f"breadth {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except SystemError as exc:
+        if not _interrupted(exc):
+            raise
         print(f"breadth {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:

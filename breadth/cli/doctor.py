@@ -91,7 +91,7 @@ def _mpi_lines(mpi: dict) -> list[str]:
 
 def _gpu_lines(gpu: dict) -> list[str]:
     if gpu["cuda_module"] is None:
-        lines = [_line("gpu", "no CUDA support installed (numba-cuda)")]
+        lines = [_line("gpu", "no CUDA support installed (pip install 'breadth[cuda]' for GPU BFS)")]
     else:
         module = gpu["cuda_module"] + (f" {gpu['numba_cuda']}" if gpu["numba_cuda"] else "")
         if gpu["devices"]:

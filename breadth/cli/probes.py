@@ -120,12 +120,11 @@ def probe_cache() -> dict:
 
 def writable(path: str) -> bool:
     """Whether a file can be created in ``path`` (or, if it does not exist yet, could be)."""
-    probe = path
-    while probe and not os.path.isdir(probe):
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            return False
-        probe = parent
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe):          # the nearest existing ancestor must be a directory
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe):
+        return False
     try:
         fd, name = tempfile.mkstemp(dir=probe, prefix=".breadth-doctor-")
     except OSError:
@@ -283,9 +282,7 @@ def probe_gpu() -> dict:
     out = {"numba_cuda": dist_version("numba-cuda") if has_module("numba_cuda") else None,
            "cuda_module": None, "simulator": os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"),
            "available": False, "devices": [], "breadth_gpu": None, "problems": [], "notes": []}
-    if out["numba_cuda"] is None and not has_module("numba.cuda"):
-        out["notes"].append("no CUDA support installed: pip install 'breadth[cuda]' for GPU BFS")
-    else:
+    if out["numba_cuda"] is not None or has_module("numba.cuda"):
         out["cuda_module"] = "numba-cuda" if out["numba_cuda"] else "numba (built-in CUDA target)"
         out.update(_cuda_devices(out["simulator"]))
         if "error" in out:
