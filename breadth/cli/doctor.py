@@ -110,7 +110,8 @@ def _gpu_lines(gpu: dict) -> list[str]:
     elif bg["usable"] is None:
         lines.append(_line("breadth.gpu", "present; needs numba-cuda"))
     else:
-        lines.append(_line("breadth.gpu", "present, usable" if bg["usable"] else f"present, not usable: {bg['reason']}"))
+        state = "present, usable" if bg["usable"] else f"present, not usable: {bg['reason']}"
+        lines.append(_line("breadth.gpu", state))
     return lines
 
 

@@ -239,3 +239,30 @@ def test_info_names_labels_and_diameter_endpoints(les, tmp_path, capsys):
     data = json.loads(out)
     assert data["graph"]["labels"] == {"kind": "integer", "min": 7, "max": 1000}
     assert sorted(data["diameter"]["endpoints"]) == [7, 1000]
+
+
+@pytest.mark.mpi
+def test_distributed_bfs_speaks_labels_too(les, tmp_path):
+    """--ranks 2: every rank reads the labels; rank 0 writes rows in them; a missing root is one line, exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("mpi4py")
+    root_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root_dir, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    G, path = les
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "breadth", *map(str, args)], capture_output=True, text=True,
+                              env=env, timeout=600)
+
+    proc = cli("bfs", path, "--root", "Valjean", "--ranks", "2", "--out", tmp_path / "r.csv", "--json",
+               tmp_path / "r.json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = read_rows(tmp_path / "r.csv")
+    assert {r["vertex"]: int(r["depth"]) for r in rows} == nx.single_source_shortest_path_length(G, "Valjean")
+    assert json.loads((tmp_path / "r.json").read_text())["roots"] == ["Valjean"]
+    proc = cli("bfs", path, "--root", "Nobody", "--ranks", "2")
+    assert proc.returncode == 2
+    assert proc.stderr.count("root 'Nobody' does not exist: les.npz names its 77 vertices") == 1
