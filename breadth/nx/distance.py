@@ -79,34 +79,31 @@ def _bounded(G: BreadthGraph) -> dict:
     return dict(zip(G.nodes, ecc.tolist()))
 
 
-def _check(e, weight) -> None:
+def _all_eccentricities(G: BreadthGraph, e, usebounds, weight) -> dict:
+    """Every node's eccentricity, reached the way networkx reaches it (so with its errors)."""
     if e is not None or weight is not None:
         raise NotImplementedError("breadth computes unweighted eccentricities only (e=None, weight=None)")
+    if usebounds is True and not G.is_directed():
+        return _bounded(G)
+    return _ecc_dict(G, None)
 
 
 @implements
 def diameter(G, e=None, usebounds=False, weight=None):
     """The largest eccentricity."""
-    _check(e, weight)
-    if usebounds is True and not G.is_directed():
-        return max(_bounded(G).values())
-    return max(_ecc_dict(G, None).values())
+    return max(_all_eccentricities(G, e, usebounds, weight).values())
 
 
 @implements
 def radius(G, e=None, usebounds=False, weight=None):
     """The smallest eccentricity."""
-    _check(e, weight)
-    if usebounds is True and not G.is_directed():
-        return min(_bounded(G).values())
-    return min(_ecc_dict(G, None).values())
+    return min(_all_eccentricities(G, e, usebounds, weight).values())
 
 
 @implements
 def periphery(G, e=None, usebounds=False, weight=None):
     """Nodes whose eccentricity is the diameter, in graph order."""
-    _check(e, weight)
-    ecc = _bounded(G) if usebounds is True and not G.is_directed() else _ecc_dict(G, None)
+    ecc = _all_eccentricities(G, e, usebounds, weight)
     d = max(ecc.values())
     return [v for v in ecc if ecc[v] == d]
 
@@ -116,12 +113,8 @@ def center(G, e=None, usebounds=False, weight=None):
     """Nodes whose eccentricity is the radius, in graph order."""
     import networkx as nx
 
-    _check(e, weight)
-    if usebounds is True and not G.is_directed():
-        ecc = _bounded(G)
-    else:
-        if not G.is_directed() and len(G) == 0:
-            raise nx.NetworkXPointlessConcept("G has no nodes.")     # networkx asks is_tree(G) first
-        ecc = _ecc_dict(G, None)
+    if e is None and weight is None and usebounds is not True and not G.is_directed() and len(G) == 0:
+        raise nx.NetworkXPointlessConcept("G has no nodes.")     # networkx asks is_tree(G) first
+    ecc = _all_eccentricities(G, e, usebounds, weight)
     r = min(ecc.values())
     return [v for v in ecc if ecc[v] == r]

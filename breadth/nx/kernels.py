@@ -60,6 +60,18 @@ def fifo_bfs(indptr, indices, first, max_level, target, order, depth, parent):
 
 
 @njit(cache=True)
+def _label_neighbours(indptr, indices, v, c, label, queue, tail):
+    """Label v's unlabelled neighbours c and queue them; returns the new queue tail."""
+    for e in range(indptr[v], indptr[v + 1]):
+        w = indices[e]
+        if label[w] < 0:
+            label[w] = c
+            queue[tail] = w
+            tail += 1
+    return tail
+
+
+@njit(cache=True)
 def component_labels(indptr, indices, in_indptr, in_indices, weak, label, queue):
     """label[v] = component of v, numbered by smallest vertex; ``weak`` also follows in-edges.
     Returns the number of components."""
@@ -77,19 +89,9 @@ def component_labels(indptr, indices, in_indptr, in_indices, weak, label, queue)
         while head < tail:
             v = queue[head]
             head += 1
-            for e in range(indptr[v], indptr[v + 1]):
-                w = indices[e]
-                if label[w] < 0:
-                    label[w] = c
-                    queue[tail] = w
-                    tail += 1
+            tail = _label_neighbours(indptr, indices, v, c, label, queue, tail)
             if weak:
-                for e in range(in_indptr[v], in_indptr[v + 1]):
-                    w = in_indices[e]
-                    if label[w] < 0:
-                        label[w] = c
-                        queue[tail] = w
-                        tail += 1
+                tail = _label_neighbours(in_indptr, in_indices, v, c, label, queue, tail)
         c += 1
     return c
 
