@@ -67,9 +67,11 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
         workspace = BFSWorkspace(g.num_vertices)
     elif workspace.n != g.num_vertices:
         raise InputError(f"workspace is for {workspace.n} vertices, the graph has {g.num_vertices}")
+    # a top-down search never scans in-edges: don't make a lazily converted graph build them
+    in_indptr, in_indices = (g.indptr, g.indices) if algorithm == "td" else (g.in_indptr, g.in_indices)
     t0 = time.perf_counter()
     with parallel_chunksize(1):
-        stats, times = do.search(g.indptr, g.indices, g.in_indptr, g.in_indices, roots,
+        stats, times = do.search(g.indptr, g.indices, in_indptr, in_indices, roots,
                                  mode, alpha, beta, max_depth,
                                  *workspace.buffers())
     seconds = time.perf_counter() - t0
