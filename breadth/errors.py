@@ -1,8 +1,15 @@
-"""Errors breadth raises for bad input; the CLI turns them into one line and exit code 2."""
+"""Errors breadth raises for bad input; the CLI turns them into one line and an exit code.
+
+Each class carries the exit code the command line (and every MPI rank) returns for
+it (``exit_code``): 2 for input that cannot be used, 3 for a BFS tree that failed
+validation. The full table of exit codes is ``breadth.cli.EXIT_CODES``.
+"""
 
 
 class BreadthError(Exception):
     """Base class of every error caused by the user's input or environment."""
+
+    exit_code = 2
 
 
 class InputError(BreadthError, ValueError):
@@ -18,6 +25,8 @@ class ValidationError(BreadthError):
 
     ``rule`` names the rule, ``vertex`` the first vertex found breaking it.
     """
+
+    exit_code = 3
 
     def __init__(self, rule: str, vertex: int, message: str):
         super().__init__(f"validation failed [{rule}] at vertex {vertex}: {message}")

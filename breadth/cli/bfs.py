@@ -1,16 +1,15 @@
 """``breadth bfs``: one BFS on a graph file."""
 from __future__ import annotations
 
-import argparse
 import os
-
-import numpy as np
 
 from ..errors import InputError
 from ..graph.io import write_result
-from .common import (add_search_options, add_threads_option, open_graph, run_on_ranks, save_npy, set_threads,
-                     write_json)
+from .common import (add_json_option, add_quiet_option, add_search_options, add_threads_option, open_graph,
+                     run_on_ranks, save_npy, set_threads, write_json)
 from .dist_options import add_dist_options
+from .helpformat import examples
+from .ids import VertexIds, add_ids_option
 
 _PARSER = None   # this subcommand's parser (``--ranks`` rebuilds the command line from it)
 
@@ -21,22 +20,36 @@ def register(sub):
         help="run one BFS on a graph file",
         description="Breadth-first search from --root on GRAPH (a file saved by 'breadth generate' or "
                     "any format 'breadth convert' reads). Prints a summary line; writes depths and "
-                    "parents on request.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                    "parents on request. When GRAPH carries vertex labels (the original ids kept by "
+                    "'breadth convert --relabel', string labels of a native file), roots are given and "
+                    "results written in those labels; --dense-ids uses the internal ids 0..n-1.",
+        epilog=examples("breadth bfs k20.npz --root 0 --validate --out depth.csv",
+                        "breadth bfs k20.npz --root 0 5 9 --max-depth 3 --json",
+                        "breadth convert web.txt web.npz --relabel     # keeps web.txt's ids",
+                        "breadth bfs web.npz --root 1024 --out r.csv     # root and rows in those ids",
+                        "breadth bfs web.npz --root 17 --dense-ids --out depth.npy",
+                        "breadth bfs k20.npz --root 0 --ranks 4            # on 4 MPI ranks"),
     )
     p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
-    p.add_argument("--root", required=True, type=int, nargs="+", metavar="R",
-                   help="search key; several ids run one search seeded from all of them")
+    p.add_argument("--root", required=True, nargs="+", metavar="R",
+                   help="search key, a vertex of GRAPH in its labels if it has them; several run one search "
+                        "seeded from all of them")
+    add_ids_option(p)
     add_search_options(p)
     p.add_argument("--max-depth", type=int, default=None, metavar="D",
                    help="stop after D levels (farther vertices stay unreached, depth -1)")
     p.add_argument("--out", metavar="FILE", default=None,
-                   help="write depths: .npy (int64 array) or .csv (vertex,depth,parent)")
-    p.add_argument("--parents", metavar="FILE", default=None, help="write the parent array (.npy)")
-    p.add_argument("--validate", action="store_true", help="validate the tree by the Graph500 rules")
-    p.add_argument("--json", metavar="FILE", nargs="?", const="-", default=None,
-                   help="print the result (summary and per-level statistics) as JSON to stdout, or FILE")
+                   help="write depths: .csv (vertex,depth,parent rows), .npz (arrays vertex, depth, parent) or "
+                        ".npy (the int64 depth array indexed by internal id; on a labelled graph with "
+                        "--dense-ids only)")
+    p.add_argument("--parents", metavar="FILE", default=None,
+                   help="write the parent array (.npy, indexed by internal id, -1 = unreached; on a labelled "
+                        "graph with --dense-ids only)")
+    p.add_argument("--validate", action="store_true",
+                   help="validate the tree by the Graph500 rules (a failure exits with code 3)")
+    add_json_option(p, "the result (summary and per-level statistics)")
     p.add_argument("--plot", metavar="PNG", default=None, help="plot frontier size per level to a PNG")
+    add_quiet_option(p)
     add_threads_option(p)
     add_dist_options(p)
     p.set_defaults(run=run)
@@ -44,12 +57,36 @@ def register(sub):
     _PARSER = p
 
 
-def write_depths(path, result):
-    """.csv: vertex,depth,parent rows; anything else: the depth array as .npy."""
-    if path.endswith(".csv"):
-        write_result(path, result.depth, result.parent)
+def check_outputs(args, ids: VertexIds) -> None:
+    """Refuse output names that cannot hold the results, before searching."""
+    if args.out and not args.out.endswith((".csv", ".npz", ".npy")):
+        raise InputError(f"--out {args.out}: write .csv, .npz or .npy")
+    if args.out:
+        ids.check_positional(args.out, "--out")
+    if args.parents:
+        if not args.parents.endswith(".npy"):
+            raise InputError(f"--parents {args.parents}: the parent array is written as .npy "
+                             "(--out FILE.csv or .npz has a parent column)")
+        ids.check_positional(args.parents, "--parents", "--out FILE.csv or .npz (a parent column in labels)")
+    if args.validate and args.max_depth is not None:
+        raise InputError("--validate checks complete BFS trees; drop --max-depth")
+
+
+def write_depths(path, result, ids: VertexIds):
+    """.csv / .npz: vertex, depth, parent in the command line's ids; .npy: the depth array."""
+    if path.endswith((".csv", ".npz")):
+        write_result(path, result.depth, result.parent, original_ids=ids.labels)
     else:
         save_npy(path, result.depth)
+
+
+def summarise(summary: dict, ids: VertexIds, roots) -> dict:
+    """A result summary speaking the command line's ids (roots in labels; the dense ids kept too)."""
+    if ids.labelled:
+        summary["root_ids"] = summary["roots"]
+        summary["roots"] = ids.json(roots)
+    summary["ids"] = "labels" if ids.labelled else "dense"
+    return summary
 
 
 def run(args) -> int:
@@ -62,25 +99,26 @@ def run(args) -> int:
         return run_distributed(args)
     set_threads(args.threads)
     graph = open_graph(args.graph)
-    root = args.root[0] if len(args.root) == 1 else np.asarray(args.root, dtype=np.int64)
+    ids = VertexIds(graph, args.dense_ids, args.graph)
+    check_outputs(args, ids)
+    roots = ids.parse(args.root, "root")
+    root = int(roots[0]) if roots.size == 1 else roots
     result = bfs(graph, root, args.algorithm, max_depth=args.max_depth, alpha=args.alpha, beta=args.beta)
-    summary = result.summary()
+    summary = summarise(result.summary(), ids, roots)
     summary["graph"] = {"path": args.graph, "vertices": graph.num_vertices, "edges": graph.num_edges,
                         "directed": graph.directed}
     if args.validate:
-        if args.max_depth is not None:
-            raise InputError("--validate checks complete BFS trees; drop --max-depth")
         report = validate(graph, root, result.parent, result.depth)
         summary["validation"] = {"passed": True, "seconds": report.seconds}
     if args.out:
-        write_depths(args.out, result)
+        write_depths(args.out, result, ids)
     if args.parents:
         save_npy(args.parents, result.parent)
     if args.plot:
         from ..plot import plot_levels
 
-        roots = " ".join(map(str, args.root))
-        plot_levels([summary], args.plot, title=f"BFS from {roots} on {os.path.basename(args.graph)}")
+        shown = " ".join(map(str, args.root))
+        plot_levels([summary], args.plot, title=f"BFS from {shown} on {os.path.basename(args.graph)}")
     if args.json:
         write_json(args.json, summary)
     if args.json != "-":
@@ -98,13 +136,17 @@ def run_distributed(args) -> int:
     from .dist_options import engine_options
 
     def body(comm):
-        if args.validate and args.max_depth is not None:
-            raise collective_error(InputError("--validate checks complete BFS trees; drop --max-depth"))
         engine = DistEngine(comm=comm, **engine_options(args))
         engine.load(args.graph)
-        root = args.root[0] if len(args.root) == 1 else np.asarray(args.root, dtype=np.int64)
+        try:      # every rank reads the same labels and parses the same roots: errors are collective
+            ids = VertexIds(file_labels(args.graph, engine.num_vertices), args.dense_ids, args.graph)
+            check_outputs(args, ids)
+            roots = ids.parse(args.root, "root")
+        except InputError as exc:
+            raise collective_error(exc) from None
+        root = int(roots[0]) if roots.size == 1 else roots
         result = engine.search(root, args.max_depth)
-        summary = result.summary()
+        summary = summarise(result.summary(), ids, roots)
         summary["graph"] = {"path": args.graph, **engine.graph_summary()}
         if args.validate:
             report = engine.validate(root, result)
@@ -113,7 +155,7 @@ def run_distributed(args) -> int:
         if not engine.is_root:
             return 0
         if args.out:
-            write_depths(args.out, full)
+            write_depths(args.out, full, ids)
         if args.parents:
             save_npy(args.parents, full.parent)
         if args.plot:
@@ -133,3 +175,16 @@ def run_distributed(args) -> int:
         return 0
 
     return run_on_ranks(_PARSER, args, "bfs", body)
+
+
+def file_labels(path, num_vertices: int):
+    """What VertexIds needs of a graph file read by the MPI engine: a native file's labels (memory-mapped,
+    without its CSR check), else none (Graph500 pair files carry no labels)."""
+    from types import SimpleNamespace
+
+    from ..graph.io import infer_format
+    from ..graph.native import load
+
+    if infer_format(path) == "native":
+        return load(path, mmap=True, check=False)
+    return SimpleNamespace(num_vertices=num_vertices, vertex_ids=None, has_labels=False)

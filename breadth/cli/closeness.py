@@ -6,7 +6,9 @@ import numpy as np
 from ..errors import InputError
 from ..files import atomic_output
 from .common import save_npy, write_json
-from .msbfs import HelpFormatter, add_run_options, add_source_options, graph_info, run_options, setup
+from .helpformat import examples
+from .ids import VertexIds
+from .msbfs import add_run_options, add_source_options, graph_info, run_options, setup
 
 
 def register(sub):
@@ -18,8 +20,12 @@ def register(sub):
                     "kept, never the distance matrix. Closeness of u = (r-1)/(sum of distances) over "
                     "the r vertices reachable, times (r-1)/(n-1) (Wasserman-Faust, for disconnected "
                     "graphs) unless --no-wf; as networkx, on a directed graph distances are those to u "
-                    "unless --direction out. Under mpiexec the groups are shared among the ranks.",
-        formatter_class=HelpFormatter,
+                    "unless --direction out. Under mpiexec the groups are shared among the ranks. Vertices "
+                    "are read and written in the graph's labels when it has them (--dense-ids: internal ids).",
+        epilog=examples("breadth closeness g.npz --top 20 --output scores.csv",
+                        "breadth closeness g.npz --measure harmonic --sample 5000",
+                        "breadth closeness g.npz --sources ids.txt --direction out --json",
+                        "mpiexec -n 8 breadth closeness g.npz --checkpoint ck/"),
     )
     p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
     add_source_options(p, default_all=True)
@@ -31,29 +37,44 @@ def register(sub):
                    help="directed graphs: distances to each vertex (in) or from it (out)")
     p.add_argument("--top", type=int, default=10, metavar="K", help="print the K most central vertices")
     p.add_argument("--output", metavar="FILE", default=None,
-                   help="write every score: .npy (float64, in source order) or .csv (vertex,score)")
+                   help="write every score: .csv (vertex,score rows, vertices in the graph's labels) or .npy "
+                        "(float64, in source order; on a labelled graph with --dense-ids only)")
     add_run_options(p)
     p.set_defaults(run=run)
 
 
-def _write_scores(path, vertices, scores):
+def _write_scores(path, vertices, scores, ids: VertexIds):
     if path.endswith(".npy"):
         save_npy(path, scores)
         return
+    column = ids.column(vertices)
+    if column.dtype == object:      # string labels: quoted where needed
+        from ..graph.io.results import string_column, write_csv_rows
+
+        with atomic_output(path) as f:
+            write_csv_rows(f, "vertex,score", (string_column("labels", column, column.size),
+                                               np.char.mod("%.17g", scores)))
+        return
     with atomic_output(path, "w") as f:
         f.write("vertex,score\n")
-        np.savetxt(f, np.column_stack([vertices, scores]), fmt=["%d", "%.17g"], delimiter=",")
+        np.savetxt(f, np.column_stack([column, scores]), fmt=["%d", "%.17g"], delimiter=",")
+
+
+def check_output(args, ids: VertexIds) -> None:
+    if args.output is None:
+        return
+    if not args.output.endswith((".npy", ".csv")):
+        raise InputError(f"--output must end in .npy or .csv, got {args.output}")
+    ids.check_positional(args.output, "--output", ".csv (vertex,score rows in labels)")
 
 
 def run(args) -> int:
     from ..multisource import msbfs
     from ..multisource.reducers import closeness_scores
 
-    if args.output is not None and not args.output.endswith((".npy", ".csv")):
-        raise InputError(f"--output must end in .npy or .csv, got {args.output}")
     if args.top < 0:
         raise InputError(f"--top must be non-negative, got {args.top}")
-    comm, graph, sources = setup(args)
+    comm, graph, ids, sources = setup(args, lambda ids: check_output(args, ids))
     n = graph.num_vertices
     if n == 0:
         raise InputError(f"{args.graph}: the graph has no vertices")
@@ -68,17 +89,18 @@ def run(args) -> int:
     summary = res.summary()
     summary.update(graph=graph_info(args, graph), measure=args.measure, wf_improved=args.wf_improved,
                    direction=args.direction, ranks=1 if comm is None else comm.Get_size(),
-                   top=[{"vertex": int(res.sources[i]), "score": float(scores[i])} for i in order])
+                   ids="labels" if ids.labelled else "dense",
+                   top=[{"vertex": v, "score": float(scores[i])} for v, i in zip(ids.json(res.sources[order]), order)])
     if args.output is not None:
-        _write_scores(args.output, res.sources, scores)
+        _write_scores(args.output, res.sources, scores, ids)
         summary["output"] = args.output
     if args.json:
-        summary["scores"] = {"vertex": res.sources, "score": scores}
+        summary["scores"] = {"vertex": ids.json(res.sources), "score": scores}
         write_json(args.json, summary)
     if args.json != "-":
         print(f"{args.measure} sources={res.sources.size} groups={len(res.groups)} W={res.words} "
               f"seconds={res.seconds:.3f} resumed={res.resumed} "
               f"sharing_degree mean={summary['sharing_degree']['mean']:.2f}")
-        for rank, i in enumerate(order, 1):
-            print(f"{rank:4d}  vertex {int(res.sources[i])}  {scores[i]:.6g}")
+        for rank, (v, i) in enumerate(zip(ids.json(res.sources[order]), order), 1):
+            print(f"{rank:4d}  vertex {v}  {scores[i]:.6g}")
     return 0

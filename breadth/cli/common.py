@@ -65,11 +65,21 @@ def add_threads_option(p):
                    help="numba threads to use (default: all cores; NUMBA_NUM_THREADS caps it)")
 
 
+def add_json_option(p, what: str = "the result"):
+    p.add_argument("--json", metavar="FILE", nargs="?", const="-", default=None,
+                   help=f"write {what} as JSON to FILE, or to stdout when FILE is left out or '-' "
+                        "(then nothing else is printed)")
+
+
+def add_quiet_option(p, what: str = "no progress bars or notes on stderr (errors still show)"):
+    p.add_argument("-q", "--quiet", action="store_true", help=what)
+
+
 def add_search_options(p, per_group: bool = False):
     """--algorithm, --alpha, --beta: the direction policy's choices and defaults (``kernels.policy``).
 
     ``per_group``: the wording of the many-source commands, where each group decides alone.
-    (Every command's help formatter shows the defaults.)
+    (The help formatter, ``helpformat.HelpFormatter``, shows the defaults.)
     """
     names = [f"{name}: {ALGORITHM_HELP[name]}" + (" per group" if per_group and name == DEFAULT_ALGORITHM else "")
              for name in ALGORITHMS]

@@ -1,11 +1,11 @@
 """``breadth convert IN OUT``: read a graph in one format, write it in another."""
 from __future__ import annotations
 
-import argparse
 import os
 import time
 
-from .common import add_threads_option, eprint, set_threads, write_json
+from .common import add_json_option, add_quiet_option, add_threads_option, eprint, set_threads, write_json
+from .helpformat import examples
 from .messages import translate
 
 FORMAT_HELP = ("edgelist (.el .txt .tsv .csv .edges), mtx (.mtx), graph500 (.g500 .bin: int64 pairs), "
@@ -37,8 +37,13 @@ def register(sub):
         description="Read IN and write OUT, each in the format its extension names (or --from/--to). "
                     "Self-loops and duplicate edges are removed on the way. Bad input stops with a "
                     "one-line error naming the file and line, exit code 2, and no OUT file. "
-                    f"Formats: {FORMAT_HELP}.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                    f"Formats: {FORMAT_HELP}. With --relabel the original ids are kept: .npz files store "
+                    "them (and string labels), and 'breadth bfs/msbfs/closeness' then speak them.",
+        epilog=examples("breadth convert web-Google.txt.gz web.npz --relabel",
+                        "breadth convert web.npz web.mtx",
+                        "breadth convert web.npz web-orig.txt --original-ids",
+                        "breadth convert kron.dat kron.txt --from graph500-packed --vertices 1048576",
+                        "breadth convert g.txt g.npz --directed --json"),
     )
     p.add_argument("input", metavar="IN", help="graph file to read")
     p.add_argument("output", metavar="OUT", help="graph file to write (replaced atomically)")
@@ -48,23 +53,22 @@ def register(sub):
     p.add_argument("--original-ids", action="store_true",
                    help="with --relabel (or a relabelled .npz input): write the original vertex ids "
                         "(edge lists and Graph500 binaries)")
-    p.add_argument("--json", metavar="FILE", nargs="?", const="-", default=None,
-                   help="print what was read and written as JSON to stdout, or FILE")
-    p.add_argument("-q", "--quiet", action="store_true", help="no summary lines, notes or progress bars")
+    add_json_option(p, "what was read and written")
+    add_quiet_option(p, "no summary lines, notes or progress bars")
     add_threads_option(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
+    """Progress bars: breadth.progress's (on a terminal; none with --quiet or --json -)."""
     from ..graph.io import infer_format, read_with_stats, write
 
     set_threads(args.threads)
-    progress = False if args.quiet else None
     outformat = infer_format(args.output, args.outformat, for_write=True)   # refuse a bad OUT before reading
     graph, stats = read_with_stats(args.input, format=args.informat, directed=args.directed,
-                                   relabel=args.relabel, num_vertices=args.vertices, progress=progress)
+                                   relabel=args.relabel, num_vertices=args.vertices)
     t0 = time.perf_counter()
-    written = write(graph, args.output, format=outformat, original_ids=args.original_ids, progress=progress)
+    written = write(graph, args.output, format=outformat, original_ids=args.original_ids)
     seconds = time.perf_counter() - t0
     notes = [translate(note) for note in stats.notes + written]
     size = os.path.getsize(args.output)

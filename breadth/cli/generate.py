@@ -1,10 +1,10 @@
 """``breadth generate``: write a synthetic graph to a native .npz file."""
 from __future__ import annotations
 
-import argparse
 import time
 
-from .common import add_threads_option, set_threads
+from .common import add_quiet_option, add_threads_option, set_threads
+from .helpformat import examples
 
 
 def register(sub):
@@ -14,7 +14,9 @@ def register(sub):
         description="Generate a Graph500 Kronecker graph or a GAP-style uniform random graph, build its "
                     "CSR (self-loops and duplicates removed) and save it as a native .npz file that "
                     "opens memory-mapped.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        epilog=examples("breadth generate kronecker --scale 20 -o k20.npz",
+                        "breadth generate urand --scale 20 --degree 16 --seed 7 -o u20.npz",
+                        "breadth generate kronecker --scale 16 --directed -o k16d.npz"),
     )
     p.add_argument("kind", choices=("kronecker", "urand"),
                    help="kronecker: Graph500 R-MAT (A,B,C = 0.57,0.19,0.19); urand: uniform endpoints")
@@ -24,23 +26,23 @@ def register(sub):
     p.add_argument("--seed", type=int, default=1, help="generator seed")
     p.add_argument("--directed", action="store_true", help="keep edges directed (default: symmetrise)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="output .npz file")
+    add_quiet_option(p, "no progress bar")
     add_threads_option(p)
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    from tqdm import tqdm
-
     from ..graph.generators import check_graph_fits, check_scale, kronecker_edges, uniform_random_edges
     from ..graph.native import save
     from ..graph.types import Graph
+    from ..progress import bar as progress_bar
 
     set_threads(args.threads)
     t0 = time.perf_counter()
     check_scale(args.scale, args.edgefactor, "edgefactor")
     check_graph_fits(args.scale, args.edgefactor)
     make_edges = kronecker_edges if args.kind == "kronecker" else uniform_random_edges
-    with tqdm(total=3, desc=f"generate {args.kind}", disable=None, leave=False) as bar:
+    with progress_bar(3, f"generate {args.kind}: edges / CSR / save", unit="step") as bar:
         src, dst = make_edges(args.scale, args.edgefactor, args.seed)
         bar.update()
         g = Graph.from_edges(src, dst, num_vertices=1 << args.scale, directed=args.directed)

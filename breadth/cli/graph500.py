@@ -1,10 +1,9 @@
 """``breadth graph500``: the Graph500 BFS benchmark."""
 from __future__ import annotations
 
-import argparse
-
-from .common import add_search_options, add_threads_option, run_on_ranks, set_threads, write_json
+from .common import add_quiet_option, add_search_options, add_threads_option, run_on_ranks, set_threads, write_json
 from .dist_options import add_dist_options
+from .helpformat import examples
 
 _PARSER = None   # this subcommand's parser (``--ranks`` rebuilds the command line from it)
 
@@ -16,8 +15,11 @@ def register(sub):
         description="Generate a Graph500 Kronecker graph (kernel 0), build it (kernel 1, timed), run "
                     "BFS from --roots distinct non-isolated search keys (kernel 2, each timed), "
                     "validate every tree by the Graph500 rules and print the statistics in the "
-                    "reference output format.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                    "reference output format. A failed validation exits with code 3.",
+        epilog=examples("breadth graph500 --scale 20",
+                        "breadth graph500 --scale 18 --roots 16 --json run.json --plot levels.png",
+                        "breadth graph500 --scale 22 --ranks 4 --exchange alltoall",
+                        "mpiexec -n 8 breadth graph500 --scale 24"),
     )
     p.add_argument("--scale", type=int, required=True, help="log2 of the number of vertices")
     p.add_argument("--edgefactor", type=int, default=16, help="edge tuples per vertex")
@@ -26,10 +28,11 @@ def register(sub):
     add_search_options(p)
     p.add_argument("--no-validate", action="store_true", help="skip validating the BFS trees")
     p.add_argument("--json", metavar="FILE", default=None,
-                   help="also write every statistic, search and per-level record as JSON ('-': stdout)")
+                   help="also write every statistic, search and per-level record as JSON to FILE ('-': stdout, "
+                        "after the report)")
     p.add_argument("--plot", metavar="PNG", default=None,
                    help="plot frontier size and time per level of the median search to a PNG")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_quiet_option(p, "no progress bars")
     add_threads_option(p)
     add_dist_options(p)
     p.set_defaults(run=run)

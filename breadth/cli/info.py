@@ -7,13 +7,14 @@ statistics and the memory footprint, and renders the report.
 """
 from __future__ import annotations
 
-import argparse
 import os
 
 import numpy as np
 
-from .common import add_threads_option, set_threads, write_json
+from .common import add_json_option, add_quiet_option, add_threads_option, set_threads, write_json
 from .convert import add_read_options
+from .helpformat import examples
+from .ids import VertexIds, add_ids_option
 from .messages import translate
 
 
@@ -24,8 +25,11 @@ def register(sub):
         description="Read GRAPH (any format 'breadth convert' reads) and report vertices, edges, "
                     "directedness, degree statistics with a log2-binned histogram, the number and size "
                     "of (weakly) connected components, a double-sweep diameter estimate and the "
-                    "memory footprint.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                    "memory footprint. The diameter's endpoints are named by the graph's labels when it "
+                    "has them (original ids of a relabelled file), else by internal ids (--dense-ids).",
+        epilog=examples("breadth info web.npz",
+                        "breadth info web.txt --relabel --samples 8 --json",
+                        "breadth info huge.npz --no-components"),
     )
     p.add_argument("graph", metavar="GRAPH", help="graph file")
     add_read_options(p)
@@ -34,8 +38,9 @@ def register(sub):
     p.add_argument("--seed", type=int, default=1, help="seed choosing the sweep start vertices")
     p.add_argument("--no-components", action="store_true",
                    help="skip the component count (and the diameter estimate, which starts in the largest)")
-    p.add_argument("--json", metavar="FILE", nargs="?", const="-", default=None,
-                   help="print the report as JSON to stdout, or FILE")
+    add_ids_option(p)
+    add_json_option(p, "the report")
+    add_quiet_option(p)
     add_threads_option(p)
     p.set_defaults(run=run)
 
@@ -95,11 +100,31 @@ def _deg_line(name, d) -> str:
             f"{d['zero']:,} vertices with degree 0")
 
 
+def labels_report(graph) -> dict:
+    """What the vertices are called: none (ids 0..n-1), integer original ids, or string labels."""
+    ids = graph.vertex_ids
+    if ids is None:
+        return {"kind": "none"}
+    if ids.dtype == object:
+        return {"kind": "string", "first": ids[:3].tolist()}
+    return {"kind": "integer", "min": int(ids.min()), "max": int(ids.max())} if ids.size else {"kind": "integer"}
+
+
+def _labels_line(lab: dict) -> str:
+    if lab["kind"] == "none":
+        return "none (vertices are 0..n-1)"
+    if lab["kind"] == "string":
+        return "strings (" + ", ".join(map(repr, lab["first"])) + ", ...); commands take and write them"
+    span = f", {lab['min']} to {lab['max']}" if "min" in lab else ""
+    return f"original ids{span}; commands take and write them (--dense-ids: 0..n-1)"
+
+
 def render(report: dict) -> str:
     g, r = report["graph"], report["read"]
     kind = "directed" if g["directed"] else "undirected"
     lines = [f"{'graph':<13}{r['path']} [{r['format']}, {_mb(r['file_bytes'])}]",
              f"{'vertices':<13}{g['vertices']:,}" + ("  (ids relabelled densely)" if r["relabelled"] else ""),
+             f"{'labels':<13}{_labels_line(g['labels'])}",
              f"{'edges':<13}{g['edges']:,} ({kind}; {g['arcs']:,} stored arcs)",
              f"{'read':<13}{r['seconds']:.2f} s, {r['mb_per_s']:.1f} MB/s; {r['self_loops']:,} self-loops and "
              f"{r['duplicates']:,} duplicates removed" + ("; memory-mapped" if r["memory_mapped"] else "")]
@@ -116,8 +141,9 @@ def render(report: dict) -> str:
     dia = report.get("diameter")
     if dia is not None and dia["lower_bound"] is not None:
         follow = ", following out-edges" if g["directed"] else ""
-        lines.append(f"{'diameter':<13}>= {dia['lower_bound']} (double sweep, {dia['bfs_runs']} BFS in the "
-                     f"largest component{follow})")
+        u, v = (repr(x) if isinstance(x, str) else str(x) for x in dia["endpoints"])
+        lines.append(f"{'diameter':<13}>= {dia['lower_bound']}, from {u} to {v} (double sweep, {dia['bfs_runs']} "
+                     f"BFS in the largest component{follow})")
     m = report["memory"]
     lines.append(f"{'memory':<13}CSR {_mb(m['csr_bytes'])} ({m['bytes_per_edge']:.1f} bytes/edge, "
                  f"{m['neighbour_id_bytes']}-byte ids); BFS working set {_mb(m['bfs_working_bytes'])}")
@@ -138,8 +164,10 @@ def run(args) -> int:
                                    relabel=args.relabel, num_vertices=args.vertices)
     read = dict(stats.as_dict(), notes=[translate(note) for note in stats.notes])
     read["path"] = os.fspath(args.graph)
+    ids = VertexIds(graph, args.dense_ids, args.graph)
     report = {"graph": {"vertices": graph.num_vertices, "edges": graph.num_edges, "arcs": graph.num_arcs,
-                        "directed": graph.directed},
+                        "directed": graph.directed, "labels": labels_report(graph),
+                        "ids": "labels" if ids.labelled else "dense"},
               "read": read, "notes": [translate(note) for note in stats.notes]}
     if graph.directed:
         report["out_degree"] = degree_stats(graph.out_degree())
@@ -150,6 +178,8 @@ def run(args) -> int:
         comps = connected_components(graph)
         report["components"] = comps.summary()
         report["diameter"] = estimate_diameter(graph, args.samples, args.seed, comps).summary()
+        if report["diameter"].get("endpoints"):
+            report["diameter"]["endpoints"] = ids.json(report["diameter"]["endpoints"])
     report["memory"] = memory_report(graph, stats.file_bytes)
     if args.json:
         write_json(args.json, report)

@@ -6,8 +6,9 @@ flags instead (``--relabel``, ``--vertices N``, ``--max-depth``). The library
 does not print: it logs on the ``breadth`` loggers, and ``library_logging``
 installs, for the duration of one command, the handler that decides what
 reaches stderr: records of level INFO and above when stderr is a terminal (the
-read summary of a graph file, its notes), WARNING and above otherwise, each as
-its translated message on one line.
+read summary of a graph file, its notes), WARNING and above otherwise, ERROR and
+above with ``quiet`` (``--quiet``, ``--json -``), each as its translated message
+on one line.
 """
 from __future__ import annotations
 
@@ -56,10 +57,11 @@ class StderrHandler(logging.Handler):
 
 
 @contextlib.contextmanager
-def library_logging():
+def library_logging(quiet: bool = False):
     """Show the library's log records on stderr while a command runs (see the module docstring)."""
     logger = logging.getLogger("breadth")
-    handler = StderrHandler(logging.INFO if sys.stderr.isatty() else logging.WARNING)
+    level = logging.ERROR if quiet else logging.INFO if sys.stderr.isatty() else logging.WARNING
+    handler = StderrHandler(level)
     saved = logger.level, logger.propagate
     logger.addHandler(handler)
     logger.setLevel(handler.level)

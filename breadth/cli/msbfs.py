@@ -5,29 +5,24 @@ selection, grouping, checkpointing and running under mpiexec.
 """
 from __future__ import annotations
 
-import argparse
 import os
 
 import numpy as np
 
 from ..errors import InputError
-from .common import add_search_options, add_threads_option, open_graph, save_npy, set_threads, write_json
-
-
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows defaults, except the uninformative ones (unset options and flags)."""
-
-    def _get_help_string(self, action):
-        if action.default is None or isinstance(action.default, bool):
-            return action.help
-        return super()._get_help_string(action)
+from ..files import atomic_output
+from .common import (add_json_option, add_quiet_option, add_search_options, add_threads_option, open_graph,
+                     save_npy, set_threads, write_json)
+from .helpformat import examples
+from .ids import VertexIds, add_ids_option
 
 
 def add_source_options(p, default_all=False):
     g = p.add_mutually_exclusive_group(required=not default_all)
     g.add_argument("--sources", metavar="FILE",
-                   help="source vertex ids: a .npy array, or text with ids separated by spaces, commas "
-                        "or newlines ('#' starts a comment)")
+                   help="source vertices, in the graph's labels when it has them (see --dense-ids): a .npy "
+                        "array, or text with ids separated by spaces, commas or newlines ('#' starts a "
+                        "comment); string labels: one per line")
     g.add_argument("--all", action="store_true",
                    help="every vertex is a source" + (" (the default)" if default_all else ""))
     g.add_argument("--sample", type=int, metavar="K",
@@ -52,8 +47,9 @@ def add_run_options(p):
     p.add_argument("--checkpoint", metavar="DIR", default=None,
                    help="write each finished group to DIR (atomically); rerun the same command to "
                         "resume after a crash or kill")
-    p.add_argument("--json", metavar="FILE", nargs="?", const="-", default=None,
-                   help="print the result as JSON to stdout, or write it to FILE")
+    add_ids_option(p)
+    add_json_option(p)
+    add_quiet_option(p)
     add_threads_option(p)   # under mpiexec the default shares each host's cores among its computing ranks
 
 
@@ -65,41 +61,61 @@ def register(sub):
                     "and each group is one joint traversal with a bitwise status array (one bit per "
                     "source). Prints per-source reach and eccentricity summaries and each group's "
                     "sharing degree; --output writes the depth matrix. Under mpiexec the groups are "
-                    "shared among the ranks and rank 0 reports.",
-        formatter_class=HelpFormatter,
+                    "shared among the ranks and rank 0 reports. Sources are read and written in the "
+                    "graph's labels when it has them (--dense-ids: internal ids). One of --sources, --all, "
+                    "--sample is required.",
+        epilog=examples("breadth msbfs g.npz --sample 1024 --json",
+                        "breadth msbfs g.npz --sources ids.txt --output depths.npz",
+                        "breadth msbfs g.npz --all --checkpoint ck/      # kill it, rerun: it resumes",
+                        "mpiexec -n 8 breadth msbfs g.npz --all --max-depth 3"),
     )
     p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
     add_source_options(p)
     p.add_argument("--max-depth", type=int, default=None, metavar="D",
                    help="stop every search after D levels")
-    p.add_argument("--output", metavar="FILE.npy", default=None,
-                   help="write the depth matrix (row i = depths from source i; unsigned, smallest dtype "
-                        "that fits; its maximum value, e.g. 255, marks unreachable vertices)")
+    p.add_argument("--output", metavar="FILE", default=None,
+                   help="write the depth matrix (row i = depths from source i, column j = vertex j by internal "
+                        "id; unsigned, smallest dtype that fits; its maximum value, e.g. 255, marks unreachable "
+                        "vertices): .npz holds it as 'depths' with the 'sources' and 'vertices' of its rows "
+                        "and columns in the graph's labels; .npy the bare matrix (on a labelled graph with "
+                        "--dense-ids only)")
     add_run_options(p)
     p.set_defaults(run=run)
 
 
-def read_sources(path: str) -> np.ndarray:
+def read_sources(path: str, strings: bool = False):
+    """The source ids of a file as given: an int64 array, a str array (.npy), or a list of str lines
+    (``strings``: a graph with string labels, one label per line)."""
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file")
     try:
         if path.endswith(".npy"):
             arr = np.load(path, allow_pickle=False)
+            if arr.dtype.kind not in "iuU":
+                raise ValueError(f"dtype {arr.dtype}")
+        elif strings:
+            with open(path, encoding="utf-8") as f:
+                arr = [line.rstrip("\r\n") for line in f]
+            arr = [x for x in arr if x.strip() and not x.lstrip().startswith("#")]
         else:
             with open(path) as f:
                 text = "\n".join(line.split("#", 1)[0] for line in f)
             arr = np.array(text.replace(",", " ").split(), dtype=np.int64)
-    except (OSError, ValueError, OverflowError) as exc:
+    except (OSError, ValueError, OverflowError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not a list of vertex ids ({exc})") from None
-    if arr.size == 0:
+    if len(arr) == 0:
         raise InputError(f"{path}: no source ids in the file")
-    return arr.reshape(-1) if arr.ndim > 1 and 1 in arr.shape else arr
+    if isinstance(arr, np.ndarray) and arr.ndim > 1:
+        if 1 not in arr.shape:
+            raise InputError(f"{path}: expected a 1-D array of source ids, got shape {arr.shape}")
+        arr = arr.reshape(-1)
+    return arr
 
 
-def select_sources(args, graph) -> np.ndarray | None:
-    """The sources the options name (None = every vertex)."""
+def select_sources(args, graph, ids: VertexIds) -> np.ndarray | None:
+    """The sources the options name, as dense ids (None = every vertex)."""
     if args.sources:
-        return read_sources(args.sources)
+        return ids.parse(read_sources(args.sources, ids.strings), "source")
     if args.sample is not None:
         candidates = np.flatnonzero(graph.out_degree() > 0)
         if args.sample < 1:
@@ -124,17 +140,18 @@ def parse_p(text: str):
 def run_options(args) -> dict:
     return dict(groupby=args.groupby, group_size=args.group_size, words=args.words,
                 algorithm=args.algorithm, alpha=args.alpha, beta=args.beta, p_values=parse_p(args.p_values),
-                q=args.q, seed=args.seed, checkpoint=args.checkpoint, progress=True)
+                q=args.q, seed=args.seed, checkpoint=args.checkpoint, progress=None)
 
 
-def setup(args):
-    """Threads, MPI world, graph and sources, identically on every rank; errors stop all ranks."""
-    from ..multisource import mpi
+def setup(args, check=None):
+    """Threads, MPI world, graph, its ids and the sources, identically on every rank; errors stop all
+    ranks. ``check(ids)`` refuses bad output options before any work."""
     from ..errors import BreadthError
+    from ..multisource import mpi
 
     comm = mpi.world()
     mpi.install_abort_hook(comm)
-    error = graph = sources = None
+    error = graph = sources = ids = None
     try:
         set_threads(args.threads)
         if comm is not None and args.threads is None:
@@ -142,11 +159,14 @@ def setup(args):
 
             numba.set_num_threads(mpi.worker_threads(comm))
         graph = open_graph(args.graph)
-        sources = select_sources(args, graph)
+        ids = VertexIds(graph, args.dense_ids, args.graph)
+        if check is not None:
+            check(ids)
+        sources = select_sources(args, graph, ids)
     except BreadthError as exc:
         error = exc
     mpi.check_all(comm, error)
-    return comm, graph, sources
+    return comm, graph, ids, sources
 
 
 def graph_info(args, graph) -> dict:
@@ -154,13 +174,37 @@ def graph_info(args, graph) -> dict:
             "directed": graph.directed}
 
 
+def check_output(args, ids: VertexIds) -> None:
+    if args.output is None:
+        return
+    if not args.output.endswith((".npy", ".npz")):
+        raise InputError(f"--output must be a .npz or .npy file, got {args.output}")
+    ids.check_positional(args.output, "--output", ".npz (the matrix with its sources and vertices in labels)")
+
+
+def save_depths(path: str, depths: np.ndarray, sources: np.ndarray, ids: VertexIds) -> None:
+    """.npy: the bare matrix; .npz: 'depths', and 'sources'/'vertices' (its rows and columns) in the
+    command line's ids."""
+    if path.endswith(".npy"):
+        save_npy(path, depths)
+        return
+    vertices = ids.column(np.arange(depths.shape[1], dtype=np.int64))
+    with atomic_output(path) as f:
+        np.savez(f, depths=depths, sources=_storable(ids.column(sources)), vertices=_storable(vertices))
+
+
+def _storable(column: np.ndarray) -> np.ndarray:
+    """String labels (an object array) as a numpy unicode array: .npz files are read without pickle."""
+    from ..graph.io.results import string_column
+
+    return string_column("labels", column, column.size) if column.dtype == object else column
+
+
 def run(args) -> int:
     from ..multisource import msbfs
     from ..multisource.results import unreachable
 
-    comm, graph, sources = setup(args)
-    if args.output is not None and not args.output.endswith(".npy"):
-        raise InputError(f"--output must be a .npy file, got {args.output}")
+    comm, graph, ids, sources = setup(args, lambda ids: check_output(args, ids))
     res = msbfs(graph, sources, max_depth=args.max_depth, keep_depths=args.output is not None, comm=comm,
                 **run_options(args))
     if res is None:          # an MPI worker rank: rank 0 reports
@@ -168,12 +212,13 @@ def run(args) -> int:
     summary = res.summary()
     summary["graph"] = graph_info(args, graph)
     summary["ranks"] = 1 if comm is None else comm.Get_size()
+    summary["ids"] = "labels" if ids.labelled else "dense"
     if args.output is not None:
-        save_npy(args.output, res.depths)
+        save_depths(args.output, res.depths, res.sources, ids)
         summary["output"] = {"path": args.output, "dtype": str(res.depths.dtype),
                              "unreachable": unreachable(res.depths.dtype)}
     if args.json:
-        summary["per_source"] = {"source": res.sources, "reached": res.reached,
+        summary["per_source"] = {"source": ids.json(res.sources), "reached": res.reached,
                                  "eccentricity": res.eccentricity, "distance_sum": res.distance_sum}
         write_json(args.json, summary)
     if args.json != "-":

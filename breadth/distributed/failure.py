@@ -9,7 +9,7 @@
   R ... exited on signal 9"). tests/distributed checks both cases.
 * Errors every rank raises identically (bad arguments, a graph too large, a
   failed validation) are not failures of a rank: only rank 0 prints the error
-  and every rank returns exit code 2. An error is known to be such when it is marked
+  and every rank returns the error's exit code (2; 3 for a validation). An error is known to be such when it is marked
   (``comm.collective_error``, ``Comm.agree``); otherwise ``guarded`` asks the
   other ranks with a non-blocking barrier on a communicator kept for errors only
   (so it cannot match a collective the others are blocked in): if every rank
@@ -63,8 +63,9 @@ def guarded(comm, body, command=None):
     """Run ``body()`` on every rank; returns its exit code.
 
     A BreadthError every rank raised: rank 0 prints ``breadth COMMAND: error: ...`` and
-    every rank returns 2 (after rank 0 has printed: mpiexec ends the job as soon as one
-    rank exits with a non-zero status). Anything else aborts the job.
+    every rank returns its ``exit_code`` (2; 3 for a failed validation) after rank 0 has
+    printed (mpiexec ends the job as soon as one rank exits with a non-zero status).
+    Anything else aborts the job.
     """
     try:
         return body()
@@ -76,7 +77,7 @@ def guarded(comm, body, command=None):
                 print(f"breadth {command}: error: {exc}" if command else f"breadth: error: {exc}",
                       file=sys.stderr, flush=True)
             comm.errors.Barrier()
-            return 2
+            return getattr(exc, "exit_code", 2)
         abort(comm, exc)
     except SystemExit:
         raise

@@ -2,10 +2,12 @@
 
 Layout: a zip archive (numpy ``savez``, stored, not deflated) with members
 ``indptr``, ``indices`` and for directed graphs ``in_indptr``, ``in_indices``,
-plus ``meta`` = [format version, directed] and, for a relabelled graph,
-``vertex_ids`` (the original id of each vertex). Only integer labels can be
-stored: a graph with other labels (strings, tuples) is refused with InputError. Because members are stored
-uncompressed, ``load`` maps each array straight from the file (np.memmap at the
+plus ``meta`` = [format version, directed] and, for a graph with vertex labels,
+``vertex_ids``: the original id of each vertex (int64), or its string label (a
+numpy unicode array, read back without pickle as an object array of str).
+Other labels (tuples, a mix of integers and strings, strings ending in a NUL
+character, which numpy unicode arrays cannot keep) are refused with InputError.
+Because members are stored uncompressed, ``load`` maps each array straight from the file (np.memmap at the
 member's data offset): opening costs page-table work, not a read of the file.
 """
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import atomic_output
+from .memory import check_fits
 from .types import Graph
 
 FORMAT_VERSION = 1
@@ -33,16 +36,29 @@ def members(graph: Graph) -> dict:
         arrays["in_indices"] = graph.in_indices
     ids = getattr(graph, "vertex_ids", None)
     if ids is not None:
-        if ids.dtype == object:
-            raise InputError("native files store integer vertex ids only; this graph's labels are "
-                             f"{_kinds(ids)} (set graph.vertex_ids = None to save it with dense ids)")
-        arrays["vertex_ids"] = np.asarray(ids, dtype=np.int64)
+        arrays["vertex_ids"] = string_labels(ids) if ids.dtype == object else np.asarray(ids, dtype=np.int64)
     return arrays
 
 
-def _kinds(ids) -> str:
-    """The label types of an object labels array, for messages ("str", "tuple and int", ...)."""
-    return " and ".join(sorted({type(x).__name__ for x in ids[:1000].tolist()}))
+def string_labels(ids: np.ndarray) -> np.ndarray:
+    """An object array of str labels as a numpy unicode array; InputError for any other labels."""
+    items = ids.tolist()
+    kinds = {type(x) for x in items}
+    if kinds - {str}:
+        raise InputError("native files store integer ids or string labels; this graph's labels are "
+                         f"{_kinds(kinds)} (set graph.vertex_ids = None to save it with dense ids)")
+    if any(x.endswith("\0") for x in items):
+        bad = next(x for x in items if x.endswith("\0"))
+        raise InputError(f"native files cannot keep the label {bad!r}: a label may not end in a NUL character")
+    width = max(map(len, items), default=1)
+    check_fits(f"the string labels of {len(items):,} vertices ({width} characters each)",
+               4 * max(width, 1) * len(items))
+    return np.array(items, dtype=f"<U{max(width, 1)}")
+
+
+def _kinds(kinds) -> str:
+    """Label types for messages ("tuple", "int and str", ...)."""
+    return " and ".join(sorted(k.__name__ for k in kinds))
 
 
 def save(graph: Graph, path) -> None:

@@ -102,9 +102,9 @@ def search_keys(engine, num_vertices: int, nroots: int, seed: int) -> np.ndarray
 
 
 def _progress(total, desc, enabled):
-    from tqdm import tqdm
+    from ..progress import bar
 
-    return tqdm(total=total, desc=desc, unit="", leave=False, disable=None if enabled else True)
+    return bar(total, desc, None if enabled else False, unit="")
 
 
 def run_benchmark(config: Graph500Config, engine, progress: bool = True) -> Graph500Result:
@@ -151,7 +151,7 @@ def run_benchmark(config: Graph500Config, engine, progress: bool = True) -> Grap
     if config.validate:
         engine.validate(int(roots[0]), warm)
 
-    with _progress(roots.size, "graph500: BFS", show) as bar:
+    with _progress(roots.size, "graph500: BFS" + (" + validation" if config.validate else ""), show) as bar:
         for root in roots:
             engine.barrier()
             t0 = time.perf_counter()

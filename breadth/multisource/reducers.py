@@ -12,7 +12,8 @@ Common keyword arguments: ``groupby`` ("rules": the paper's out-degree GroupBy,
 or "random"), ``group_size`` and ``words`` (W: 64-bit status words per vertex,
 up to 64 W sources per group; by default chosen from the source count and
 memory), ``algorithm`` ("do" direction-optimizing per group, "td", "bu"),
-``progress`` (a tqdm bar over groups on stderr), ``checkpoint`` (a directory;
+``progress`` (a bar over groups on stderr: False none, the default; None on a
+terminal; True always; see ``breadth.progress``), ``checkpoint`` (a directory;
 a rerun with the same arguments resumes), ``comm`` (an mpi4py communicator:
 groups are shared among its ranks, the result is returned on rank 0 and None
 elsewhere).

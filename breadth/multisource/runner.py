@@ -100,8 +100,7 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
     checkpoint: a directory; finished groups are written there and a rerun with the
     same arguments skips them. comm: an mpi4py communicator to share groups among ranks.
     """
-    from tqdm import tqdm
-
+    from ..progress import bar as progress_bar
     from . import mpi
 
     t0 = time.perf_counter()
@@ -124,8 +123,7 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
     mpi.check_all(comm, error)   # rank 0's checkpoint or memory trouble stops every rank
     todo = [gi for gi in range(trav.num_groups) if results[gi] is None]
     direct = trav.keep_depths and size == 1 and ck is None
-    bar = tqdm(total=trav.num_groups, initial=resumed, desc=desc, unit="group", file=None,
-               disable=(not progress) or None) if rank == 0 else None
+    bar = progress_bar(trav.num_groups, desc, progress, unit="group", initial=resumed) if rank == 0 else None
     workspace = []          # allocated by the first group this process computes
 
     def compute(gi):

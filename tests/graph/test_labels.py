@@ -155,20 +155,46 @@ def test_networkx_string_labels_bfs_parents_match_layers(case):
             assert depth_of[p] == depth_of[v] - 1 and G.has_edge(p, v)
 
 
-def test_files_refuse_object_labels(tmp_path):
-    g = Graph.from_networkx(nx.Graph([("a", "b"), ("b", "c")]))
-    with pytest.raises(InputError, match="native files store integer vertex ids only; this graph's labels are str"):
-        native.save(g, tmp_path / "g.npz")
-    with pytest.raises(InputError, match="native files store integer"):
-        breadth.write(g, tmp_path / "g2.npz")
+def test_files_refuse_labels_they_cannot_store(tmp_path):
+    grid = Graph.from_networkx(nx.grid_2d_graph(2, 2))                  # tuple labels
+    mixed = Graph.from_networkx(nx.Graph([("a", 1), (1, "c")]))        # str and int
+    nul = Graph.from_networkx(nx.Graph([("a", "b\0")]))               # numpy unicode drops a trailing NUL
+    with pytest.raises(InputError, match="native files store integer ids or string labels; this graph's "
+                                         "labels are tuple"):
+        native.save(grid, tmp_path / "g.npz")
+    with pytest.raises(InputError, match="labels are int and str"):
+        breadth.write(mixed, tmp_path / "g2.npz")
+    with pytest.raises(InputError, match="may not end in a NUL"):
+        native.save(nul, tmp_path / "g3.npz")
     with pytest.raises(InputError, match="original_ids=True writes integer ids"):
-        breadth.write(g, tmp_path / "g.txt", original_ids=True)
-    with pytest.raises(InputError, match="original_ids must be a 1-D integer array"):
-        breadth.write_result(tmp_path / "r.csv", np.zeros(3, np.int64), np.zeros(3, np.int64),
-                             original_ids=g.vertex_ids)
+        breadth.write(grid, tmp_path / "g.txt", original_ids=True)
+    with pytest.raises(InputError, match="original_ids must be integer ids or string labels to be written, "
+                                         "got tuple"):
+        breadth.write_result(tmp_path / "r.csv", np.zeros(4, np.int64), np.zeros(4, np.int64),
+                             original_ids=grid.vertex_ids)
     assert not any(tmp_path.iterdir())
-    breadth.write(g, tmp_path / "g.txt")                 # dense ids are fine
-    assert breadth.read(tmp_path / "g.txt").num_edges == 2
+    breadth.write(grid, tmp_path / "g.txt")                 # dense ids are fine
+    assert breadth.read(tmp_path / "g.txt").num_edges == 4
+
+
+def test_string_labels_survive_native_files(tmp_path):
+    names = ["Valjean", "Javert, Inspector", "Fantine", "", "Émile \"Le Petit\"", "M\u00e9 \U0001F600"]
+    G = nx.path_graph(names)
+    g = Graph.from_networkx(G)
+    native.save(g, tmp_path / "g.npz")
+    back = native.load(tmp_path / "g.npz")
+    assert back.vertex_ids.dtype == object and back.vertex_ids.tolist() == names
+    assert all(type(x) is str for x in back.vertex_ids)
+    assert back.index_of("Fantine") == 2 and back.label_of(1) == "Javert, Inspector"
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "g.npz") as zf:            # stored as a numpy unicode array, not pickled
+        header = zf.read("vertex_ids.npy")[:128]
+    assert b"<U" in header and b"'O'" not in header
+    d = Graph.from_networkx(nx.DiGraph([("x", "y"), ("y", "z")]))
+    breadth.write(d, tmp_path / "d.npz")
+    back = breadth.read(tmp_path / "d.npz")
+    assert back.directed and back.vertex_ids.tolist() == ["x", "y", "z"] and back.in_neighbors(2).tolist() == [1]
 
 
 def test_int_labels_survive_native_and_pickle(tmp_path):

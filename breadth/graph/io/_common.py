@@ -3,14 +3,13 @@
 Opening input files with clear errors (missing file, directory, unreadable),
 (gzip-compressed) atomic output streams (``breadth.files.atomic_output``: a
 temporary file renamed into place, so an error never leaves a partial file
-behind), progress bars and the read summary (``ReadStats``).
+behind), naming the stage on a progress bar and the read summary (``ReadStats``).
 """
 from __future__ import annotations
 
 import contextlib
 import gzip
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -86,18 +85,7 @@ def output_stream(path, gz: bool):
             yield f
 
 
-# ---------------------------------------------------------------- progress
-def progress_bar(total, desc, progress, unit="B"):
-    """A tqdm bar on stderr. progress=None: only on a terminal, shown once work passes 1 s."""
-    from tqdm import tqdm
-
-    disable = None if progress is None else not progress
-    extra = {"bar_format": "{desc} ({elapsed})"} if total is None else {}
-    return tqdm(total=total, desc=desc, unit=unit, unit_scale=True, unit_divisor=1024 if unit == "B" else 1000,
-                disable=disable, file=sys.stderr, delay=1.0 if progress is None else 0.0, leave=False,
-                dynamic_ncols=True, **extra)
-
-
+# ---------------------------------------------------------------- progress (bars: breadth.progress)
 def show_stage(bar, name: str, t0: float, expect_slow: bool) -> None:
     """Name the stage on the bar; force it onto the screen when the read is already slow."""
     if getattr(bar, "disable", True):

@@ -33,9 +33,10 @@ import numpy as np
 
 from ...errors import InputError
 from ...files import os_error
+from ...progress import bar as progress_bar
 from ..types import Graph
 from ._common import (CHUNK_BYTES, ReadStats, check_input, finish_stats, gzip_error, is_gzip, open_binary,
-                      output_stream, progress_bar, read_fully)
+                      output_stream, read_fully)
 from .edgelist_parser import HASH, INT64_MAX, error_message, parse_block
 from .edges import edge_blocks, graph_from_edges, sparse_id_note
 from .text import format_rows

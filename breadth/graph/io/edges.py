@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...progress import bar as progress_bar
 from ..types import Graph
-from ._common import progress_bar, show_stage
+from ._common import show_stage
 
 
 def relabel_dense(src, dst):

@@ -25,9 +25,10 @@ import numpy as np
 
 from ...errors import InputError
 from ...files import os_error
+from ...progress import bar as progress_bar
 from ..types import Graph
 from ._common import (CHUNK_BYTES, ReadStats, check_input, finish_stats, gzip_error, is_gzip, open_binary,
-                      output_stream, progress_bar, read_fully)
+                      output_stream, read_fully)
 from .edges import edge_blocks, graph_from_edges, sparse_id_note
 
 PACKED_DTYPE = np.dtype([("v0_low", "<u4"), ("v1_low", "<u4"), ("high", "<u4")])

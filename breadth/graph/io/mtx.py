@@ -21,9 +21,9 @@ import numpy as np
 
 from ...errors import InputError
 from ...files import os_error
+from ...progress import bar as progress_bar
 from ..types import Graph
-from ._common import (ReadStats, check_input, finish_stats, gzip_error, is_gzip, open_binary, output_stream,
-                      progress_bar)
+from ._common import ReadStats, check_input, finish_stats, gzip_error, is_gzip, open_binary, output_stream
 from .edges import edge_blocks, graph_from_edges
 from .text import format_rows
 

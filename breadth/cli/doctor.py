@@ -1,0 +1,126 @@
+"""``breadth doctor``: what a user needs to know when something is slow or fails.
+
+The probes are ``breadth.cli.probes``; this module renders their report as
+text (one ``label  value`` line per fact, problems last, each with its fix) or
+writes it as JSON for a bug report. The command exits 0 whatever it finds: it
+reports, it does not judge.
+"""
+from __future__ import annotations
+
+from .common import add_json_option, write_json
+from .helpformat import examples
+
+GiB = 1 << 30
+
+
+def register(sub):
+    p = sub.add_parser(
+        "doctor",
+        help="report the installation: versions, numba threads and cache, MPI, GPU, memory",
+        description="Report what breadth runs on: breadth, numpy and numba versions; numba's threading layer, "
+                    "threads and kernel cache (and whether it is writable); the mpiexec found (path, vendor, "
+                    "version), whether mpi4py's MPI matches it and whether running as root needs Open MPI's "
+                    "variables; the GPU found (numba-cuda, devices, or its simulator); free memory. Problems "
+                    "are listed last with their fix. Attach the --json output to bug reports.",
+        epilog=examples("breadth doctor",
+                        "breadth doctor --json > doctor.json"),
+    )
+    add_json_option(p, "the report")
+    p.set_defaults(run=run)
+
+
+def _gib(b) -> str:
+    return "?" if b is None else f"{b / GiB:.1f} GiB"
+
+
+def _line(label: str, value: str) -> str:
+    return f"{label:<18}{value}"
+
+
+def render(rep: dict) -> str:
+    b, nb, mem, mpi, gpu = rep["breadth"], rep["numba"], rep["memory"], rep["mpi"], rep["gpu"]
+    pk = b["packages"]
+    shown = ", ".join(f"{name} {pk[name]}" for name in ("numpy", "numba", "llvmlite", "scipy") if pk.get(name))
+    lines = [_line("breadth", f"{b['version']} at {b['path']}"),
+             _line("python", f"{b['python']} ({b['executable']}) on {b['platform']}"),
+             _line("packages", shown)]
+    layer = nb["threading_layer"] or "none"
+    lines.append(_line("numba threads", f"{nb['threads']} of {nb['max_threads']} (NUMBA_NUM_THREADS); "
+                                        f"{nb['usable_cores']} usable cores of {nb['cores']}; threading layer "
+                                        f"{layer} (requested: {nb['requested_layer']})"))
+    lines.append(_line("numba cache", f"{nb['cache_dir']} ({'writable' if nb['cache_writable'] else 'NOT writable'})"))
+    limit = f"; cgroup limit {_gib(mem['cgroup_limit_bytes'])}" if mem["cgroup_limit_bytes"] else ""
+    lines.append(_line("memory", f"{_gib(mem['available_bytes'])} available of {_gib(mem['total_bytes'])}{limit}"))
+    lines += _mpi_lines(mpi)
+    lines += _gpu_lines(gpu)
+    notes = [n for key in ("numba", "mpi", "gpu") for n in rep[key]["notes"]]
+    lines += [_line("note", n) for n in notes]
+    if rep["problems"]:
+        lines += [_line("PROBLEM", p) for p in rep["problems"]]
+    else:
+        lines.append(_line("problems", "none"))
+    return "\n".join(lines)
+
+
+def _mpi_lines(mpi: dict) -> list[str]:
+    if mpi["mpiexec"]:
+        what = " ".join(x for x in (mpi["vendor"], mpi["version"]) if x) or "unknown MPI"
+        lines = [_line("mpiexec", f"{mpi['mpiexec']} ({mpi['found_by']}): {what}")]
+    else:
+        lines = [_line("mpiexec", "not found")]
+    lib = mpi["mpi4py"]
+    if lib is None:
+        lines.append(_line("mpi4py", "not installed"))
+    elif "error" in lib:
+        lines.append(_line("mpi4py", lib["error"]))
+    else:
+        match = {True: "matches mpiexec", False: "DOES NOT match mpiexec", None: "no mpiexec to compare"}
+        lines.append(_line("mpi4py", f"{lib['version']} on {lib['library'] or '?'} (MPI {lib['standard']}): "
+                                     f"{match[mpi['matches']]}"))
+    root = mpi["root"]
+    if root["running_as_root"]:
+        if root["needs_variables"]:
+            state = ("set" if root["variables_set"] else
+                     "not set: --ranks sets them itself; export them to run mpiexec yourself")
+            lines.append(_line("running as root", f"Open MPI needs OMPI_ALLOW_RUN_AS_ROOT=1 and "
+                                                  f"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ({state})"))
+        else:
+            lines.append(_line("running as root", "yes"))
+    return lines
+
+
+def _gpu_lines(gpu: dict) -> list[str]:
+    if gpu["cuda_module"] is None:
+        lines = [_line("gpu", "no CUDA support installed (pip install 'breadth[cuda]' for GPU BFS)")]
+    else:
+        module = gpu["cuda_module"] + (f" {gpu['numba_cuda']}" if gpu["numba_cuda"] else "")
+        if gpu["devices"]:
+            devices = "; ".join(
+                f"{d['id']}: {d['name']}" + (f" (compute {d['compute_capability']}" if "compute_capability" in d
+                                             else "")
+                + (f", {_gib(d['free_bytes'])} free of {_gib(d['total_bytes'])})" if "total_bytes" in d
+                   else ")" if "compute_capability" in d else "")
+                for d in gpu["devices"])
+        else:
+            devices = "no GPU found"
+        lines = [_line("gpu", f"{module}: {devices}")]
+    bg = gpu["breadth_gpu"]
+    if not bg["present"]:
+        lines.append(_line("breadth.gpu", "not part of this installation"))
+    elif bg["usable"] is None:
+        lines.append(_line("breadth.gpu", "present; needs numba-cuda"))
+    else:
+        state = "present, usable" if bg["usable"] else f"present, not usable: {bg['reason']}"
+        lines.append(_line("breadth.gpu", state))
+    return lines
+
+
+def run(args) -> int:
+    from .probes import report
+
+    rep = report()
+    if args.json:
+        write_json(args.json, rep)
+    if args.json != "-":
+        print(render(rep))
+    return 0

@@ -1,0 +1,66 @@
+"""The one progress bar of breadth: tqdm on stderr, on a terminal only.
+
+Every long piece of work (reading and building a graph, writing one, the
+Graph500 searches and validations, the groups of a many-source run, generating)
+asks ``bar(total, desc, progress)`` for its bar. ``progress`` is the caller's
+wish:
+
+* ``None`` (the default of the library functions): a bar when stderr is a
+  terminal and bars are not switched off (``quiet``), shown only once the work
+  has taken ``DELAY`` seconds, so quick work stays silent;
+* ``True``: a bar now, unless switched off (tests and scripts that want one);
+* ``False``: no bar.
+
+``quiet()`` switches every bar off for the duration of a ``with`` block: the
+command line wraps a command in it for ``--quiet`` and ``--json -``. A disabled
+bar is a real tqdm object that draws nothing, so callers never test for it.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+
+DELAY = 1.0      # seconds of work before a bar appears (progress=None)
+_QUIET = [0]     # depth of nested quiet() blocks
+
+
+@contextlib.contextmanager
+def quiet(enabled: bool = True):
+    """No progress bars inside this block (when ``enabled``)."""
+    _QUIET[0] += bool(enabled)
+    try:
+        yield
+    finally:
+        _QUIET[0] -= bool(enabled)
+
+
+def is_quiet() -> bool:
+    return _QUIET[0] > 0
+
+
+def wanted(progress=None) -> bool:
+    """Whether a bar would be drawn for this wish (see the module docstring)."""
+    if progress is False or is_quiet():
+        return False
+    return bool(progress) or _isatty(sys.stderr)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def bar(total=None, desc: str = "", progress=None, *, unit: str = "it", initial: int = 0, leave: bool = False):
+    """A tqdm bar on stderr counting ``total`` units (None: a counter without an end).
+
+    Counts are shown scaled (``unit="B"`` by 1024: KiB, MiB; other units by 1000).
+    """
+    from tqdm import tqdm
+
+    show = wanted(progress)
+    extra = {"bar_format": "{desc} ({elapsed})"} if total is None else {}
+    return tqdm(total=total, desc=desc, unit=unit, initial=initial, unit_scale=True,
+                unit_divisor=1024 if unit == "B" else 1000, disable=not show, file=sys.stderr,
+                delay=DELAY if progress is None else 0.0, leave=leave, dynamic_ncols=True, **extra)
