@@ -10,7 +10,7 @@ import numba-cuda; the names below load it on first use, after
 """
 from .device import count_transfers, require_cuda, simulated
 
-__all__ = ["DeviceGraph", "count_transfers", "require_cuda", "simulated"]
+__all__ = ["DeviceGraph", "bfs", "count_transfers", "require_cuda", "simulated"]
 
 
 def __getattr__(name):
@@ -19,4 +19,9 @@ def __getattr__(name):
         from .graph import DeviceGraph
 
         return DeviceGraph
+    if name == "bfs":
+        require_cuda()
+        from .api import bfs
+
+        return bfs
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -95,7 +95,11 @@ def bitmap_to_queue(words, queue, counters, tail):
     begin(s_cnt, s_n, counters, -1)
     tid = cuda.threadIdx.x
     bdim = cuda.blockDim.x
+    pending = 0
     for base in range(cuda.blockIdx.x * bdim, words.size, cuda.gridDim.x * bdim):
+        if pending + 32 > STAGE // bdim:
+            flush(s_buf, s_n, s_base, queue, counters, tail)
+            pending = 0
         w = base + tid
         if w < words.size:
             x = words[w]
@@ -105,7 +109,8 @@ def bitmap_to_queue(words, queue, counters, tail):
                     stage(s_buf, s_n, w * 32 + b)
                 x >>= uint32(1)
                 b += 1
-        flush(s_buf, s_n, s_base, queue, counters, tail)
+        pending += 32
+    flush(s_buf, s_n, s_base, queue, counters, tail)
 
 
 @cuda.jit

@@ -56,6 +56,7 @@ class DeviceGraph:
         else:
             self.in_indptr, self.in_indices = self.indptr, self.indices
         self._search = None
+        self._groups = {}
 
     @property
     def nbytes(self) -> int:
@@ -73,6 +74,14 @@ class DeviceGraph:
 
             self._search = SearchSpace(self)
         return self._search
+
+    def group_space(self, words: int):
+        """The device memory of iBFS groups of ``words`` status words, allocated on first use and reused."""
+        if words not in self._groups:
+            from .ibfs import GroupSpace
+
+            self._groups[words] = GroupSpace(self, words)
+        return self._groups[words]
 
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"

@@ -23,9 +23,11 @@ Per edge (u, v): an unvisited v is claimed with an atomic compare-and-swap of
 depth, tallies it for the next level and stages it for the block-aggregated
 append (``primitives.flush``). Every loop that contains a flush runs the same
 number of rounds on every thread of a block (a round covers one vertex per
-thread, one edge per lane, or one block-wide chunk of edges), so no staging
-round exceeds ``STAGE`` entries: thread bins stage at most 31 per thread,
-warp and block chunks one per thread.
+thread, one edge per lane, or one block-wide chunk of edges) and counts the
+most a thread can have staged since the last flush (``pending``: 31 per round
+in thread bins, 1 per round in warp and block chunks); the block flushes
+before the next round could pass ``STAGE``, so staging never overflows and a
+block issues about one global atomic per ``STAGE`` new vertices.
 
 Invariants: on entry ``parent[v] == -1`` iff v is unvisited and the segment
 holds frontier vertices (depth ``level``) once each; on exit every out-neighbour
@@ -96,13 +98,18 @@ def td_thread(indptr, indices, parent, depth, queue, start, count, level, next_q
     begin(s_cnt, s_n, counters, clear)
     tid = cuda.threadIdx.x
     bdim = cuda.blockDim.x
+    pending = 0                                # staged per thread since the last flush, at most
     for base in range(cuda.blockIdx.x * bdim, count, cuda.gridDim.x * bdim):
+        if pending + 31 > STAGE // bdim:
+            flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+            pending = 0
         i = base + tid
         if i < count:
             u = queue[start + i]
             for j in range(indptr[u], indptr[u + 1]):
                 claim(indices[j], u, level, parent, depth, indptr, s_buf, s_n, s_cnt)
-        flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+        pending += 31
+    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
     flush_counts(s_cnt, counters, nxt)
 
 
@@ -118,6 +125,7 @@ def td_warp(indptr, indices, parent, depth, queue, start, count, level, next_que
     tid = cuda.threadIdx.x
     warps = cuda.blockDim.x // 32
     lane = tid % 32
+    pending = 0
     for base in range(cuda.blockIdx.x * warps, count, cuda.gridDim.x * warps):
         i = base + tid // 32
         if tid == 0:
@@ -136,10 +144,14 @@ def td_warp(indptr, indices, parent, depth, queue, start, count, level, next_que
         rounds = (s_max[0] + 31) // 32          # the same on every thread of the block
         cuda.syncthreads()
         for r in range(rounds):
+            if pending + 1 > STAGE // cuda.blockDim.x:
+                flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+                pending = 0
             k = r * 32 + lane
             if k < d:
                 claim(indices[first + k], u, level, parent, depth, indptr, s_buf, s_n, s_cnt)
-            flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+            pending += 1
+    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
     flush_counts(s_cnt, counters, nxt)
 
 
@@ -153,13 +165,18 @@ def td_block(indptr, indices, parent, depth, queue, start, count, level, next_qu
     begin(s_cnt, s_n, counters, clear)
     tid = cuda.threadIdx.x
     bdim = cuda.blockDim.x
+    pending = 0
     for i in range(cuda.blockIdx.x, count, cuda.gridDim.x):
         u = queue[start + i]
         lo = indptr[u]
         hi = indptr[u + 1]
         for e in range(lo, hi, bdim):
+            if pending + 1 > STAGE // bdim:
+                flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+                pending = 0
             j = e + tid
             if j < hi:
                 claim(indices[j], u, level, parent, depth, indptr, s_buf, s_n, s_cnt)
-            flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+            pending += 1
+    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
     flush_counts(s_cnt, counters, nxt)
