@@ -4,12 +4,14 @@ Bottom-up (Beamer, Asanovic, Patterson, SC'12; the GPU form of
 ``breadth.kernels.bottom_up``): one thread per vertex v. A visited v (bit set
 in the ``visited`` bitmap) returns at once; an unvisited v scans its in-edges
 and stops at the first in-neighbour u whose bit is set in the ``front`` bitmap
-("early exit"): u becomes its parent, v its depth ``level + 1``. A block owns
-whole 32-bit words of the bitmaps (its tile of vertices is a multiple of 32),
-assembles the new words in shared memory and writes ``next_front`` and
-``visited`` without global atomics. The level's counts (vertices woken, their
-out-degree sum and LRB histogram, edges examined) go to the counter row
-``nxt`` as in the top-down kernels (see ``primitives``).
+("early exit"): u becomes its parent, v its depth ``level + 1``, and v's bit is
+set in ``next_front`` and ``visited`` with an atomic OR (two per woken vertex;
+other threads only read bits of other vertices of the word). The bitmaps rotate
+through three buffers so that no launch is spent clearing: a level reads
+``front``, writes ``next_front`` (zeroed by the level before) and zeroes
+``spare``, which is the next level's ``next_front``. The level's counts
+(vertices woken, their out-degree sum and LRB histogram, edges examined) go to
+the counter row ``nxt`` as in the top-down kernels (see ``primitives``).
 
 Invariants: on entry ``front`` holds exactly the frontier (depth ``level``) and
 ``visited`` exactly the vertices with ``parent >= 0``; on exit ``next_front``
@@ -23,7 +25,7 @@ aggregated appends at a counter cursor). No kernel here copies to the host.
 from numba import cuda, int64, uint32
 
 from .device import STAGE
-from .primitives import BCUR0, COUNT, EXAMINED, begin, flush, flush_counts, stage, tally
+from .primitives import BCUR0, BIN0, COUNT, EXAMINED, SCOUT, begin, degree_bin, flush, flush_counts, stage, tally
 
 
 @cuda.jit
@@ -42,14 +44,19 @@ def fill_search(parent, depth, counters):
 
 
 @cuda.jit
-def seed(seeds, parent, depth, queue):
-    """Distinct seeds into the frontier queue, each its own parent at depth 0."""
+def seed(seeds, indptr, parent, depth, queue, counters):
+    """Distinct seeds into the frontier queue, each its own parent at depth 0; counter row 0 := their
+    count, scout count and LRB histogram (what the LRB scatter of level 0 reads)."""
     i = cuda.grid(1)
     while i < seeds.size:
         r = seeds[i]
         parent[r] = r
         depth[r] = 0
         queue[i] = r
+        d = indptr[r + 1] - indptr[r]
+        cuda.atomic.add(counters, COUNT, 1)
+        cuda.atomic.add(counters, SCOUT, d)
+        cuda.atomic.add(counters, BIN0 + degree_bin(d), 1)
         i += cuda.gridsize(1)
 
 
@@ -114,44 +121,33 @@ def bitmap_to_queue(words, queue, counters, tail):
 
 
 @cuda.jit
-def bu_step(indptr, in_indptr, in_indices, parent, depth, front, next_front, visited, n, level,
+def bu_step(indptr, in_indptr, in_indices, parent, depth, front, next_front, spare, visited, n, level,
             counters, nxt, clear):
-    """One bottom-up level over vertex tiles of blockDim.x (a multiple of 32) vertices."""
+    """One bottom-up level, one thread per vertex; ``next_front`` is zero on entry, ``spare`` zeroed here."""
     s_cnt = cuda.shared.array(BCUR0, int64)
     s_n = cuda.shared.array(1, int64)
-    s_words = cuda.shared.array(32, uint32)
     begin(s_cnt, s_n, counters, clear)
-    tid = cuda.threadIdx.x
-    bdim = cuda.blockDim.x
-    wpb = bdim // 32
-    if tid < wpb:
-        s_words[tid] = 0
-    cuda.syncthreads()
-    ntiles = (n + bdim - 1) // bdim
-    for tile in range(cuda.blockIdx.x, ntiles, cuda.gridDim.x):
-        v = tile * bdim + tid
-        if v < n:
-            bit = uint32(1) << uint32(v & 31)
-            if visited[v >> 5] & bit == 0:
-                examined = int64(0)
-                for j in range(in_indptr[v], in_indptr[v + 1]):
-                    u = in_indices[j]
-                    examined += 1
-                    if front[u >> 5] & (uint32(1) << uint32(u & 31)):
-                        parent[v] = u
-                        depth[v] = level + 1
-                        cuda.atomic.or_(s_words, tid >> 5, bit)
-                        cuda.atomic.add(s_cnt, COUNT, 1)
-                        tally(s_cnt, indptr, v)
-                        break
-                cuda.atomic.add(s_cnt, EXAMINED, examined)
-        cuda.syncthreads()
-        if tid < wpb:
-            w = tile * wpb + tid
-            if w < visited.size:
-                word = s_words[tid]
-                next_front[w] = word
-                visited[w] |= word
-            s_words[tid] = 0
-        cuda.syncthreads()
+    w = cuda.grid(1)
+    while w < spare.size:
+        spare[w] = 0
+        w += cuda.gridsize(1)
+    v = cuda.grid(1)
+    examined = int64(0)
+    while v < n:
+        bit = uint32(1) << uint32(v & 31)
+        if visited[v >> 5] & bit == 0:
+            for j in range(in_indptr[v], in_indptr[v + 1]):
+                u = in_indices[j]
+                examined += 1
+                if front[u >> 5] & (uint32(1) << uint32(u & 31)):
+                    parent[v] = u
+                    depth[v] = level + 1
+                    cuda.atomic.or_(next_front, v >> 5, bit)
+                    cuda.atomic.or_(visited, v >> 5, bit)
+                    cuda.atomic.add(s_cnt, COUNT, 1)
+                    tally(s_cnt, indptr, v)
+                    break
+        v += cuda.gridsize(1)
+    if examined > 0:
+        cuda.atomic.add(s_cnt, EXAMINED, examined)
     flush_counts(s_cnt, counters, nxt)

@@ -122,7 +122,7 @@ class Launch:
         return max(1, min(self.max_blocks, -(-int(items) // per_block)))
 
 
-SIMULATOR_LAUNCH = Launch(thread_tpb=32, warp_tpb=64, block_tpb=32, max_blocks=2)
+SIMULATOR_LAUNCH = Launch(thread_tpb=32, warp_tpb=64, block_tpb=32, max_blocks=1)
 
 
 def check_launch(launch: Launch) -> Launch:

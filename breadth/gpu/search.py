@@ -48,6 +48,7 @@ class SearchSpace:
         self.binned = device.empty(max(n, 1), dg.vid_dtype)
         self.front = device.empty(words, np.uint32)
         self.next_front = device.empty(words, np.uint32)
+        self.spare = device.empty(words, np.uint32)
         self.visited = device.empty(words, np.uint32)
         self.counters = device.empty(2 * ROW, np.int64)
 
@@ -101,11 +102,13 @@ def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_dept
     t0 = time.perf_counter()
     tpb = launch.thread_tpb
     fill_search[launch.blocks(n, tpb), tpb](sp.parent, sp.depth, sp.counters)
-    seed[launch.blocks(seeds.size, tpb), tpb](device.to_device(seeds), sp.parent, sp.depth, sp.queue)
+    seed[launch.blocks(seeds.size, tpb), tpb](device.to_device(seeds), dg.indptr, sp.parent, sp.depth, sp.queue,
+                                              sp.counters)
     degrees = dg.out_degree(seeds)
     qsize, scout, bins = int(seeds.size), int(degrees.sum()), host_bins(degrees)
     policy = Policy(mode, alpha, beta, n, dg.num_arcs)
-    queue, next_queue, front, next_front = sp.queue, sp.next_queue, sp.front, sp.next_front
+    queue, next_queue = sp.queue, sp.next_queue
+    front, next_front, spare = sp.front, sp.next_front, sp.spare
     cur, nxt = 0, ROW
     in_bitmap = False
     levels = []
@@ -116,15 +119,16 @@ def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_dept
         if bottom_up:
             if not in_bitmap:
                 fill_words[launch.blocks(front.size, tpb), tpb](front, np.uint32(0))
+                fill_words[launch.blocks(front.size, tpb), tpb](next_front, np.uint32(0))
                 queue_to_bitmap[launch.blocks(qsize, tpb), tpb](queue, qsize, front)
                 visited_from_parent[launch.blocks(front.size, tpb), tpb](sp.parent, sp.visited, n)
                 in_bitmap = True
             bu_step[launch.blocks(n, tpb), tpb](dg.indptr, dg.in_indptr, dg.in_indices, sp.parent, sp.depth, front,
-                                                next_front, sp.visited, n, level, sp.counters, nxt, cur)
+                                                next_front, spare, sp.visited, n, level, sp.counters, nxt, cur)
             head = device.to_host(sp.counters[nxt:nxt + HEAD])
             examined = int(head[EXAMINED])
             policy.after_bottom_up(int(head[COUNT]), qsize)
-            front, next_front = next_front, front
+            front, next_front, spare = next_front, spare, front
         else:
             if in_bitmap:
                 bitmap_to_queue[launch.blocks(front.size, tpb), tpb](front, queue, sp.counters, cur + CURSOR)

@@ -13,6 +13,7 @@ from numba import cuda, types
 
 def kernels():
     from breadth.gpu import bottom_up as bu
+    from breadth.gpu import ibfs_kernels as ib
     from breadth.gpu import lrb
     from breadth.gpu import primitives as pr
 
@@ -22,19 +23,30 @@ def kernels():
     w64 = types.Array(u64, 1, "C")
     for vid in (types.int32, types.int64):
         q = types.Array(vid, 1, "C")
+        yield f"ib_init[{vid}]", ib.ib_init, (a64, w64, w64, w64, w32, w32, i64, a64, i64)
+        yield f"ib_seed[{vid}]", ib.ib_seed, (a64, i64, w64, w32, q, a64, i64)
+        yield f"ib_td[{vid}]", ib.ib_td, (a64, q, i64, w64, w64, q, i64, w32, q, a64, i64)
+        yield f"ib_bu[{vid}]", ib.ib_bu, (a64, q, i64, w64, w64, w64, w32, w32, i64, a64, i64, i64)
+        for dt in (types.uint8, types.uint16, types.int64):
+            dep = types.Array(dt, 1, "C")
+            yield (f"ib_identify_sparse[{vid},{dt}]", ib.ib_identify_sparse,
+                   (a64, a64, i64, w64, w64, w32, q, i64, dep, i64, types.boolean, a64, i64, i64))
+            yield (f"ib_identify_dense[{vid},{dt}]", ib.ib_identify_dense,
+                   (a64, a64, i64, w64, w64, w32, w32, i64, i64, dep, i64, types.boolean, a64, i64, i64))
         td = (a64, q, a64, a64, q, i64, i64, i64, q, a64, i64, i64)
         yield f"td_thread[{vid}]", lrb.td_thread, td
         yield f"td_warp[{vid}]", lrb.td_warp, td
         yield f"td_block[{vid}]", lrb.td_block, td
         yield f"lrb_scatter[{vid}]", lrb.lrb_scatter, (a64, q, i64, q, a64, i64)
-        yield f"bu_step[{vid}]", bu.bu_step, (a64, a64, q, a64, a64, w32, w32, w32, i64, i64, a64, i64, i64)
-        yield f"seed[{vid}]", bu.seed, (a64, a64, a64, q)
+        yield f"bu_step[{vid}]", bu.bu_step, (a64, a64, q, a64, a64, w32, w32, w32, w32, i64, i64, a64, i64, i64)
+        yield f"seed[{vid}]", bu.seed, (a64, a64, a64, a64, q, a64)
         yield f"queue_to_bitmap[{vid}]", bu.queue_to_bitmap, (q, i64, w32)
         yield f"bitmap_to_queue[{vid}]", bu.bitmap_to_queue, (w32, q, a64, i64)
     yield "fill_search", bu.fill_search, (a64, a64, a64)
     yield "fill_words", bu.fill_words, (w32, u32)
     yield "visited_from_parent", bu.visited_from_parent, (a64, w32, i64)
     yield "zero_int64", pr.zero_int64, (a64,)
+    yield "fill_any[uint8]", ib.fill_any, (types.Array(types.uint8, 1, "C"), types.uint8)
 
 
 def main() -> int:

@@ -1,0 +1,87 @@
+"""iBFS on the GPU: depths, histograms and reach sets equal the CPU traversal and multi_bfs."""
+import numpy as np
+import pytest
+
+import breadth
+from breadth.multisource import runner
+
+GROUP_SIZES = [1, 63, 64, 65, 130]
+
+
+@pytest.fixture(scope="module")
+def gpu(cuda):
+    from breadth import gpu
+
+    return gpu
+
+
+def _run_on_gpu(gpu, graph, sources, **options):
+    """Every group of a planned run on the GPU, assembled by the CPU runner."""
+    from breadth.gpu.multisource import run_group
+
+    trav = runner.Traversal(graph, np.asarray(sources), **options)
+    dg = gpu.DeviceGraph(trav.graph)
+    depths = runner.DepthMatrix(trav.n, trav.sources.size, trav.depth_dtype) if trav.keep_depths else None
+    results = [run_group(trav, gi, dg, depth_out=depths) for gi in range(trav.num_groups)]
+    return runner.assemble(trav, results, 0.0, 0, depths)
+
+
+@pytest.fixture(scope="module")
+def kron():
+    s, d = breadth.kronecker_edges(8, 8, 11)
+    return breadth.Graph.from_edges(s, d, 256), breadth.Graph.from_edges(s, d, 256, directed=True)
+
+
+@pytest.mark.parametrize("group_size", GROUP_SIZES)
+def test_depths_equal_cpu_multi_bfs(gpu, kron, group_size):
+    undirected, directed = kron
+    rng = np.random.default_rng(group_size)
+    for g in (undirected, directed):
+        sources = rng.integers(0, g.num_vertices, group_size)
+        res = _run_on_gpu(gpu, g, sources, keep_depths=True, group_size=group_size)
+        expected = breadth.multi_bfs(g, sources, group_size=group_size)
+        np.testing.assert_array_equal(res.depths, expected)
+        cpu = breadth.multisource.msbfs(g, sources, group_size=group_size)
+        np.testing.assert_array_equal(res.reached, cpu.reached)
+        np.testing.assert_array_equal(res.distance_sum, cpu.distance_sum)
+        np.testing.assert_array_equal(res.eccentricity, cpu.eccentricity)
+        for a, b in zip(res.group_results, cpu.group_results):   # same levels, same directions
+            np.testing.assert_array_equal(a.hist, b.hist)
+            np.testing.assert_array_equal(a.stats[:, [0, 1, 2, 4, 5]], b.stats[:, [0, 1, 2, 4, 5]])
+
+
+@pytest.mark.parametrize("algorithm", ["td", "bu"])
+def test_pinned_directions_and_max_depth(gpu, kron, algorithm):
+    g = kron[1]
+    sources = np.arange(0, 256, 4)
+    for max_depth in (None, 2):
+        res = _run_on_gpu(gpu, g, sources, keep_depths=True, algorithm=algorithm, max_depth=max_depth)
+        np.testing.assert_array_equal(res.depths, breadth.multi_bfs(g, sources, max_depth=max_depth,
+                                                                     algorithm=algorithm))
+        directions = {int(x) for r in res.group_results for x in r.stats[1:, 1]}
+        assert directions == ({0} if algorithm == "td" else {1})
+
+
+def test_reach_sets_and_in_direction(gpu, kron):
+    g = kron[1]
+    sources = np.array([0, 5, 9, 9, 200])
+    res = _run_on_gpu(gpu, g, sources, max_depth=2, keep_reach=True)
+    expected = breadth.khop_reachability(g, sources, 2)
+    for r in res.group_results:
+        members = res.groups[r.index]
+        for row, j in enumerate(members):
+            got = r.reach_indices[r.reach_indptr[row]:r.reach_indptr[row + 1]]
+            np.testing.assert_array_equal(got, expected[[j]].indices)
+    closeness = _run_on_gpu(gpu, g, sources, direction="in")
+    cpu = breadth.multisource.msbfs(g, sources, direction="in")
+    np.testing.assert_array_equal(closeness.distance_sum, cpu.distance_sum)
+
+
+@pytest.mark.slow
+def test_deep_graph_widens_depth_dtype(gpu):
+    n = 300                                  # depths past 254 do not fit uint8: widened and rerun
+    v = np.arange(n - 1)
+    g = breadth.Graph.from_edges(v, v + 1, n)
+    res = _run_on_gpu(gpu, g, [0, 299], keep_depths=True, algorithm="bu")
+    assert res.depths.dtype == np.uint16
+    np.testing.assert_array_equal(res.depths, breadth.multi_bfs(g, [0, 299]))
