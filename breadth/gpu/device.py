@@ -14,9 +14,11 @@ per-vertex round trips.
 Launch shapes (``Launch``) are the one place where the simulator and a real GPU
 differ: the kernels are grid-stride loops, correct for every grid and for every
 block size that is a multiple of 32 (up to the staging limit, see
-``check_launch``), so the simulator runs them with small blocks and at most two
-blocks (numba-cuda simulates each thread as a Python thread) and a GPU with
-blocks of 128/256 threads and enough blocks to fill its multiprocessors.
+``check_launch``), so the simulator runs them with one small block (numba-cuda
+simulates each thread as a Python thread and runs blocks one after another, so
+more blocks would add time and no concurrency) and a GPU with blocks of 128/256
+threads and enough blocks to fill its multiprocessors. The tests also run the
+GPU's shapes, with several blocks, in the simulator.
 """
 from __future__ import annotations
 

@@ -19,8 +19,9 @@ Invariants between levels: ``prev == status`` (BSA_level); the JFQ is in
 ``queue[:nf]`` after a top-down level (``changed`` all zero) or is the
 ``changed`` bitmap after a bottom-up level; ``unfull`` holds every vertex with
 in-edges that is not full (after top-down it may also hold vertices that just
-became full). Device memory: 2 n W words of status, two queues, three bitmaps,
-the optional n x g depth block; checked against free GPU memory first.
+became full). Device memory: 2 n W words of status, two queues, two bitmaps,
+the optional n x g depth block; each checked against free GPU memory when first
+allocated, then reused by every group.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ from .primitives import zero_int64
 
 def group_bytes(n: int, words: int, group_size: int, depth_itemsize: int, vid_itemsize: int) -> int:
     """Device bytes of one group's traversal (status copies, queues, bitmaps, depth block)."""
-    bitmaps = 3 * 4 * ((n + 31) // 32 + 1)
+    bitmaps = 2 * 4 * ((n + 31) // 32 + 1)
     return 16 * n * words + 2 * vid_itemsize * max(n, 1) + bitmaps + n * group_size * depth_itemsize + 2 * IROW * 8
 
 
@@ -52,6 +53,8 @@ class GroupSpace:
     def __init__(self, dg, words: int):
         n = dg.num_vertices
         nw = max(1, (n + 31) // 32)
+        device.check_device_fits(f"iBFS groups of W={words} on {n} vertices",
+                                 group_bytes(n, words, 0, 0, dg.vid_dtype.itemsize))
         self.words = words
         self.prev = device.empty(max(n, 1) * words, np.uint64)
         self.status = device.empty(max(n, 1) * words, np.uint64)
@@ -71,6 +74,7 @@ class GroupSpace:
     def depths_for(self, n: int, g: int, dtype):
         key = (g, np.dtype(dtype).str)
         if key not in self.depths:
+            device.check_device_fits(f"the depths of a group of {g} sources", n * g * np.dtype(dtype).itemsize)
             self.depths[key] = device.empty(max(n * g, 1), dtype)
         return self.depths[key]
 
@@ -94,10 +98,7 @@ def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_
                          f"got {g} sources and W = {words}")
     n = dg.num_vertices
     write_depth = depth_dtype is not None
-    ditem = np.dtype(depth_dtype).itemsize if write_depth else 0
-    device.check_device_fits(f"an iBFS group of {g} sources (W={words})",
-                             group_bytes(n, words, g, ditem, dg.vid_dtype.itemsize))
-    sp = dg.group_space(words)
+    sp = dg.group_space(words)                 # memory checked when first allocated
     if write_depth:
         depths = sp.depths_for(n, g, depth_dtype)
         cap = int(np.iinfo(depth_dtype).max) - 1

@@ -12,7 +12,11 @@ and parent/depth come down once per search. ``device.count_transfers`` counts
 it, and the tests check it.
 
 A top-down level bins the frontier (``lrb.lrb_scatter``, skipped when one bin
-holds it all) and launches one LRB kernel per non-empty granularity; a
+holds it all) and launches one LRB kernel per non-empty granularity; a frontier
+of at most ``SMALL_FRONTIER`` vertices without block-bin hubs (degree >= 1024)
+goes to the warp kernel as it is (a warp per vertex suits every degree below
+1024, and the level saves the binning launch: deep, thin graphs are a long run
+of such levels); a
 bottom-up level runs ``bottom_up.bu_step``; the frontier changes between a
 queue and a bitmap only when the direction changes.
 
@@ -33,6 +37,9 @@ from . import device
 from .bottom_up import bitmap_to_queue, bu_step, fill_search, fill_words, queue_to_bitmap, seed, visited_from_parent
 from .lrb import lrb_scatter, td_block, td_thread, td_warp
 from .primitives import BIN0, BLOCK_BINS, COUNT, CURSOR, EXAMINED, HEAD, NBINS, ROW, SCOUT, THREAD_BINS, WARP_BINS
+
+
+SMALL_FRONTIER = 256     # frontiers this small (and hub-free) skip the LRB binning pass
 
 
 class SearchSpace:
@@ -65,6 +72,13 @@ def host_bins(degrees) -> np.ndarray:
 
 def _top_down(dg, sp, launch, queue, next_queue, qsize, bins, level, cur, nxt):
     """Launch one top-down level; returns False when no kernel ran (every frontier vertex has degree 0)."""
+    if np.count_nonzero(bins[1:]) == 0:
+        return False
+    if qsize <= SMALL_FRONTIER and not bins[BLOCK_BINS[0]:].any():
+        # a small frontier without block-bin hubs: one warp per vertex, no binning pass
+        td_warp[launch.blocks(qsize, launch.warp_tpb // 32), launch.warp_tpb](
+            dg.indptr, dg.indices, sp.parent, sp.depth, queue, 0, qsize, level, next_queue, sp.counters, nxt, cur)
+        return True
     classes = [(td_thread, THREAD_BINS, launch.thread_tpb, launch.thread_tpb),
                (td_warp, WARP_BINS, launch.warp_tpb, launch.warp_tpb // 32),
                (td_block, BLOCK_BINS, launch.block_tpb, 1)]

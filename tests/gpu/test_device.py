@@ -63,6 +63,12 @@ def test_memory_estimate_before_upload(cuda):
     DeviceGraph(g, free_bytes=2 * need)
 
 
+def test_select_gpu_wraps_local_rank(cuda):
+    from breadth.gpu.device import num_gpus, select_gpu
+
+    assert select_gpu(5) == 5 % num_gpus()
+
+
 def test_local_rank_from_env(monkeypatch):
     from breadth.gpu.device import local_rank_from_env
 
