@@ -16,6 +16,7 @@ import zipfile
 import numpy as np
 
 from ..errors import InputError
+from ..files import atomic_output
 from .types import Graph
 
 FORMAT_VERSION = 1
@@ -37,17 +38,13 @@ def members(graph: Graph) -> dict:
 def save(graph: Graph, path) -> None:
     """Write ``graph`` to ``path`` (.npz added if missing), atomically."""
     path = os.fspath(path)
-    if not path.endswith(".npz"):
-        path += ".npz"
-    arrays = members(graph)
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_native(graph, path if path.endswith(".npz") else path + ".npz")
+
+
+def write_native(graph: Graph, path) -> None:
+    """Write ``graph`` to exactly ``path``, atomically (``breadth.files.atomic_output``)."""
+    with atomic_output(path) as f:
+        np.savez(f, **members(graph))
 
 
 def _member_array(path, fh, info: zipfile.ZipInfo, mmap: bool):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..checks import check_positive_int
 from ..errors import InputError
 
 P_VALUES = (4, 16, 64, 128)
@@ -49,8 +50,7 @@ def _hubs(indptr, indices, sources, pmax, q, hub):
 
 
 def _check(num_sources, group_size):
-    if int(group_size) != group_size or group_size < 1:
-        raise InputError(f"group size must be a positive integer, got {group_size!r}")
+    check_positive_int(group_size, "group size")
     if num_sources < 1:
         raise InputError("no sources given")
 
