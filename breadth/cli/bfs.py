@@ -8,8 +8,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph.io import write_result
-from .common import (add_search_options, add_threads_option, open_graph, run_on_ranks, save_npy, set_threads,
-                     write_json)
+from .common import (add_device_option, add_search_options, add_threads_option, open_graph, run_on_ranks, save_npy,
+                     set_threads, write_json)
 from .dist_options import add_dist_options
 
 _PARSER = None   # this subcommand's parser (``--ranks`` rebuilds the command line from it)
@@ -28,6 +28,7 @@ def register(sub):
     p.add_argument("--root", required=True, type=int, nargs="+", metavar="R",
                    help="search key; several ids run one search seeded from all of them")
     add_search_options(p)
+    add_device_option(p)
     p.add_argument("--max-depth", type=int, default=None, metavar="D",
                    help="stop after D levels (farther vertices stay unreached, depth -1)")
     p.add_argument("--out", metavar="FILE", default=None,
@@ -59,11 +60,14 @@ def run(args) -> int:
     from .dist_options import partition_mode
 
     if partition_mode(args) == "1d":
+        if args.device == "cuda":
+            raise InputError("--device cuda searches on one process; the MPI engine runs on the CPU")
         return run_distributed(args)
     set_threads(args.threads)
     graph = open_graph(args.graph)
     root = args.root[0] if len(args.root) == 1 else np.asarray(args.root, dtype=np.int64)
-    result = bfs(graph, root, args.algorithm, max_depth=args.max_depth, alpha=args.alpha, beta=args.beta)
+    result = bfs(graph, root, args.algorithm, max_depth=args.max_depth, alpha=args.alpha, beta=args.beta,
+                 device=args.device)
     summary = result.summary()
     summary["graph"] = {"path": args.graph, "vertices": graph.num_vertices, "edges": graph.num_edges,
                         "directed": graph.directed}

@@ -21,6 +21,11 @@ includes them. Bitmaps are uint32 words, bit ``v & 31`` of word ``v >> 5``.
 Conversions (switching direction; run only at a switch): ``queue_to_bitmap``
 (after ``fill_words``), ``visited_from_parent`` and ``bitmap_to_queue`` (block-
 aggregated appends at a counter cursor). No kernel here copies to the host.
+
+Verification: results checked only in numba-cuda's simulator (tests/gpu, which runs a
+block's threads concurrently but blocks one after another, so inter-block races and
+warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
+(tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
 """
 from numba import cuda, int64, uint32
 

@@ -34,16 +34,6 @@ WARP = 32
 NO_GPU = ("device='cuda' needs an NVIDIA GPU with a working CUDA driver and none was found "
           "(set NUMBA_ENABLE_CUDASIM=1 to run the GPU kernels in numba-cuda's simulator)")
 NO_NUMBA_CUDA = "device='cuda' needs numba-cuda: pip install 'breadth[cuda]'"
-DEVICES = ("cpu", "cuda")
-
-
-def check_device(device) -> str:
-    """``device`` as one of DEVICES (the argument check of every entry point taking ``device=``)."""
-    if device not in DEVICES:
-        raise InputError(f"unknown device {device!r}; choose from {', '.join(DEVICES)}")
-    return device
-
-
 def _import_cuda():
     try:
         from numba import cuda

@@ -26,7 +26,12 @@ Counters follow ``primitives``: two rows of ``IROW`` int64; a level's kernels ad
 into row ``nxt``, the identification kernel zeroes row ``cur`` (after the step
 kernel read the last histogram from it), and the host copies row ``nxt`` once per
 level. Launch shapes need not know the JFQ's size: the sparse identification
-reads it from the counters (grid-stride loops).
+reads it from the counters (grid-stride loops). No kernel copies anything to the host.
+
+Verification: results checked only in numba-cuda's simulator (tests/gpu, which runs a
+block's threads concurrently but blocks one after another, so inter-block races and
+warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
+(tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
 """
 from numba import cuda, int64, uint32, uint64
 

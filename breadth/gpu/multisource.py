@@ -13,9 +13,31 @@ import time
 
 import numpy as np
 
-from ..multisource.runner import DEPTH_DTYPES, MODES, GroupResult
+from ..multisource.results import GroupResult, wider
 from ..multisource.status import reach_csr
+from . import device
+from .graph import DeviceGraph
 from .ibfs import traverse
+
+__all__ = ["DeviceGraph", "run_group", "use_local_gpu"]
+
+
+def use_local_gpu(comm=None) -> int:
+    """Check that a GPU can run the kernels and, under MPI, make GPU ``local rank % GPUs`` current.
+
+    The local rank is the rank among the processes of ``comm`` on the same node
+    (``Split_type(COMM_TYPE_SHARED)``, a collective: every rank of ``comm`` calls this),
+    so each process of a node gets its own GPU while there are enough. Returns the GPU index.
+    """
+    device.require_cuda()
+    rank = 0
+    if comm is not None and comm.Get_size() > 1:
+        from mpi4py import MPI
+
+        node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+        rank = node.Get_rank()
+        node.Free()
+    return device.select_gpu(rank)
 
 
 def run_group(trav, gi: int, dg, depth_out=None, launch=None) -> GroupResult:
@@ -26,15 +48,15 @@ def run_group(trav, gi: int, dg, depth_out=None, launch=None) -> GroupResult:
     """
     members = trav.groups[gi]
     srcs = np.ascontiguousarray(trav.sources[members])
-    dtype = trav.depth_dtype if depth_out is None else depth_out.dtype.type
+    dtype = np.dtype(trav.depth_dtype if depth_out is None else depth_out.dtype)
     t0 = time.perf_counter()
     while True:
         hist, stats, times, overflow, depths, status = traverse(
-            dg, srcs, trav.words, MODES[trav.algorithm], trav.alpha, trav.beta, trav.max_depth,
+            dg, srcs, trav.words, trav.mode, trav.alpha, trav.beta, trav.max_depth,
             dtype if trav.keep_depths else None, trav.keep_reach, launch)
         if not overflow:
             break
-        dtype = DEPTH_DTYPES[DEPTH_DTYPES.index(np.dtype(dtype).type) + 1]
+        dtype = np.dtype(wider(dtype))
         if depth_out is not None:
             depth_out.widen(dtype)
     seconds = time.perf_counter() - t0

@@ -24,6 +24,11 @@ stages (see ``device.check_launch``), so the staging buffer never overflows.
 
 Every function here must be reached by all threads of a block alike when it
 contains ``syncthreads`` (``begin``, ``flush``, ``flush_counts``).
+
+Verification: results checked only in numba-cuda's simulator (tests/gpu, which runs a
+block's threads concurrently but blocks one after another, so inter-block races and
+warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
+(tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
 """
 from numba import cuda
 

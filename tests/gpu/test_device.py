@@ -42,7 +42,8 @@ def test_missing_numba_cuda_names_the_extra():
 
 
 def test_check_device_and_launch():
-    from breadth.gpu.device import Launch, check_device, check_launch
+    from breadth.checks import check_device
+    from breadth.gpu.device import Launch, check_launch
 
     assert check_device("cuda") == "cuda" and check_device("cpu") == "cpu"
     with pytest.raises(InputError, match="unknown device 'gpu'"):

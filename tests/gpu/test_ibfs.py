@@ -1,9 +1,10 @@
-"""iBFS on the GPU: depths, histograms and reach sets equal the CPU traversal and multi_bfs."""
+"""iBFS on the GPU (``device="cuda"``): depths, histograms, statistics, reach sets and centralities
+equal the CPU path's."""
 import numpy as np
 import pytest
 
 import breadth
-from breadth.multisource import runner
+from breadth.multisource import closeness, harmonic_centrality, khop_reachability, msbfs, multi_bfs
 
 GROUP_SIZES = [1, 63, 64, 65, 130]
 
@@ -16,14 +17,7 @@ def gpu(cuda):
 
 
 def _run_on_gpu(gpu, graph, sources, **options):
-    """Every group of a planned run on the GPU, assembled by the CPU runner."""
-    from breadth.gpu.multisource import run_group
-
-    trav = runner.Traversal(graph, np.asarray(sources), **options)
-    dg = gpu.DeviceGraph(trav.graph)
-    depths = runner.DepthMatrix(trav.n, trav.sources.size, trav.depth_dtype) if trav.keep_depths else None
-    results = [run_group(trav, gi, dg, depth_out=depths) for gi in range(trav.num_groups)]
-    return runner.assemble(trav, results, 0.0, 0, depths)
+    return msbfs(graph, np.asarray(sources), device="cuda", **options)
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +33,10 @@ def test_depths_equal_cpu_multi_bfs(gpu, kron, group_size):
     for g in (undirected, directed):
         sources = rng.integers(0, g.num_vertices, group_size)
         res = _run_on_gpu(gpu, g, sources, keep_depths=True, group_size=group_size)
-        expected = breadth.multi_bfs(g, sources, group_size=group_size)
+        expected = multi_bfs(g, sources, group_size=group_size)
         np.testing.assert_array_equal(res.depths, expected)
-        cpu = breadth.multisource.msbfs(g, sources, group_size=group_size)
+        np.testing.assert_array_equal(multi_bfs(g, sources, group_size=group_size, device="cuda"), expected)
+        cpu = msbfs(g, sources, group_size=group_size)
         np.testing.assert_array_equal(res.reached, cpu.reached)
         np.testing.assert_array_equal(res.distance_sum, cpu.distance_sum)
         np.testing.assert_array_equal(res.eccentricity, cpu.eccentricity)
@@ -56,25 +51,28 @@ def test_pinned_directions_and_max_depth(gpu, kron, algorithm):
     sources = np.arange(0, 256, 4)
     for max_depth in (None, 2):
         res = _run_on_gpu(gpu, g, sources, keep_depths=True, algorithm=algorithm, max_depth=max_depth)
-        np.testing.assert_array_equal(res.depths, breadth.multi_bfs(g, sources, max_depth=max_depth,
-                                                                     algorithm=algorithm))
+        np.testing.assert_array_equal(res.depths, multi_bfs(g, sources, max_depth=max_depth, algorithm=algorithm))
         directions = {int(x) for r in res.group_results for x in r.stats[1:, 1]}
         assert directions == ({0} if algorithm == "td" else {1})
 
 
-def test_reach_sets_and_in_direction(gpu, kron):
+def test_reach_sets_and_centralities(gpu, kron):
     g = kron[1]
     sources = np.array([0, 5, 9, 9, 200])
-    res = _run_on_gpu(gpu, g, sources, max_depth=2, keep_reach=True)
-    expected = breadth.khop_reachability(g, sources, 2)
-    for r in res.group_results:
-        members = res.groups[r.index]
-        for row, j in enumerate(members):
-            got = r.reach_indices[r.reach_indptr[row]:r.reach_indptr[row + 1]]
-            np.testing.assert_array_equal(got, expected[[j]].indices)
-    closeness = _run_on_gpu(gpu, g, sources, direction="in")
-    cpu = breadth.multisource.msbfs(g, sources, direction="in")
-    np.testing.assert_array_equal(closeness.distance_sum, cpu.distance_sum)
+    got = khop_reachability(g, sources, 2, device="cuda")
+    assert (got != khop_reachability(g, sources, 2)).nnz == 0 and got.shape == (5, 256)
+    np.testing.assert_allclose(closeness(g, sources, device="cuda"), closeness(g, sources))
+    np.testing.assert_allclose(harmonic_centrality(g, sources, device="cuda"), harmonic_centrality(g, sources))
+    np.testing.assert_array_equal(breadth.eccentricity(g, sources, device="cuda"), breadth.eccentricity(g, sources))
+
+
+def test_checkpoint_resumes_across_devices(gpu, kron, tmp_path):
+    g = kron[0]
+    sources = np.arange(0, 200, 3)
+    cpu = msbfs(g, sources, group_size=16, checkpoint=tmp_path / "ck")
+    res = msbfs(g, sources, group_size=16, checkpoint=tmp_path / "ck", device="cuda")
+    assert res.resumed == len(cpu.groups) > 1
+    np.testing.assert_array_equal(res.distance_sum, cpu.distance_sum)
 
 
 @pytest.mark.slow
@@ -84,4 +82,4 @@ def test_deep_graph_widens_depth_dtype(gpu):
     g = breadth.Graph.from_edges(v, v + 1, n)
     res = _run_on_gpu(gpu, g, [0, 299], keep_depths=True, algorithm="bu")
     assert res.depths.dtype == np.uint16
-    np.testing.assert_array_equal(res.depths, breadth.multi_bfs(g, [0, 299]))
+    np.testing.assert_array_equal(res.depths, multi_bfs(g, [0, 299]))
