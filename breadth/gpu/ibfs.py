@@ -30,8 +30,8 @@ import time
 import numpy as np
 
 from ..errors import InputError
-from ..kernels.policy import go_bottom_up, stay_bottom_up
-from ..multisource.ibfs import BU, LEVEL_FIELDS, TD
+from ..kernels.policy import BU, TD, go_bottom_up, stay_bottom_up
+from ..multisource.ibfs import LEVEL_FIELDS
 from ..multisource.status import unused_pattern
 from . import device
 from .bottom_up import bitmap_to_queue, fill_words, queue_to_bitmap
