@@ -10,7 +10,7 @@ from .search import bfs as _bfs
 
 
 def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None, alpha: float = ALPHA,
-        beta: float = BETA, launch: device.Launch | None = None) -> BFSResult:
+        beta: float = BETA, launch: device.Launch | None = None, by_label: bool = False) -> BFSResult:
     """``breadth.bfs`` on the GPU: ``graph`` is a DeviceGraph (reused) or a graph to upload.
 
     Same arguments, checks and result as the CPU search (``engine`` is "cuda").
@@ -20,5 +20,5 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None, alpha:
     depth_limit = check_max_depth(max_depth)
     alpha, beta = check_alpha_beta(alpha, beta)
     dg = as_device_graph(graph)
-    roots = as_roots(dg.graph, root)
+    roots = as_roots(dg.graph, dg.graph.index_of(root) if by_label else root)
     return _bfs(dg, roots, mode, alpha, beta, depth_limit, algorithm, launch)

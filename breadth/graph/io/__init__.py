@@ -215,6 +215,9 @@ def write(graph, path, *, format=None, original_ids=False, progress=None) -> lis
     fmt = infer_format(path, format, for_write=True)
     ext, gz = _split_ext(path)
     notes = []
+    if original_ids and graph.vertex_ids is not None and graph.vertex_ids.dtype == object:
+        raise InputError(f"{path}: original_ids=True writes integer ids; this graph's labels are not all "
+                         "integers (only the dense ids 0..n-1 can be written)")
     if original_ids and fmt in ("mtx", "native"):
         raise InputError(f"{path}: original_ids applies to edge lists and Graph500 binaries "
                          f"({'native files keep them anyway' if fmt == 'native' else 'Matrix Market ids are 1..n'})")
