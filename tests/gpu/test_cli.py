@@ -77,3 +77,6 @@ def test_library_device_argument(cuda):
         breadth.bfs(g, 3, device="cuda", workspace=breadth.BFSWorkspace(g.num_vertices))
     with pytest.raises(InputError, match="unknown device"):
         breadth.multi_bfs(g, [1, 2], device="tpu")
+    labelled = breadth.Graph(g.indptr, g.indices, vertex_ids=10 * np.arange(g.num_vertices))
+    r = breadth.bfs(labelled, 30, by_label=True, device="cuda")
+    np.testing.assert_array_equal(r.depth, breadth.bfs(g, 3).depth)
