@@ -87,6 +87,16 @@ def check_max_depth(max_depth) -> int:
     return int(max_depth)
 
 
+DEVICES = ("cpu", "cuda")
+
+
+def check_device(device) -> str:
+    """Where a search runs: "cpu" (numba kernels) or "cuda" (``breadth.gpu``, numba-cuda)."""
+    if device not in DEVICES:
+        raise InputError(f"unknown device {device!r}; choose from {', '.join(DEVICES)}")
+    return device
+
+
 def check_positive_int(value, what: str) -> int:
     """A positive integer parameter (``what`` names it in the message)."""
     try:

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from .checks import as_graph, as_roots, check_algorithm, check_alpha_beta, check_max_depth
+from .checks import as_graph, as_roots, check_algorithm, check_alpha_beta, check_device, check_max_depth
 from .errors import InputError
 from .kernels import direction_optimizing as do
 from .kernels.frontier import parallel_chunksize
@@ -44,7 +44,7 @@ class BFSWorkspace:
 
 def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
         alpha: float = ALPHA, beta: float = BETA, workspace: BFSWorkspace | None = None,
-        by_label: bool = False) -> BFSResult:
+        by_label: bool = False, device: str = "cpu") -> BFSResult:
     """Breadth-first search from ``root`` (a vertex, or an array of seeds searched as one).
 
     by_label: ``root`` is given in the graph's labels (``graph.vertex_ids``: original ids
@@ -57,7 +57,16 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
     alpha, beta: Beamer's switching parameters (top-down -> bottom-up when the frontier's
     edges exceed unexplored edges / alpha; back when the frontier is below n / beta).
     workspace: a BFSWorkspace to reuse across searches (its parent/depth are the result's).
+    device: "cpu" (default) or "cuda": the GPU kernels of ``breadth.gpu`` (numba-cuda; ``graph``
+    may then be a ``breadth.gpu.DeviceGraph``, uploaded once and reused; the device keeps its
+    own memory, so ``workspace`` does not apply). Without a GPU "cuda" raises InputError.
     """
+    if check_device(device) == "cuda":
+        if workspace is not None:
+            raise InputError("workspace applies to device='cpu' searches (a DeviceGraph keeps its own memory)")
+        from .gpu.api import bfs as gpu_bfs
+
+        return gpu_bfs(graph, root, algorithm, max_depth, alpha, beta, by_label=by_label)
     g = as_graph(graph)
     mode = check_algorithm(algorithm)
     max_depth = check_max_depth(max_depth)

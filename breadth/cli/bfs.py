@@ -5,8 +5,8 @@ import os
 
 from ..errors import InputError
 from ..graph.io import write_result
-from .common import (add_json_option, add_quiet_option, add_search_options, add_threads_option, open_graph,
-                     run_on_ranks, save_npy, set_threads, write_json)
+from .common import (add_device_option, add_json_option, add_quiet_option, add_search_options, add_threads_option,
+                     open_graph, run_on_ranks, save_npy, set_threads, write_json)
 from .dist_options import add_dist_options
 from .helpformat import examples
 from .ids import VertexIds, add_ids_option
@@ -36,6 +36,7 @@ def register(sub):
                         "seeded from all of them")
     add_ids_option(p)
     add_search_options(p)
+    add_device_option(p)
     p.add_argument("--max-depth", type=int, default=None, metavar="D",
                    help="stop after D levels (farther vertices stay unreached, depth -1)")
     p.add_argument("--out", metavar="FILE", default=None,
@@ -96,6 +97,8 @@ def run(args) -> int:
     from .dist_options import partition_mode
 
     if partition_mode(args) == "1d":
+        if args.device == "cuda":
+            raise InputError("--device cuda searches on one process; the MPI engine runs on the CPU")
         return run_distributed(args)
     set_threads(args.threads)
     graph = open_graph(args.graph)
@@ -103,7 +106,8 @@ def run(args) -> int:
     check_outputs(args, ids)
     roots = ids.parse(args.root, "root")
     root = int(roots[0]) if roots.size == 1 else roots
-    result = bfs(graph, root, args.algorithm, max_depth=args.max_depth, alpha=args.alpha, beta=args.beta)
+    result = bfs(graph, root, args.algorithm, max_depth=args.max_depth, alpha=args.alpha, beta=args.beta,
+                 device=args.device)
     summary = summarise(result.summary(), ids, roots)
     summary["graph"] = {"path": args.graph, "vertices": graph.num_vertices, "edges": graph.num_edges,
                         "directed": graph.directed}

@@ -75,6 +75,13 @@ def add_quiet_option(p, what: str = "no progress bars or notes on stderr (errors
     p.add_argument("-q", "--quiet", action="store_true", help=what)
 
 
+def add_device_option(p):
+    """--device: where the searches run (the library's ``device=``)."""
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                   help="cpu: numba kernels; cuda: the GPU kernels (needs the 'cuda' extra and an NVIDIA "
+                        "GPU, or NUMBA_ENABLE_CUDASIM=1 for numba-cuda's simulator)")
+
+
 def add_search_options(p, per_group: bool = False):
     """--algorithm, --alpha, --beta: the direction policy's choices and defaults (``kernels.policy``).
 

@@ -29,6 +29,7 @@ TRANSLATIONS = [
     (r"\bdirected=True", "--directed"),
     (r"\bdirected=False", "--undirected"),
     (r"\bmax_depth\b", "--max-depth"),
+    (r"\bdevice='cuda'", "--device cuda"),
     (r"\balpha and beta\b", "--alpha and --beta"),
     (r"\balpha=", "--alpha="),
     (r"\bbeta=", "--beta="),

@@ -11,8 +11,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import atomic_output
-from .common import (add_json_option, add_quiet_option, add_search_options, add_threads_option, open_graph,
-                     save_npy, set_threads, write_json)
+from .common import (add_device_option, add_json_option, add_quiet_option, add_search_options, add_threads_option,
+                     open_graph, save_npy, set_threads, write_json)
 from .helpformat import examples
 from .ids import VertexIds, add_ids_option
 
@@ -43,6 +43,7 @@ def add_run_options(p):
                    help="64-bit status words per vertex, so up to 64*W sources per group "
                         "(unset: chosen from the source count and free memory, at most 8)")
     add_search_options(p, per_group=True)
+    add_device_option(p)   # under mpiexec each rank takes GPU (local rank % GPUs)
     p.add_argument("--seed", type=int, default=0, help="seed of --sample and of random grouping")
     p.add_argument("--checkpoint", metavar="DIR", default=None,
                    help="write each finished group to DIR (atomically); rerun the same command to "
@@ -140,7 +141,7 @@ def parse_p(text: str):
 def run_options(args) -> dict:
     return dict(groupby=args.groupby, group_size=args.group_size, words=args.words,
                 algorithm=args.algorithm, alpha=args.alpha, beta=args.beta, p_values=parse_p(args.p_values),
-                q=args.q, seed=args.seed, checkpoint=args.checkpoint, progress=None)
+                q=args.q, seed=args.seed, checkpoint=args.checkpoint, progress=None, device=args.device)
 
 
 def setup(args, check=None):

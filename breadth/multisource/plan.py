@@ -15,7 +15,7 @@ import hashlib
 
 import numpy as np
 
-from ..checks import check_algorithm, check_alpha_beta, check_max_depth, check_positive_int
+from ..checks import check_algorithm, check_alpha_beta, check_device, check_max_depth, check_positive_int
 from ..errors import InputError
 from ..graph.memory import available_bytes, check_fits
 from ..graph.types import Graph
@@ -80,14 +80,17 @@ class Traversal:
     """A planned many-source BFS: the graph as traversed, sources, groups and W.
 
     ``mode`` is the direction policy's mode (``kernels.policy.ALGORITHMS[algorithm]``);
-    ``depth_dtype`` the dtype a group's depths start in (widened per group when needed).
+    ``depth_dtype`` the dtype a group's depths start in (widened per group when needed);
+    ``device`` "cpu" or "cuda" (groups run by ``breadth.gpu.multisource``; not part of the
+    fingerprint: a checkpoint written on one device resumes on the other).
     """
 
     def __init__(self, graph: Graph, sources, *, max_depth=None, groupby="rules", group_size=None,
                  words=None, direction="out", keep_depths=False, keep_reach=False, algorithm="do",
-                 alpha=ALPHA, beta=BETA, p_values=None, q=None, seed=0):
+                 alpha=ALPHA, beta=BETA, p_values=None, q=None, seed=0, device="cpu"):
         if direction not in ("out", "in"):
             raise InputError(f"direction must be 'out' or 'in', got {direction!r}")
+        self.device = check_device(device)      # where groups run; results do not depend on it
         self.mode = check_algorithm(algorithm)
         self.alpha, self.beta = check_alpha_beta(alpha, beta)
         self.max_depth = check_max_depth(max_depth)

@@ -16,7 +16,8 @@ memory), ``algorithm`` ("do" direction-optimizing per group, "td", "bu"),
 terminal; True always; see ``breadth.progress``), ``checkpoint`` (a directory;
 a rerun with the same arguments resumes), ``comm`` (an mpi4py communicator:
 groups are shared among its ranks, the result is returned on rank 0 and None
-elsewhere).
+elsewhere), ``device`` ("cpu", or "cuda": groups run on the GPU with the kernels of
+``breadth.gpu``, the same results; under MPI each rank uses GPU local rank % GPUs).
 """
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ def as_sources(graph, sources) -> np.ndarray:
 
 def msbfs(graph, sources=None, *, max_depth=None, keep_depths=False, direction="out", groupby="rules",
           group_size=None, words=None, algorithm="do", alpha=ALPHA, beta=BETA, p_values=None, q=None,
-          seed=0, progress=False, checkpoint=None, comm=None, keep_reach=False) -> MultiResult | None:
+          seed=0, progress=False, checkpoint=None, comm=None, keep_reach=False,
+          device="cpu") -> MultiResult | None:
     """BFS from every source at once; a MultiResult of per-source summaries (and depths if kept).
 
     direction "in" follows edges backwards (distances *to* each source).
@@ -50,7 +52,8 @@ def msbfs(graph, sources=None, *, max_depth=None, keep_depths=False, direction="
         raise InputError("no sources given")
     trav = Traversal(g, src, max_depth=max_depth, groupby=groupby, group_size=group_size, words=words,
                      direction=direction, keep_depths=keep_depths, keep_reach=keep_reach,
-                     algorithm=algorithm, alpha=alpha, beta=beta, p_values=p_values, q=q, seed=seed)
+                     algorithm=algorithm, alpha=alpha, beta=beta, p_values=p_values, q=q, seed=seed,
+                     device=device)
     return execute(trav, checkpoint=checkpoint, comm=comm, progress=progress)
 
 

@@ -124,9 +124,17 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
     todo = [gi for gi in range(trav.num_groups) if results[gi] is None]
     direct = trav.keep_depths and size == 1 and ck is None
     bar = progress_bar(trav.num_groups, desc, progress, unit="group", initial=resumed) if rank == 0 else None
-    workspace = []          # allocated by the first group this process computes
+    workspace = []          # allocated (or, on the GPU, uploaded) by the first group this process computes
+    if trav.device == "cuda":
+        from ..gpu import multisource as gpu_groups
+
+        gpu_groups.use_local_gpu(comm)       # collective when comm is given: every rank calls it
 
     def compute(gi):
+        if trav.device == "cuda":
+            if not workspace:
+                workspace.append(gpu_groups.DeviceGraph(trav.graph))
+            return gpu_groups.run_group(trav, gi, workspace[0], depth_out=depths if direct else None)
         if not workspace:
             workspace.append(Workspace(trav.n, trav.words))
         return run_group(trav, gi, workspace[0], depth_out=depths if direct else None)

@@ -1,0 +1,24 @@
+"""Checked entry points of the GPU path (what ``breadth.bfs(..., device="cuda")`` calls)."""
+from __future__ import annotations
+
+from ..checks import as_roots, check_algorithm, check_alpha_beta, check_max_depth
+from ..kernels.policy import ALPHA, BETA
+from ..result import BFSResult
+from . import device
+from .graph import as_device_graph
+from .search import bfs as _bfs
+
+
+def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None, alpha: float = ALPHA,
+        beta: float = BETA, launch: device.Launch | None = None, by_label: bool = False) -> BFSResult:
+    """``breadth.bfs`` on the GPU: ``graph`` is a DeviceGraph (reused) or a graph to upload.
+
+    Same arguments, checks and result as the CPU search (``engine`` is "cuda").
+    """
+    device.require_cuda()
+    mode = check_algorithm(algorithm)
+    depth_limit = check_max_depth(max_depth)
+    alpha, beta = check_alpha_beta(alpha, beta)
+    dg = as_device_graph(graph)
+    roots = as_roots(dg.graph, dg.graph.index_of(root) if by_label else root)
+    return _bfs(dg, roots, mode, alpha, beta, depth_limit, algorithm, launch)

@@ -1,0 +1,158 @@
+"""GPU bottom-up step (bitmap frontier, early exit) and the frontier conversions of the GPU search.
+
+Bottom-up (Beamer, Asanovic, Patterson, SC'12; the GPU form of
+``breadth.kernels.bottom_up``): one thread per vertex v. A visited v (bit set
+in the ``visited`` bitmap) returns at once; an unvisited v scans its in-edges
+and stops at the first in-neighbour u whose bit is set in the ``front`` bitmap
+("early exit"): u becomes its parent, v its depth ``level + 1``, and v's bit is
+set in ``next_front`` and ``visited`` with an atomic OR (two per woken vertex;
+other threads only read bits of other vertices of the word). The bitmaps rotate
+through three buffers so that no launch is spent clearing: a level reads
+``front``, writes ``next_front`` (zeroed by the level before) and zeroes
+``spare``, which is the next level's ``next_front``. The level's counts
+(vertices woken, their out-degree sum and LRB histogram, edges examined) go to
+the counter row ``nxt`` as in the top-down kernels (see ``primitives``).
+
+Invariants: on entry ``front`` holds exactly the frontier (depth ``level``) and
+``visited`` exactly the vertices with ``parent >= 0``; on exit ``next_front``
+holds exactly the vertices woken at depth ``level + 1`` and ``visited``
+includes them. Bitmaps are uint32 words, bit ``v & 31`` of word ``v >> 5``.
+
+Conversions (switching direction; run only at a switch): ``queue_to_bitmap``
+(after ``fill_words``), ``visited_from_parent`` and ``bitmap_to_queue`` (block-
+aggregated appends at a counter cursor). No kernel here copies to the host.
+
+Verification: results checked only in numba-cuda's simulator (tests/gpu, which runs a
+block's threads concurrently but blocks one after another, so inter-block races and
+warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
+(tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
+"""
+from numba import cuda, int64, uint32
+
+from .device import STAGE
+from .primitives import BCUR0, BIN0, COUNT, EXAMINED, SCOUT, begin, degree_bin, flush, flush_counts, stage, tally
+
+
+@cuda.jit
+def fill_search(parent, depth, counters):
+    """parent = depth = -1 and every counter 0: the state before seeding."""
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while i < parent.size:
+        parent[i] = -1
+        depth[i] = -1
+        i += stride
+    i = cuda.grid(1)
+    while i < counters.size:
+        counters[i] = 0
+        i += stride
+
+
+@cuda.jit
+def seed(seeds, indptr, parent, depth, queue, counters):
+    """Distinct seeds into the frontier queue, each its own parent at depth 0; counter row 0 := their
+    count, scout count and LRB histogram (what the LRB scatter of level 0 reads)."""
+    i = cuda.grid(1)
+    while i < seeds.size:
+        r = seeds[i]
+        parent[r] = r
+        depth[r] = 0
+        queue[i] = r
+        d = indptr[r + 1] - indptr[r]
+        cuda.atomic.add(counters, COUNT, 1)
+        cuda.atomic.add(counters, SCOUT, d)
+        cuda.atomic.add(counters, BIN0 + degree_bin(d), 1)
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def fill_words(words, value):
+    i = cuda.grid(1)
+    while i < words.size:
+        words[i] = value
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def queue_to_bitmap(queue, qsize, words):
+    """Set the bit of every queue[:qsize] vertex (``words`` zeroed before)."""
+    i = cuda.grid(1)
+    while i < qsize:
+        v = queue[i]
+        cuda.atomic.or_(words, v >> 5, uint32(1) << uint32(v & 31))
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def visited_from_parent(parent, visited, n):
+    """visited := {v < n : parent[v] >= 0}, one thread per word."""
+    w = cuda.grid(1)
+    while w < visited.size:
+        word = uint32(0)
+        for b in range(32):
+            v = w * 32 + b
+            if v < n and parent[v] >= 0:
+                word |= uint32(1) << uint32(b)
+        visited[w] = word
+        w += cuda.gridsize(1)
+
+
+@cuda.jit
+def bitmap_to_queue(words, queue, counters, tail):
+    """Append every set bit of ``words`` to ``queue`` at cursor ``counters[tail]`` (any order)."""
+    s_buf = cuda.shared.array(STAGE, int64)
+    s_n = cuda.shared.array(1, int64)
+    s_base = cuda.shared.array(1, int64)
+    s_cnt = cuda.shared.array(BCUR0, int64)
+    begin(s_cnt, s_n, counters, -1)
+    tid = cuda.threadIdx.x
+    bdim = cuda.blockDim.x
+    pending = 0
+    for base in range(cuda.blockIdx.x * bdim, words.size, cuda.gridDim.x * bdim):
+        if pending + 32 > STAGE // bdim:
+            flush(s_buf, s_n, s_base, queue, counters, tail)
+            pending = 0
+        w = base + tid
+        if w < words.size:
+            x = words[w]
+            b = 0
+            while x != 0:
+                if x & uint32(1):
+                    stage(s_buf, s_n, w * 32 + b)
+                x >>= uint32(1)
+                b += 1
+        pending += 32
+    flush(s_buf, s_n, s_base, queue, counters, tail)
+
+
+@cuda.jit
+def bu_step(indptr, in_indptr, in_indices, parent, depth, front, next_front, spare, visited, n, level,
+            counters, nxt, clear):
+    """One bottom-up level, one thread per vertex; ``next_front`` is zero on entry, ``spare`` zeroed here."""
+    s_cnt = cuda.shared.array(BCUR0, int64)
+    s_n = cuda.shared.array(1, int64)
+    begin(s_cnt, s_n, counters, clear)
+    w = cuda.grid(1)
+    while w < spare.size:
+        spare[w] = 0
+        w += cuda.gridsize(1)
+    v = cuda.grid(1)
+    examined = int64(0)
+    while v < n:
+        bit = uint32(1) << uint32(v & 31)
+        if visited[v >> 5] & bit == 0:
+            for j in range(in_indptr[v], in_indptr[v + 1]):
+                u = in_indices[j]
+                examined += 1
+                if front[u >> 5] & (uint32(1) << uint32(u & 31)):
+                    parent[v] = u
+                    depth[v] = level + 1
+                    cuda.atomic.or_(next_front, v >> 5, bit)
+                    cuda.atomic.or_(visited, v >> 5, bit)
+                    cuda.atomic.add(s_cnt, COUNT, 1)
+                    tally(s_cnt, indptr, v)
+                    break
+        v += cuda.gridsize(1)
+    if examined > 0:
+        cuda.atomic.add(s_cnt, EXAMINED, examined)
+    flush_counts(s_cnt, counters, nxt)

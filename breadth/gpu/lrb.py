@@ -1,0 +1,187 @@
+"""GPU top-down step with Logarithmic Radix Binning (ButterFly BFS, Green, section 4).
+
+LRB (cited in section 4 of ../shared/papers/000_d0f4e662b8f733df.txt, "Load
+Balanced Traversals Per compute-node") groups the frontier by
+``bin = floor(log2 out-degree) + 1``: vertices of one bin differ in degree by
+less than a factor of two, so threads given vertices of one bin get equal
+work, and each bin is expanded at the granularity its degrees call for:
+
+* bins 1-5 (degree 1..31): one thread per vertex (``td_thread``);
+* bins 6-10 (32..1023): one warp per vertex, lanes striding its edges (``td_warp``);
+* bins 11+ (>= 1024): one block per vertex (``td_block``).
+
+The histogram of the frontier is counted while the previous level appends its
+vertices (``primitives.tally``), so binning costs one scatter pass
+(``lrb_scatter``: a block counts its vertices per bin in shared memory, reserves
+each bin's range with one global atomic, and places them); the host, which
+learned the histogram from the level's one counter copy, launches one kernel per
+non-empty granularity on its contiguous segment of the binned queue. A frontier
+whose vertices all fall into one bin is already binned and skips the scatter.
+
+Per edge (u, v): an unvisited v is claimed with an atomic compare-and-swap of
+``parent[v]`` from -1 to u, so exactly one thread wins it; the winner sets its
+depth, tallies it for the next level and stages it for the block-aggregated
+append (``primitives.flush``). Every loop that contains a flush runs the same
+number of rounds on every thread of a block (a round covers one vertex per
+thread, one edge per lane, or one block-wide chunk of edges) and counts the
+most a thread can have staged since the last flush (``pending``: 31 per round
+in thread bins, 1 per round in warp and block chunks); the block flushes
+before the next round could pass ``STAGE``, so staging never overflows and a
+block issues about one global atomic per ``STAGE`` new vertices.
+
+Invariants: on entry ``parent[v] == -1`` iff v is unvisited and the segment
+holds frontier vertices (depth ``level``) once each; on exit every out-neighbour
+of the segment is visited and each vertex newly visited is in ``next_queue``
+once, at depth ``level + 1``. No kernel copies anything to the host.
+
+Verification: results checked only in numba-cuda's simulator (tests/gpu, which runs a
+block's threads concurrently but blocks one after another, so inter-block races and
+warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
+(tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
+"""
+from numba import cuda, int64
+
+from .device import STAGE
+from .primitives import (BCUR0, BIN0, COUNT, NBINS, begin, degree_bin, flush, flush_counts, stage, tally)
+
+
+@cuda.jit(device=True)
+def claim(v, u, level, parent, depth, indptr, s_buf, s_n, s_cnt):
+    """Visit edge (u, v): if v is unvisited and this thread wins the CAS, v joins the next frontier."""
+    if parent[v] < 0:
+        if cuda.atomic.cas(parent, v, int64(-1), int64(u)) == -1:
+            depth[v] = level + 1
+            stage(s_buf, s_n, v)
+            tally(s_cnt, indptr, v)
+
+
+@cuda.jit
+def lrb_scatter(indptr, queue, qsize, binned, counters, cur):
+    """binned := queue[:qsize] ordered by LRB bin (bin b starts at the sum of the smaller bins' counts)."""
+    s_off = cuda.shared.array(NBINS, int64)
+    s_hist = cuda.shared.array(NBINS, int64)
+    s_start = cuda.shared.array(NBINS, int64)
+    tid = cuda.threadIdx.x
+    bdim = cuda.blockDim.x
+    if tid == 0:
+        total = int64(0)
+        for b in range(NBINS):
+            s_off[b] = total
+            total += counters[cur + BIN0 + b]
+    for b in range(tid, NBINS, bdim):
+        s_hist[b] = 0
+    cuda.syncthreads()
+    for base in range(cuda.blockIdx.x * bdim, qsize, cuda.gridDim.x * bdim):
+        i = base + tid
+        u = int64(0)
+        b = 0
+        rank = int64(0)
+        if i < qsize:
+            u = queue[i]
+            b = degree_bin(indptr[u + 1] - indptr[u])
+            rank = cuda.atomic.add(s_hist, b, 1)
+        cuda.syncthreads()
+        for k in range(tid, NBINS, bdim):       # one global atomic per non-empty bin of the round
+            if s_hist[k] > 0:
+                s_start[k] = cuda.atomic.add(counters, cur + BCUR0 + k, s_hist[k])
+        cuda.syncthreads()
+        if i < qsize:
+            binned[s_off[b] + s_start[b] + rank] = u
+        cuda.syncthreads()
+        for k in range(tid, NBINS, bdim):
+            s_hist[k] = 0
+        cuda.syncthreads()
+
+
+@cuda.jit
+def td_thread(indptr, indices, parent, depth, queue, start, count, level, next_queue, counters, nxt, clear):
+    """LRB thread bins: one frontier vertex (degree < 32) per thread."""
+    s_buf = cuda.shared.array(STAGE, int64)
+    s_n = cuda.shared.array(1, int64)
+    s_base = cuda.shared.array(1, int64)
+    s_cnt = cuda.shared.array(BCUR0, int64)
+    begin(s_cnt, s_n, counters, clear)
+    tid = cuda.threadIdx.x
+    bdim = cuda.blockDim.x
+    pending = 0                                # staged per thread since the last flush, at most
+    for base in range(cuda.blockIdx.x * bdim, count, cuda.gridDim.x * bdim):
+        if pending + 31 > STAGE // bdim:
+            flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+            pending = 0
+        i = base + tid
+        if i < count:
+            u = queue[start + i]
+            for j in range(indptr[u], indptr[u + 1]):
+                claim(indices[j], u, level, parent, depth, indptr, s_buf, s_n, s_cnt)
+        pending += 31
+    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+    flush_counts(s_cnt, counters, nxt)
+
+
+@cuda.jit
+def td_warp(indptr, indices, parent, depth, queue, start, count, level, next_queue, counters, nxt, clear):
+    """LRB warp bins: one frontier vertex per warp; each round, every lane takes one edge."""
+    s_buf = cuda.shared.array(STAGE, int64)
+    s_n = cuda.shared.array(1, int64)
+    s_base = cuda.shared.array(1, int64)
+    s_cnt = cuda.shared.array(BCUR0, int64)
+    s_max = cuda.shared.array(1, int64)
+    begin(s_cnt, s_n, counters, clear)
+    tid = cuda.threadIdx.x
+    warps = cuda.blockDim.x // 32
+    lane = tid % 32
+    pending = 0
+    for base in range(cuda.blockIdx.x * warps, count, cuda.gridDim.x * warps):
+        i = base + tid // 32
+        if tid == 0:
+            s_max[0] = 0
+        cuda.syncthreads()
+        u = int64(0)
+        first = int64(0)
+        d = int64(0)
+        if i < count:
+            u = queue[start + i]
+            first = indptr[u]
+            d = indptr[u + 1] - first
+            if lane == 0:
+                cuda.atomic.max(s_max, 0, d)
+        cuda.syncthreads()
+        rounds = (s_max[0] + 31) // 32          # the same on every thread of the block
+        cuda.syncthreads()
+        for r in range(rounds):
+            if pending + 1 > STAGE // cuda.blockDim.x:
+                flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+                pending = 0
+            k = r * 32 + lane
+            if k < d:
+                claim(indices[first + k], u, level, parent, depth, indptr, s_buf, s_n, s_cnt)
+            pending += 1
+    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+    flush_counts(s_cnt, counters, nxt)
+
+
+@cuda.jit
+def td_block(indptr, indices, parent, depth, queue, start, count, level, next_queue, counters, nxt, clear):
+    """LRB block bins: one frontier vertex (degree >= 1024) per block, its edges in block-wide chunks."""
+    s_buf = cuda.shared.array(STAGE, int64)
+    s_n = cuda.shared.array(1, int64)
+    s_base = cuda.shared.array(1, int64)
+    s_cnt = cuda.shared.array(BCUR0, int64)
+    begin(s_cnt, s_n, counters, clear)
+    tid = cuda.threadIdx.x
+    bdim = cuda.blockDim.x
+    pending = 0
+    for i in range(cuda.blockIdx.x, count, cuda.gridDim.x):
+        u = queue[start + i]
+        lo = indptr[u]
+        hi = indptr[u + 1]
+        for e in range(lo, hi, bdim):
+            if pending + 1 > STAGE // bdim:
+                flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+                pending = 0
+            j = e + tid
+            if j < hi:
+                claim(indices[j], u, level, parent, depth, indptr, s_buf, s_n, s_cnt)
+            pending += 1
+    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+    flush_counts(s_cnt, counters, nxt)

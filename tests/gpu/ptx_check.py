@@ -1,0 +1,75 @@
+"""Compile every GPU kernel to PTX for real GPUs (no GPU needed, but NVVM must be installed).
+
+Run as ``python tests/gpu/ptx_check.py`` with ``NUMBA_ENABLE_CUDASIM`` unset in an
+environment with ``numba-cuda[cu12]`` (or a CUDA toolkit); prints one line per
+kernel and exits 1 if any fails to compile, 3 when NVVM is not available.
+``test_ptx.py`` runs it when it can. This checks numba's typing of the kernels
+and code generation for sm_80/sm_90, which the simulator never does.
+"""
+import sys
+
+from numba import cuda, types
+
+
+def kernels():
+    from breadth.gpu import bottom_up as bu
+    from breadth.gpu import ibfs_kernels as ib
+    from breadth.gpu import lrb
+    from breadth.gpu import primitives as pr
+
+    i64, u32, u64 = types.int64, types.uint32, types.uint64
+    a64 = types.Array(i64, 1, "C")
+    w32 = types.Array(u32, 1, "C")
+    w64 = types.Array(u64, 1, "C")
+    for vid in (types.int32, types.int64):
+        q = types.Array(vid, 1, "C")
+        yield f"ib_init[{vid}]", ib.ib_init, (a64, w64, w64, w64, w32, w32, i64, a64, i64)
+        yield f"ib_seed[{vid}]", ib.ib_seed, (a64, i64, w64, w32, q, a64, i64)
+        yield f"ib_td[{vid}]", ib.ib_td, (a64, q, i64, w64, w64, q, i64, w32, q, a64, i64)
+        yield f"ib_bu[{vid}]", ib.ib_bu, (a64, q, i64, w64, w64, w64, w32, w32, i64, a64, i64, i64)
+        for dt in (types.uint8, types.uint16, types.int64):
+            dep = types.Array(dt, 1, "C")
+            yield (f"ib_identify_sparse[{vid},{dt}]", ib.ib_identify_sparse,
+                   (a64, a64, i64, w64, w64, w32, q, i64, dep, i64, types.boolean, a64, i64, i64))
+            yield (f"ib_identify_dense[{vid},{dt}]", ib.ib_identify_dense,
+                   (a64, a64, i64, w64, w64, w32, w32, i64, i64, dep, i64, types.boolean, a64, i64, i64))
+        td = (a64, q, a64, a64, q, i64, i64, i64, q, a64, i64, i64)
+        yield f"td_thread[{vid}]", lrb.td_thread, td
+        yield f"td_warp[{vid}]", lrb.td_warp, td
+        yield f"td_block[{vid}]", lrb.td_block, td
+        yield f"lrb_scatter[{vid}]", lrb.lrb_scatter, (a64, q, i64, q, a64, i64)
+        yield f"bu_step[{vid}]", bu.bu_step, (a64, a64, q, a64, a64, w32, w32, w32, w32, i64, i64, a64, i64, i64)
+        yield f"seed[{vid}]", bu.seed, (a64, a64, a64, a64, q, a64)
+        yield f"queue_to_bitmap[{vid}]", bu.queue_to_bitmap, (q, i64, w32)
+        yield f"bitmap_to_queue[{vid}]", bu.bitmap_to_queue, (w32, q, a64, i64)
+    yield "fill_search", bu.fill_search, (a64, a64, a64)
+    yield "fill_words", bu.fill_words, (w32, u32)
+    yield "visited_from_parent", bu.visited_from_parent, (a64, w32, i64)
+    yield "zero_int64", pr.zero_int64, (a64,)
+    yield "fill_any[uint8]", ib.fill_any, (types.Array(types.uint8, 1, "C"), types.uint8)
+
+
+def main() -> int:
+    try:
+        cuda.compile_ptx(lambda: None, (), device=True, cc=(8, 0))
+    except Exception as exc:  # noqa: BLE001 - no NVVM here
+        print(f"NVVM not available: {exc}")
+        return 3
+    failed = 0
+    for cc in ((8, 0), (9, 0)):
+        # device functions are compiled for "the current device": pretend one of this capability
+        import numba.cuda.dispatcher as dispatcher
+
+        dispatcher.get_current_device = lambda cc=cc: type("FakeDevice", (), {"compute_capability": cc})()
+        for name, kernel, sig in kernels():
+            try:
+                cuda.compile_ptx(kernel.py_func, sig, cc=cc)
+                print(f"ok   {name} sm_{cc[0]}{cc[1]}")
+            except Exception as exc:  # noqa: BLE001 - report every failure
+                failed += 1
+                print(f"FAIL {name} sm_{cc[0]}{cc[1]}: {type(exc).__name__}: {str(exc)[:2000]}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

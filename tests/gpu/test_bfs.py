@@ -1,0 +1,171 @@
+"""Single-source GPU BFS (LRB top-down, bottom-up, direction-optimizing) against the CPU on the zoo."""
+import numpy as np
+import pytest
+
+import breadth
+from zoo import graphs, reference_depth
+
+ZOO = list(graphs())
+# Hundreds of levels cost minutes each in the simulator (a level is a few kernel launches of
+# Python threads): these zoo graphs are searched to DEEP_LEVELS levels, and whole paths and
+# cycles of a few dozen vertices are searched to the end (test_short_paths_and_cycles_to_the_end).
+DEEP = {"path-1000", "path-1000-mid", "path-1000-directed", "path-1000-directed-rev", "cycle-301",
+        "cycle-301-directed"}
+DEEP_LEVELS = 20
+ALGORITHMS = ["do", "td", "bu"]
+
+
+@pytest.fixture(scope="module")
+def gpu(cuda):
+    from breadth import gpu
+
+    return gpu
+
+
+@pytest.fixture(scope="module")
+def uploaded(gpu):
+    return {}
+
+
+def _device_graph(gpu, uploaded, name, s, d, n, directed):
+    if name not in uploaded:
+        uploaded[name] = gpu.DeviceGraph(breadth.Graph.from_edges(s, d, n, directed=directed))
+    return uploaded[name]
+
+
+@pytest.mark.parametrize("entry", ZOO, ids=[z[0] for z in ZOO])
+def test_zoo_depths_equal_cpu_and_validate(gpu, uploaded, entry):
+    name, s, d, n, directed, root = entry
+    dg = _device_graph(gpu, uploaded, name, s, d, n, directed)
+    limit = DEEP_LEVELS if name in DEEP else None
+    expected = reference_depth(s, d, n, directed, root)
+    if limit is not None:
+        expected[expected > limit] = -1
+    for algorithm in ALGORITHMS:
+        r = gpu.bfs(dg, root, algorithm, max_depth=limit)
+        cpu = breadth.bfs(dg.graph, root, algorithm, max_depth=limit)
+        np.testing.assert_array_equal(r.depth, cpu.depth, err_msg=algorithm)
+        np.testing.assert_array_equal(r.depth, expected, err_msg=algorithm)
+        np.testing.assert_array_equal(r.parent >= 0, r.depth >= 0)
+        assert r.parent.dtype == np.int64 and r.depth.dtype == np.int64
+        assert r.parent[root] == root and r.engine == "cuda"
+        if limit is None:
+            breadth.validate(dg.graph, root, r.parent, r.depth)
+        else:                               # a truncated tree: every parent is one level up, an edge
+            child = np.flatnonzero(r.depth > 0)
+            p = r.parent[child]
+            np.testing.assert_array_equal(r.depth[p], r.depth[child] - 1)
+            in_lists = [p[k] in dg.graph.in_neighbors(int(v)) for k, v in enumerate(child)]
+            assert all(in_lists)
+        # the same policy on the same counts takes the same directions as the CPU driver
+        assert [lv.direction for lv in r.levels] == [lv.direction for lv in cpu.levels]
+        for field in ("frontier", "edges_examined", "discovered"):
+            assert [getattr(lv, field) for lv in r.levels] == [getattr(lv, field) for lv in cpu.levels], field
+
+
+@pytest.mark.parametrize("n", [33])
+@pytest.mark.parametrize("directed", [False, True])
+def test_short_paths_and_cycles_to_the_end(gpu, n, directed):
+    v = np.arange(n)
+    for name, s, d, root in (("path", v[:-1], v[1:], 0), ("path-mid", v[:-1], v[1:], n // 2),
+                             ("path-rev", v[1:], v[:-1], 0), ("cycle", v, (v + 1) % n, 3)):
+        g = breadth.Graph.from_edges(s, d, n, directed=directed)
+        dg = gpu.DeviceGraph(g)
+        for algorithm in ALGORITHMS:
+            r = gpu.bfs(dg, root, algorithm)
+            np.testing.assert_array_equal(r.depth, reference_depth(s, d, n, directed, root), err_msg=name)
+            breadth.validate(g, root, r.parent, r.depth)
+
+
+def _lrb_graph():
+    """Hubs of every LRB granularity: degrees 1..31 (thread), 32..1023 (warp), >= 1024 (block)."""
+    hubs = [1, 2, 3, 5, 17, 31, 32, 33, 100, 1023, 1024, 3000]
+    src, dst, nxt = [], [], 1 + len(hubs)
+    for k, deg in enumerate(hubs):          # vertex 0 -> hub k+1 -> deg leaves
+        src.append(0)
+        dst.append(k + 1)
+        src.extend([k + 1] * deg)
+        dst.extend(range(nxt, nxt + deg))
+        nxt += deg // 2 + 1                 # neighbouring hubs share half their leaves: CAS races
+    leaves = nxt + max(hubs) // 2
+    extra = np.arange(leaves, leaves + 2000)          # one level further: a frontier of leaves
+    src = np.concatenate([src, extra])
+    dst = np.concatenate([dst, 1 + len(hubs) + extra % (leaves - 1 - len(hubs))])
+    return src, dst, int(extra[-1]) + 1, hubs
+
+
+class _Recorder:
+    """Wraps a kernel: records its launches (kernel[grid, block](...)) and runs it."""
+
+    def __init__(self, kernel, log, name):
+        self.kernel, self.log, self.name = kernel, log, name
+
+    def __getitem__(self, config):
+        self.log.append(self.name)
+        return self.kernel[config]
+
+
+def test_lrb_bins_every_granularity(gpu, monkeypatch):
+    from breadth.gpu import search
+
+    s, d, n, hubs = _lrb_graph()
+    g = breadth.Graph.from_edges(s, d, n)
+    deg = g.degree()[1:1 + len(hubs)]
+    bins = {int(x).bit_length() for x in deg}
+    assert min(bins) <= 5 and any(6 <= b <= 10 for b in bins) and max(bins) >= 11
+    dg = gpu.DeviceGraph(g)
+    log = []
+    for name in ("lrb_scatter", "td_thread", "td_warp", "td_block"):
+        monkeypatch.setattr(search, name, _Recorder(getattr(search, name), log, name))
+    for algorithm in ALGORITHMS:
+        r = gpu.bfs(dg, 0, algorithm)
+        np.testing.assert_array_equal(r.depth, breadth.bfs(g, 0, algorithm).depth)
+        breadth.validate(g, 0, r.parent, r.depth)
+        assert np.all(r.depth[1:1 + len(hubs)] == 1)
+    # level 1 (the hubs) is binned and expanded at all three granularities
+    assert {"lrb_scatter", "td_thread", "td_warp", "td_block"} <= set(log)
+
+
+def test_production_launch_shape(gpu):
+    """The block sizes a real GPU uses (128/128/256 threads, several blocks) give the same answers."""
+    from breadth.gpu.device import Launch
+
+    s, d, n, _ = _lrb_graph()
+    g = breadth.Graph.from_edges(s, d, n)
+    dg = gpu.DeviceGraph(g)
+    launch = Launch(thread_tpb=128, warp_tpb=128, block_tpb=256, max_blocks=4)
+    for algorithm in ALGORITHMS:
+        r = gpu.bfs(dg, 0, algorithm, launch=launch)
+        np.testing.assert_array_equal(r.depth, breadth.bfs(g, 0, algorithm).depth)
+        breadth.validate(g, 0, r.parent, r.depth)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_seed_sets_and_max_depth(gpu, algorithm):
+    s, d = breadth.kronecker_edges(9, 8, 5)
+    g = breadth.Graph.from_edges(s, d, 512, directed=True)
+    dg = gpu.DeviceGraph(g)
+    seeds = np.array([3, 400, 3, 77])
+    for max_depth in (None, 0, 1, 2):
+        r = gpu.bfs(dg, seeds, algorithm, max_depth=max_depth)
+        cpu = breadth.bfs(g, seeds, algorithm, max_depth=max_depth)
+        np.testing.assert_array_equal(r.depth, cpu.depth)
+        assert all(r.parent[x] == x for x in seeds)
+        if max_depth is None:
+            breadth.validate(g, seeds, r.parent, r.depth)
+
+
+def test_alpha_beta_and_bad_arguments(gpu):
+    from breadth.errors import InputError
+
+    g = breadth.kronecker(9, seed=1)
+    dg = gpu.DeviceGraph(g)
+    root = int(np.argmax(g.degree()))
+    r = gpu.bfs(dg, root, alpha=1e-9)
+    assert {lv.direction for lv in r.levels} == {"top-down"}
+    for bad in (dict(root=-1), dict(root=g.num_vertices), dict(algorithm="xx"), dict(max_depth=-2),
+                dict(alpha=0)):
+        args = dict(root=root, algorithm="do")
+        args.update(bad)
+        with pytest.raises(InputError):
+            gpu.bfs(dg, **args)

@@ -1,0 +1,85 @@
+"""iBFS on the GPU (``device="cuda"``): depths, histograms, statistics, reach sets and centralities
+equal the CPU path's."""
+import numpy as np
+import pytest
+
+import breadth
+from breadth.multisource import closeness, harmonic_centrality, khop_reachability, msbfs, multi_bfs
+
+GROUP_SIZES = [1, 63, 64, 65, 130]
+
+
+@pytest.fixture(scope="module")
+def gpu(cuda):
+    from breadth import gpu
+
+    return gpu
+
+
+def _run_on_gpu(gpu, graph, sources, **options):
+    return msbfs(graph, np.asarray(sources), device="cuda", **options)
+
+
+@pytest.fixture(scope="module")
+def kron():
+    s, d = breadth.kronecker_edges(8, 8, 11)
+    return breadth.Graph.from_edges(s, d, 256), breadth.Graph.from_edges(s, d, 256, directed=True)
+
+
+@pytest.mark.parametrize("group_size", GROUP_SIZES)
+def test_depths_equal_cpu_multi_bfs(gpu, kron, group_size):
+    undirected, directed = kron
+    rng = np.random.default_rng(group_size)
+    for g in (undirected, directed):
+        sources = rng.integers(0, g.num_vertices, group_size)
+        res = _run_on_gpu(gpu, g, sources, keep_depths=True, group_size=group_size)
+        expected = multi_bfs(g, sources, group_size=group_size)
+        np.testing.assert_array_equal(res.depths, expected)
+        np.testing.assert_array_equal(multi_bfs(g, sources, group_size=group_size, device="cuda"), expected)
+        cpu = msbfs(g, sources, group_size=group_size)
+        np.testing.assert_array_equal(res.reached, cpu.reached)
+        np.testing.assert_array_equal(res.distance_sum, cpu.distance_sum)
+        np.testing.assert_array_equal(res.eccentricity, cpu.eccentricity)
+        for a, b in zip(res.group_results, cpu.group_results):   # same levels, same directions
+            np.testing.assert_array_equal(a.hist, b.hist)
+            np.testing.assert_array_equal(a.stats, b.stats)
+
+
+@pytest.mark.parametrize("algorithm", ["td", "bu"])
+def test_pinned_directions_and_max_depth(gpu, kron, algorithm):
+    g = kron[1]
+    sources = np.arange(0, 256, 4)
+    for max_depth in (None, 2):
+        res = _run_on_gpu(gpu, g, sources, keep_depths=True, algorithm=algorithm, max_depth=max_depth)
+        np.testing.assert_array_equal(res.depths, multi_bfs(g, sources, max_depth=max_depth, algorithm=algorithm))
+        directions = {int(x) for r in res.group_results for x in r.stats[1:, 1]}
+        assert directions == ({0} if algorithm == "td" else {1})
+
+
+def test_reach_sets_and_centralities(gpu, kron):
+    g = kron[1]
+    sources = np.array([0, 5, 9, 9, 200])
+    got = khop_reachability(g, sources, 2, device="cuda")
+    assert (got != khop_reachability(g, sources, 2)).nnz == 0 and got.shape == (5, 256)
+    np.testing.assert_allclose(closeness(g, sources, device="cuda"), closeness(g, sources))
+    np.testing.assert_allclose(harmonic_centrality(g, sources, device="cuda"), harmonic_centrality(g, sources))
+    np.testing.assert_array_equal(breadth.eccentricity(g, sources, device="cuda"), breadth.eccentricity(g, sources))
+
+
+def test_checkpoint_resumes_across_devices(gpu, kron, tmp_path):
+    g = kron[0]
+    sources = np.arange(0, 200, 3)
+    cpu = msbfs(g, sources, group_size=16, checkpoint=tmp_path / "ck")
+    res = msbfs(g, sources, group_size=16, checkpoint=tmp_path / "ck", device="cuda")
+    assert res.resumed == len(cpu.groups) > 1
+    np.testing.assert_array_equal(res.distance_sum, cpu.distance_sum)
+
+
+@pytest.mark.slow
+def test_deep_graph_widens_depth_dtype(gpu):
+    n = 300                                  # depths past 254 do not fit uint8: widened and rerun
+    v = np.arange(n - 1)
+    g = breadth.Graph.from_edges(v, v + 1, n)
+    res = _run_on_gpu(gpu, g, [0, 299], keep_depths=True, algorithm="bu")
+    assert res.depths.dtype == np.uint16
+    np.testing.assert_array_equal(res.depths, multi_bfs(g, [0, 299]))
