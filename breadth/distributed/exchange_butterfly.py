@@ -56,7 +56,6 @@ from functools import lru_cache
 import numpy as np
 from numba import njit, prange
 
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..errors import InputError
 from ..kernels.frontier import WORD_BLOCK, num_words
@@ -156,7 +155,7 @@ def merge_bits(words, nwords, lvl, value, gqueue, tail, atomic):
         for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
             x = words[w]
             while x:
-                v = w * 64 + trailing_zeros(x)
+                v = w * 64 + cttz(x)
                 x &= x - np.uint64(1)
                 if lvl[v] < 0 and claim(lvl, v, value, atomic):
                     buf[nbuf] = v

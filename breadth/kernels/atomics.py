@@ -1,4 +1,4 @@
-"""Atomic read-modify-write on array elements for numba CPU kernels.
+"""Atomic read-modify-write on array elements, and bit scanning, for numba CPU kernels.
 
 numba has no CPU atomics of its own; these intrinsics emit LLVM ``cmpxchg`` /
 ``atomicrmw`` instructions on the address of ``arr[i]`` (monotonic ordering:
@@ -11,7 +11,13 @@ Hazard (numba 0.6x, seen here): inside a ``parallel=True`` function, an array
 made with ``np.zeros`` that is only ever modified through these intrinsics is
 treated as still all-zero, and later reads of it are folded to 0. Kernels
 therefore take their atomic targets as arguments, allocated by the caller.
+
+``cttz`` (count trailing zeros) is how the bitmap kernels find the next set bit
+of a word: one ``tzcnt``/``bsf`` instruction through LLVM's ``llvm.cttz``. It is
+defined here rather than borrowed from numba's internal
+``numba.cpython.unsafe.numbers.trailing_zeros``, which is not public API.
 """
+from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -65,3 +71,19 @@ atomic_add = _rmw("add")
 """``old = arr[idx]; arr[idx] += val; return old`` atomically."""
 atomic_or = _rmw("or")
 """``old = arr[idx]; arr[idx] |= val; return old`` atomically."""
+
+
+@intrinsic
+def cttz(typingctx, x):
+    """Number of trailing zero bits of the integer ``x`` (the index of its lowest set bit).
+
+    ``x == 0`` gives the bit width; the kernels only call it on non-zero words.
+    """
+    if not isinstance(x, types.Integer):
+        return None
+    sig = x(x)
+
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return sig, codegen

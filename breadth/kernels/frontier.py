@@ -10,9 +10,8 @@ from contextlib import contextmanager
 import numba
 import numpy as np
 from numba import njit, prange
-from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .atomics import atomic_or
+from .atomics import atomic_or, cttz
 
 WORD_BLOCK = 16          # bitmap words per parallel block (1024 vertices)
 ELEM_BLOCK = 1 << 14     # array elements per parallel block in plain element loops
@@ -99,7 +98,7 @@ def _block_write(bitmap, offsets, indptr, queue):
         for w in range(b * WORD_BLOCK, min(bitmap.size, (b + 1) * WORD_BLOCK)):
             x = bitmap[w]
             while x:
-                v = w * 64 + trailing_zeros(x)
+                v = w * 64 + cttz(x)
                 queue[p] = v
                 edges += indptr[v + 1] - indptr[v]
                 p += 1

@@ -28,9 +28,8 @@ import time
 
 import numpy as np
 from numba import njit, objmode, prange
-from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..kernels.atomics import atomic_or
+from ..kernels.atomics import atomic_or, cttz
 from ..kernels.frontier import WORD_BLOCK, bitmap_to_queue, fill, queue_to_bitmap
 from ..kernels.top_down import (TD_BUFFER, TD_EDGE_BLOCK, block_first_vertex, edge_window, flush_buffer,
                                 frontier_edge_offsets)
@@ -106,7 +105,7 @@ def _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle, front
     for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
         x = unfull[w]
         while x:
-            v = w * 64 + trailing_zeros(x)
+            v = w * 64 + cttz(x)
             x &= x - np.uint64(1)
             vb = v * words
             full = ALL

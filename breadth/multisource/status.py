@@ -28,9 +28,8 @@ vertices instance j reached at exactly depth k.
 """
 import numpy as np
 from numba import njit, prange
-from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..kernels.atomics import atomic_add
+from ..kernels.atomics import atomic_add, cttz
 from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -131,7 +130,7 @@ def _record_new(d, q, v, planes, level, depth_out, rows, write_depth):
         p += 1
     if write_depth:
         while d:
-            depth_out[v, rows[q * 64 + trailing_zeros(d)]] = level
+            depth_out[v, rows[q * 64 + cttz(d)]] = level
             d &= d - np.uint64(1)
 
 
@@ -143,7 +142,7 @@ def _flush_counts(planes, counts):
         for p in range(PLANES):
             any_bits |= planes[q, p]
         while any_bits:
-            b = trailing_zeros(any_bits)
+            b = cttz(any_bits)
             any_bits &= any_bits - np.uint64(1)
             c = 0
             for p in range(PLANES):
@@ -230,7 +229,7 @@ def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, cou
         keep = x
         cw = np.uint64(0)
         while x:
-            bit = trailing_zeros(x)
+            bit = cttz(x)
             x &= x - np.uint64(1)
             v = w * 64 + bit
             vb = v * words
@@ -313,7 +312,7 @@ def _reach_counts(prev, words, g, n, counts):
             for q in range(words):
                 x = prev[v * words + q]
                 while x:
-                    j = q * 64 + trailing_zeros(x)
+                    j = q * 64 + cttz(x)
                     x &= x - np.uint64(1)
                     if j < g:
                         row[j] += 1
@@ -327,7 +326,7 @@ def _reach_fill(prev, words, g, n, starts, indices):
             for q in range(words):
                 x = prev[v * words + q]
                 while x:
-                    j = q * 64 + trailing_zeros(x)
+                    j = q * 64 + cttz(x)
                     x &= x - np.uint64(1)
                     if j < g:
                         indices[pos[j]] = v
