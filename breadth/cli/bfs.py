@@ -98,7 +98,7 @@ def run_distributed(args) -> int:
         return relaunch(_PARSER, args, "bfs")
     from ..distributed.comm import Comm, collective_error
     from ..distributed.engine import DistEngine
-    from ..distributed.failure import guarded
+    from ..distributed.runtime import guarded
     from .dist_options import engine_options
 
     comm = Comm()

@@ -67,7 +67,7 @@ def run_distributed(args) -> int:
         return relaunch(_PARSER, args, "graph500")
     from ..distributed.comm import Comm, collective_error
     from ..distributed.engine import DistEngine
-    from ..distributed.failure import guarded
+    from ..distributed.runtime import guarded
     from ..errors import BreadthError
     from ..graph500 import Graph500Config, format_report, run_benchmark
     from .dist_options import comm_summary, engine_options, format_comm

@@ -12,13 +12,19 @@ made with ``np.zeros`` that is only ever modified through these intrinsics is
 treated as still all-zero, and later reads of it are folded to 0. Kernels
 therefore take their atomic targets as arguments, allocated by the caller.
 
+``claim`` and ``set_bit`` are the two updates BFS kernels make on shared state, with
+a switch: ``atomic`` False means the kernel runs on a single thread (numba's thread
+count is 1, as for an MPI rank per core), where a plain load and store replace the
+atomic instruction.
+
 ``cttz`` (count trailing zeros) is how the bitmap kernels find the next set bit
 of a word: one ``tzcnt``/``bsf`` instruction through LLVM's ``llvm.cttz``. It is
 defined here rather than borrowed from numba's internal
 ``numba.cpython.unsafe.numbers.trailing_zeros``, which is not public API.
 """
+import numpy as np
 from llvmlite import ir
-from numba import types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -87,3 +93,25 @@ def cttz(typingctx, x):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
 
     return sig, codegen
+
+
+@njit(inline="always", cache=True)
+def claim(arr, i, new, atomic):
+    """arr[i] := new if it is -1; True for the one caller that changed it."""
+    if atomic:
+        return atomic_cas(arr, i, -1, new)
+    if arr[i] < 0:
+        arr[i] = new
+        return True
+    return False
+
+
+@njit(inline="always", cache=True)
+def set_bit(bits, v, atomic):
+    """Set bit v of a bitmap of uint64 words; True if it was clear."""
+    mask = np.uint64(1) << np.uint64(v & 63)
+    if atomic:
+        return not (atomic_or(bits, v >> 6, mask) & mask)
+    old = bits[v >> 6]
+    bits[v >> 6] = old | mask
+    return not (old & mask)

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .atomics import atomic_or, cttz
+from .atomics import cttz, set_bit
 
 WORD_BLOCK = 16          # bitmap words per parallel block (1024 vertices)
 ELEM_BLOCK = 1 << 14     # array elements per parallel block in plain element loops
@@ -53,13 +53,12 @@ def fill2(a, b, value):
 
 
 @njit(parallel=True, cache=True)
-def queue_to_bitmap(queue, qsize, bitmap):
-    """bitmap := the set of queue[:qsize]."""
+def queue_to_bitmap(queue, qsize, bitmap, atomic=True):
+    """bitmap := the set of queue[:qsize] (``atomic`` False: numba runs one thread, see ``atomics.set_bit``)."""
     fill(bitmap, np.uint64(0))
     for b in prange((qsize + ELEM_BLOCK - 1) // ELEM_BLOCK):
         for i in range(b * ELEM_BLOCK, min(qsize, (b + 1) * ELEM_BLOCK)):
-            v = queue[i]
-            atomic_or(bitmap, v >> 6, np.uint64(1) << np.uint64(v & 63))
+            set_bit(bitmap, queue[i], atomic)
 
 
 @njit(parallel=True, cache=True)
