@@ -98,25 +98,28 @@ def unparse(parser: argparse.ArgumentParser, args: argparse.Namespace, drop=()) 
     return positionals + options
 
 
-def relaunch(parser, args, command: str) -> int:
-    """Run this command again on ``args.ranks`` MPI ranks; returns mpiexec's exit status.
-
-    The ranks run ``--partition`` as given (the default partition for "auto").
-    """
-    ranks = args.ranks
-    if ranks < 1:
-        raise InputError(f"--ranks must be >= 1, got {ranks}")
+def relaunch_argv(parser, args, command: str) -> list[str]:
+    """The breadth command line every rank runs: this one without ``--ranks``/``--hostfile``, with
+    ``--partition`` as given (the default partition for "auto": ``--ranks`` means a distributed run)."""
     partition = getattr(args, "partition", "auto")
     if partition == "none":
         raise InputError(f"--ranks runs a distributed search: use --partition {DEFAULT_PARTITION} "
                          f"(or leave --partition out)")
-    if world_size_from_env() is not None:
-        raise InputError("--ranks launches mpiexec itself; under mpiexec leave it out")
     if partition in (None, "auto"):
         partition = DEFAULT_PARTITION
+    return [command] + unparse(parser, args, drop=("ranks", "hostfile", "partition")) + [f"--partition={partition}"]
+
+
+def relaunch(parser, args, command: str) -> int:
+    """Run this command again on ``args.ranks`` MPI ranks; returns mpiexec's exit status."""
+    ranks = args.ranks
+    if ranks < 1:
+        raise InputError(f"--ranks must be >= 1, got {ranks}")
+    argv = relaunch_argv(parser, args, command)
+    if world_size_from_env() is not None:
+        raise InputError("--ranks launches mpiexec itself; under mpiexec leave it out")
     mpiexec = find_mpiexec()
     flavour = mpi_flavour(mpiexec)
-    argv = [command] + unparse(parser, args, drop=("ranks", "hostfile", "partition")) + [f"--partition={partition}"]
     cmd = mpiexec_command(ranks, argv, mpiexec, flavour, getattr(args, "hostfile", None))
     sys.stdout.flush()
     try:
