@@ -66,39 +66,14 @@ class DistEngine:
         threads = collective(check_threads, threads)
         self.threads = auto_threads(self.comm) if threads is None else threads
         self.directed = bool(directed)
+        self.partition, self.exchange = self.layout.partition, self.layout.exchange
+        self.algorithm = self.options.algorithm
+        self.nprocs, self.rank, self.is_root = self.comm.size, self.comm.rank, self.comm.rank == 0
+        self.name = f"mpi-{self.partition}-{self.exchange}"
         self.lg = None
         self.state = None
         self._edges = None
         self.num_vertices = None
-
-    @property
-    def partition(self) -> str:
-        return self.layout.partition
-
-    @property
-    def exchange(self) -> str:
-        return self.layout.exchange
-
-    @property
-    def algorithm(self) -> str:
-        return self.options.algorithm
-
-    # ---------------------------------------------------------------- identity
-    @property
-    def nprocs(self) -> int:
-        return self.comm.size
-
-    @property
-    def rank(self) -> int:
-        return self.comm.rank
-
-    @property
-    def is_root(self) -> bool:
-        return self.comm.rank == 0
-
-    @property
-    def name(self) -> str:
-        return f"mpi-{self.partition}-{self.exchange}"
 
     # ---------------------------------------------------------------- memory
     def check_memory(self, what, num_vertices, num_tuples):

@@ -59,7 +59,7 @@ from numba import njit, prange
 from ..errors import InputError
 from ..kernels.atomics import claim, cttz
 from ..kernels.frontier import WORD_BLOCK, num_words, queue_to_bitmap
-from ..kernels.top_down import flush_buffer
+from ..kernels.top_down import flush_buffer, push
 from .exchange import Exchange
 
 MERGE_BLOCK = 4096
@@ -131,11 +131,7 @@ def formula_messages(nprocs: int, fanout: int) -> int | None:
 def _take(v, lvl, value, atomic, buf, nbuf, gqueue, tail):
     """Buffer v for gqueue if its level is still -1 (setting it to ``value``); returns the buffer's fill."""
     if lvl[v] < 0 and claim(lvl, v, value, atomic):
-        buf[nbuf] = v
-        nbuf += 1
-        if nbuf == MERGE_BUFFER:
-            flush_buffer(buf, nbuf, gqueue, tail)
-            nbuf = 0
+        return push(buf, nbuf, v, gqueue, tail)
     return nbuf
 
 

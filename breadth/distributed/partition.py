@@ -17,7 +17,9 @@ attributes:
   (inlined, so an ownership test costs what the layout's arithmetic costs), so the
   same kernel serves every layout: a layout where some vertices are replicated on
   every rank answers ``local_of`` >= 0 for them everywhere, one that splits rows and
-  columns answers from its own ranges.
+  columns answers from its own ranges. Kernels pass the map through
+  ``kernels.atomics.borrowed`` before their loops (the block walk does it for its
+  visits), so the arrays in it cost no reference counting per call.
 
 Local ids number the vertices whose state this rank holds, 0..num_local-1.
 
@@ -140,7 +142,9 @@ def _range_local_of(pmap, v):
     if _is_map(pmap, RangeMap):
         def impl(pmap, v):
             loc = np.int64(v) - pmap.lo
-            return loc if 0 <= loc and loc < pmap.hi - pmap.lo else np.int64(-1)
+            if loc < 0 or loc >= pmap.hi - pmap.lo:
+                loc = np.int64(-1)
+            return loc
         return impl
 
 

@@ -22,9 +22,9 @@ output queue, and each returns their scout count (out-degree sum).
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import atomic_add, claim, set_bit
+from ..kernels.atomics import atomic_add, borrowed, claim, set_bit
 from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
-from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, walk_block
+from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
 from .partition import global_of, local_of
 
 # the top-down visit's ctx: shared state, then this block's candidate buffers and the shared candidate lists
@@ -91,8 +91,9 @@ def td_step(indptr, indices, queue, qsize, offsets, pmap, parent, depth, level, 
 
 
 @njit(parallel=True, cache=True)
-def apply_received(pairs, npairs, pmap, indptr, parent, depth, level, next_queue, ntail, atomic):
+def apply_received(pairs, npairs, pmap_arg, indptr, parent, depth, level, next_queue, ntail, atomic):
     """Settle received (vertex, parent) pairs for owned vertices; returns the new vertices' scout count."""
+    pmap = borrowed(pmap_arg)          # no reference counting per lookup
     nblocks = (npairs + ELEM_BLOCK - 1) // ELEM_BLOCK
     nxt = level + 1
     scout = 0
@@ -105,11 +106,7 @@ def apply_received(pairs, npairs, pmap, indptr, parent, depth, level, next_queue
             if parent[loc] < 0 and claim(parent, loc, np.int64(pairs[2 * i + 1]), atomic):
                 depth[loc] = nxt
                 sc += indptr[loc + 1] - indptr[loc]
-                buf[nn] = loc
-                nn += 1
-                if nn == TD_BUFFER:
-                    flush_buffer(buf, nn, next_queue, ntail)
-                    nn = 0
+                nn = push(buf, nn, loc, next_queue, ntail)
         flush_buffer(buf, nn, next_queue, ntail)
         scout += sc
     return scout
