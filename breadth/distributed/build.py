@@ -35,7 +35,6 @@ from numba import njit, prange
 from ..errors import InputError
 from ..graph.build import _compact, _sort_dedupe, _windows
 from ..graph.memory import index_itemsize
-from ..kernels.atomics import borrowed
 from ..kernels.frontier import parallel_chunksize
 from .partition import OneD, Partition, block_weights, local_of, owner_of
 
@@ -107,13 +106,12 @@ def _place(row, out, r, a, b, write):
 
 
 @njit(parallel=True, cache=True)
-def _route(keys, others, pmap_arg, both, rows, out, write):
+def _route(keys, others, pmap, both, rows, out, write):
     """Per chunk c, arcs key->other (``both``: also other->key) by owner(key), self-loops skipped.
 
     First pass (``write`` False): rows[c, r] counts chunk c's arcs for rank r. Second pass:
     rows[c, r] starts as the chunk's first pair slot for r and each arc is stored there.
     """
-    pmap = borrowed(pmap_arg)          # no reference counting per lookup
     nchunks = rows.shape[0]
     for c in prange(nchunks):
         row = rows[c]
@@ -146,10 +144,9 @@ def pack_arcs(keys, others, partition: Partition, both, dtype):
 
 # ---------------------------------------------------------------------- local CSR kernels
 @njit(parallel=True, cache=True)
-def _rows(pairs, pmap_arg, rows, adj, write):
+def _rows(pairs, pmap, rows, adj, write):
     """Received (src, dst) pairs by local row: count them (rows[c, local(src)]), or (``write``)
     store dst at the chunk's next slot of that row."""
-    pmap = borrowed(pmap_arg)          # no reference counting per lookup
     nchunks = rows.shape[0]
     for c in prange(nchunks):
         row = rows[c]

@@ -17,9 +17,10 @@ attributes:
   (inlined, so an ownership test costs what the layout's arithmetic costs), so the
   same kernel serves every layout: a layout where some vertices are replicated on
   every rank answers ``local_of`` >= 0 for them everywhere, one that splits rows and
-  columns answers from its own ranges. Kernels pass the map through
-  ``kernels.atomics.borrowed`` before their loops (the block walk does it for its
-  visits), so the arrays in it cost no reference counting per call.
+  columns answers from its own ranges. Inside the top-down block walk the map
+  travels in the visit's ``ctx``, which the walk borrows (``kernels.atomics.borrowed``),
+  so arrays in a map cost no reference counting per edge; vertex loops that call the
+  three directly were measured at the speed of the old hand-written range tests.
 
 Local ids number the vertices whose state this rank holds, 0..num_local-1.
 

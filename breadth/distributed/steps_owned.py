@@ -22,7 +22,7 @@ output queue, and each returns their scout count (out-degree sum).
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import atomic_add, borrowed, claim, set_bit
+from ..kernels.atomics import atomic_add, claim, set_bit
 from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
 from .partition import global_of, local_of
@@ -91,9 +91,8 @@ def td_step(indptr, indices, queue, qsize, offsets, pmap, parent, depth, level, 
 
 
 @njit(parallel=True, cache=True)
-def apply_received(pairs, npairs, pmap_arg, indptr, parent, depth, level, next_queue, ntail, atomic):
+def apply_received(pairs, npairs, pmap, indptr, parent, depth, level, next_queue, ntail, atomic):
     """Settle received (vertex, parent) pairs for owned vertices; returns the new vertices' scout count."""
-    pmap = borrowed(pmap_arg)          # no reference counting per lookup
     nblocks = (npairs + ELEM_BLOCK - 1) // ELEM_BLOCK
     nxt = level + 1
     scout = 0

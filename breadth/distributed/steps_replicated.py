@@ -27,7 +27,7 @@ appended to its output queue.
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import borrowed, claim
+from ..kernels.atomics import claim
 from ..kernels.frontier import ELEM_BLOCK
 from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
 from .partition import global_of, local_of
@@ -67,12 +67,11 @@ def td_step(indptr, indices, queue, qsize, offsets, lvl, level, gqueue, tail, pm
 
 
 @njit(parallel=True, cache=True)
-def bu_step(in_indptr, in_indices, pmap_arg, lvl, front, level, gqueue, tail, parent):
+def bu_step(in_indptr, in_indices, pmap, lvl, front, level, gqueue, tail, parent):
     """Owned unvisited vertices adopt the level after (and as parent) the first in-neighbour in ``front``.
 
     Returns the edges examined.
     """
-    pmap = borrowed(pmap_arg)          # no reference counting per lookup
     nl = in_indptr.size - 1
     nblocks = (nl + V_BLOCK - 1) // V_BLOCK
     nxt = level + 1
@@ -98,8 +97,7 @@ def bu_step(in_indptr, in_indices, pmap_arg, lvl, front, level, gqueue, tail, pa
 
 
 @njit(parallel=True, cache=True)
-def _owned_counts(gqueue, total, pmap_arg, degree, counts, scouts):
-    pmap = borrowed(pmap_arg)          # no reference counting per lookup
+def _owned_counts(gqueue, total, pmap, degree, counts, scouts):
     nblocks = counts.size
     for b in prange(nblocks):
         c = 0
@@ -114,8 +112,7 @@ def _owned_counts(gqueue, total, pmap_arg, degree, counts, scouts):
 
 
 @njit(parallel=True, cache=True)
-def _owned_write(gqueue, total, pmap_arg, offsets, out):
-    pmap = borrowed(pmap_arg)          # no reference counting per lookup
+def _owned_write(gqueue, total, pmap, offsets, out):
     nblocks = offsets.size - 1
     for b in prange(nblocks):
         p = offsets[b]
@@ -153,7 +150,7 @@ def _in_sorted(in_indices, a, z, small, f0, f1):
 
 
 @njit(parallel=True, cache=True)
-def recover_parents(in_indptr, in_indices, pmap_arg, lvl, parent, depth, small_range, small):
+def recover_parents(in_indptr, in_indices, pmap, lvl, parent, depth, small_range, small):
     """parent/depth of owned vertices from the replicated levels (level-0 vertices are seeds).
 
     Vertices whose parent the steps recorded (claimed by this rank) keep it; the others
@@ -163,7 +160,6 @@ def recover_parents(in_indptr, in_indices, pmap_arg, lvl, parent, depth, small_r
     the sorted neighbour list if that is cheaper than a scan; otherwise, or if none is found,
     the first neighbour at level d-1 in a scan.
     """
-    pmap = borrowed(pmap_arg)          # no reference counting per lookup
     nl = in_indptr.size - 1
     nsmall = small_range.shape[0]
     for b in prange((nl + V_BLOCK - 1) // V_BLOCK):

@@ -33,7 +33,6 @@ from numba import njit, prange
 
 from ..errors import ValidationError
 from ..result import ValidationReport
-from ..kernels.atomics import borrowed
 from ..kernels.frontier import parallel_chunksize
 from ..kernels.tree_checks import DEPTH, EDGE, RANGE, ROOT, RULES, TREE, check_in_edges
 from .partition import global_of
@@ -43,9 +42,8 @@ V_BLOCK = 1024
 
 
 @njit(parallel=True, cache=True)
-def _check_owned(in_indptr, in_indices, pmap_arg, parent, depth, seeds, directed, first_bad):
+def _check_owned(in_indptr, in_indices, pmap, parent, depth, seeds, directed, first_bad):
     """first_bad[b, rule] := smallest global vertex of block b breaking rule (n if none)."""
-    pmap = borrowed(pmap_arg)          # no reference counting per lookup
     n = depth.size
     nl = parent.size
     nblocks = first_bad.shape[0]
