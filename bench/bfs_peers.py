@@ -6,8 +6,9 @@ breadth (DO, TD, BU), scipy.sparse.csgraph.breadth_first_order, networkit distan
 igraph Graph.bfs, a push/pull direction-optimizing BFS written on python-graphblas
 (SuiteSparse:GraphBLAS) and networkx (small scales only). Numba compilation is done
 before timing (one warm-up search). Prints per-library median ms, GTEPS (distinct
-undirected edges / median time, the convention of ../shared/anchors.md) and the ratio to
-breadth DO, plus GAP's figures on this kind of machine from anchors.md.
+undirected edges / median time) and the ratio to breadth DO, plus the *anchors*: GAP's and a
+hand-written python-graphblas push/pull BFS's figures measured alone on a quiet machine of
+this kind (2 cores, 24 GiB, 2026-11-22; ``GAP_MS`` and the tables below).
 
     .venv/bin/python bench/bfs_peers.py --scales 18 20 22 --roots 16 --peer-roots 4
 """
@@ -22,7 +23,7 @@ import numpy as np
 
 import breadth
 
-GAP_MS = {20: 13.8, 22: 79.4}                 # ../shared/anchors.md, 2 threads
+GAP_MS = {20: 13.8, 22: 79.4}                 # anchors (see the module docstring), 2 threads
 GAP_BUILD_S = {20: 0.56, 22: 3.6}
 GRAPHBLAS_PUSHPULL_MS = {20: 35.8, 22: 152.7}
 
@@ -144,14 +145,14 @@ def run_scale(scale, nroots, peer_roots, want):
     for name, (pbuild, fn) in peers(g, src, dst, want).items():
         fn(int(roots[0]))
         rows.append((name, timed(fn, roots[:peer_roots]), pbuild))
-    print(f"| library | median ms | GTEPS | slower than breadth do | build s |")
+    print("| library | median ms | GTEPS | slower than breadth do | build s |")
     print("|---|---:|---:|---:|---:|")
     for name, t, b in rows:
         print(f"| {name} | {t * 1e3:.1f} | {g.num_edges / t / 1e9:.3f} | {t / base:.2f}x | {b:.2f} |")
     if scale in GAP_MS:
-        print(f"| GAP (anchors.md) | {GAP_MS[scale]} | {g.num_edges / GAP_MS[scale] / 1e6:.3f} | "
+        print(f"| GAP (anchor) | {GAP_MS[scale]} | {g.num_edges / GAP_MS[scale] / 1e6:.3f} | "
               f"{GAP_MS[scale] / 1e3 / base:.2f}x | {GAP_BUILD_S[scale]} |")
-        print(f"| graphblas push/pull (anchors.md) | {GRAPHBLAS_PUSHPULL_MS[scale]} | | "
+        print(f"| graphblas push/pull (anchor) | {GRAPHBLAS_PUSHPULL_MS[scale]} | | "
               f"{GRAPHBLAS_PUSHPULL_MS[scale] / 1e3 / base:.2f}x | |")
     return rows
 

@@ -4,8 +4,9 @@ Runs the Graph500 benchmark (``breadth graph500``) once on one process (no MPI) 
 under ``mpiexec -n P`` for every P and exchange, all in the same run, and prints per
 configuration: harmonic-mean TEPS, median search time, the ratio to the single-node TEPS,
 communication per search (messages, bytes, seconds in MPI, max over ranks), levels, and
-kernel-1 time. The Graph500 reference MPI code's TEPS on this kind of machine
-(../shared/anchors.md) are printed alongside where it has a figure for that scale.
+kernel-1 time. The Graph500 reference MPI code's TEPS on this kind of machine (measured
+alone on a quiet 2-core machine, 2026-11-22: ``REFERENCE_MPI``) are printed alongside where it
+has a figure for that scale.
 
     .venv/bin/python bench/dist_exchange.py --scale 18 --ranks 2 4 --roots 16
 
@@ -25,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 # Graph500 reference MPI code (graph500 3.0.0), harmonic-mean TEPS, quiet machine, Open MPI
-# (../shared/anchors.md): {scale: {ranks: (low, high)}}
+# (measured on a quiet 2-core machine, 2026-11-22): {scale: {ranks: (low, high)}}
 REFERENCE_MPI = {16: {1: (9.1e7, 10.1e7), 2: (7.1e7, 7.5e7), 4: (6.7e7, 6.7e7)},
                  18: {1: (6.6e7, 6.7e7), 2: (6.0e7, 6.4e7), 4: (5.7e7, 5.7e7)},
                  20: {1: (4.9e7, 5.2e7), 2: (5.5e7, 5.5e7), 4: (5.2e7, 5.2e7)}}
@@ -106,7 +107,7 @@ def main():
               f"{r['messages']:>10.1f}{r['bytes']:>12.4g}{r['comm_ms']:>9.2f}{r['levels']:>7.1f}"
               f"{r['construct_s']:>10.3f}{refs:>16}")
     if ref:
-        print("ref MPI TEPS: the Graph500 reference MPI code on this kind of machine (../shared/anchors.md); "
+        print("ref MPI TEPS: the Graph500 reference MPI code on this kind of machine (quiet, 2026-11-22); "
               "single-node row compared with its 1-rank figure")
     if args.json:
         with open(args.json, "w") as f:

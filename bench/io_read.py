@@ -29,7 +29,8 @@ import numpy as np
 
 import breadth
 from breadth.graph import native
-from breadth.graph.io.edgelist import format_rows, read_edges
+from breadth.graph.io.edgelist import read_edges
+from breadth.graph.io.text import format_rows
 
 
 def median_time(fn, repeat):

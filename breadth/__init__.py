@@ -7,6 +7,7 @@ Quick start::
     r = breadth.bfs(g, root=0)
     breadth.validate(g, 0, r.parent)
 """
+from .analysis import Components, DiameterEstimate, connected_components, estimate_diameter
 from .errors import BreadthError, InputError, MemoryEstimateError, ValidationError
 from .graph import Graph, kronecker, kronecker_edges, uniform_random, uniform_random_edges
 from .graph.io import read, write, write_result
@@ -23,5 +24,6 @@ __all__ = [
     "bfs", "validate", "kronecker", "kronecker_edges", "uniform_random", "uniform_random_edges",
     "load", "save", "read", "write", "write_result",
     "multi_bfs", "closeness", "harmonic_centrality", "eccentricity", "khop_reachability",
+    "connected_components", "estimate_diameter", "Components", "DiameterEstimate",
     "BreadthError", "InputError", "MemoryEstimateError", "ValidationError",
 ]

@@ -1,21 +1,26 @@
-"""Plots of BFS runs (matplotlib, optional): frontier size and time per level."""
+"""Plots of BFS runs (matplotlib, optional): frontier size and time per level.
+
+The figure is drawn on its own Agg canvas (``matplotlib.figure.Figure`` +
+``FigureCanvasAgg``), never through ``pyplot``: no backend is selected and no
+global matplotlib state changes, so importing or calling this module leaves an
+application's own plotting alone. The PNG is written atomically
+(``breadth.files.atomic_output``).
+"""
 from __future__ import annotations
 
-import os
-
 from .errors import InputError
+from .files import atomic_output
 
 
 def plot_levels(searches: list[dict], path: str, title: str = "") -> None:
     """Frontier vertices (log) and seconds per level, for the median-time search of ``searches``.
 
-    ``searches`` are BFSResult.summary() dicts (optionally with a "time" key).
+    ``searches`` are BFSResult.summary() dicts (optionally with a "time" key). The file is a
+    PNG whatever its extension.
     """
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError:
         raise InputError("plotting needs matplotlib: pip install 'breadth[plot]'") from None
     if not searches:
@@ -25,7 +30,9 @@ def plot_levels(searches: list[dict], path: str, title: str = "") -> None:
     levels = s["levels"]
     xs = [lv["level"] for lv in levels]
     colors = ["tab:blue" if lv["direction"] == "top-down" else "tab:orange" for lv in levels]
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    fig = Figure(figsize=(7, 6))
+    FigureCanvasAgg(fig)
+    a1, a2 = fig.subplots(2, 1, sharex=True)
     a1.bar(xs, [max(lv["frontier"], 1) for lv in levels], color=colors)
     a1.set_yscale("log")
     a1.set_ylabel("frontier vertices")
@@ -34,11 +41,5 @@ def plot_levels(searches: list[dict], path: str, title: str = "") -> None:
     a2.set_xlabel("level (blue: top-down, orange: bottom-up)")
     fig.suptitle(title or f"BFS from {s['roots'][0]}")
     fig.tight_layout()
-    tmp = f"{path}.tmp{os.getpid()}.png"
-    try:
-        fig.savefig(tmp, dpi=100)
-        os.replace(tmp, path)
-    finally:
-        plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic_output(path) as f:
+        fig.savefig(f, format="png", dpi=100)

@@ -43,9 +43,15 @@ class BFSWorkspace:
 
 
 def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
-        alpha: float = ALPHA, beta: float = BETA, workspace: BFSWorkspace | None = None) -> BFSResult:
+        alpha: float = ALPHA, beta: float = BETA, workspace: BFSWorkspace | None = None,
+        by_label: bool = False) -> BFSResult:
     """Breadth-first search from ``root`` (a vertex, or an array of seeds searched as one).
 
+    by_label: ``root`` is given in the graph's labels (``graph.vertex_ids``: original ids
+    of a relabelled file, networkx nodes), translated by ``graph.index_of``: a list, range
+    or numpy array is a seed set, anything else (a tuple too) one label. The result stays
+    in dense ids; ``graph.label_of`` maps parents and roots back. Without labels, labels
+    are the ids.
     algorithm: "do" direction-optimizing (default), "td" top-down, "bu" bottom-up.
     max_depth: stop after this many levels (vertices farther away stay at -1).
     alpha, beta: Beamer's switching parameters (top-down -> bottom-up when the frontier's
@@ -56,14 +62,16 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
     mode = check_algorithm(algorithm)
     max_depth = check_max_depth(max_depth)
     alpha, beta = check_alpha_beta(alpha, beta)
-    roots = as_roots(g, root)
+    roots = as_roots(g, g.index_of(root) if by_label else root)
     if workspace is None:
         workspace = BFSWorkspace(g.num_vertices)
     elif workspace.n != g.num_vertices:
         raise InputError(f"workspace is for {workspace.n} vertices, the graph has {g.num_vertices}")
+    # a top-down search never scans in-edges: don't make a lazily converted graph build them
+    in_indptr, in_indices = (g.indptr, g.indices) if algorithm == "td" else (g.in_indptr, g.in_indices)
     t0 = time.perf_counter()
     with parallel_chunksize(1):
-        stats, times = do.search(g.indptr, g.indices, g.in_indptr, g.in_indices, roots,
+        stats, times = do.search(g.indptr, g.indices, in_indptr, in_indices, roots,
                                  mode, alpha, beta, max_depth,
                                  *workspace.buffers())
     seconds = time.perf_counter() - t0

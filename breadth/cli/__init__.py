@@ -2,7 +2,9 @@
 
 Each subcommand lives in its own module of this package, exposing
 ``register(subparsers)`` (adds its parser, with ``set_defaults(run=...)``).
-A BreadthError anywhere becomes one line on stderr and exit code 2.
+A BreadthError anywhere becomes one line on stderr and exit code 2, its API
+parameter names translated to flags (``messages.translate``); the library's
+log records reach stderr through ``messages.library_logging``.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import importlib
 import sys
 
 from ..errors import BreadthError
+from .messages import library_logging, translate
 
 # module name in breadth.cli -> registered in this order
 COMMANDS = ["graph500", "bfs", "generate", "convert", "info", "msbfs", "closeness"]
@@ -32,9 +35,10 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        with library_logging():
+            return int(args.run(args) or 0)
     except BreadthError as exc:
-        print(f"breadth {args.command}: error: {exc}", file=sys.stderr)
+        print(f"breadth {args.command}: error: {translate(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"breadth {args.command}: interrupted", file=sys.stderr)

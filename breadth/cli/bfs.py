@@ -8,7 +8,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..graph.io import write_result
-from .common import add_search_options, add_threads_option, open_graph, save_npy, set_threads, write_json
+from .common import (add_search_options, add_threads_option, open_graph, run_on_ranks, save_npy, set_threads,
+                     write_json)
 from .dist_options import add_dist_options
 
 _PARSER = None   # this subcommand's parser (``--ranks`` rebuilds the command line from it)
@@ -57,7 +58,7 @@ def run(args) -> int:
 
     from .dist_options import partition_mode
 
-    if partition_mode(args) == "1d":
+    if partition_mode(args) != "none":
         return run_distributed(args)
     set_threads(args.threads)
     graph = open_graph(args.graph)
@@ -92,18 +93,11 @@ def run(args) -> int:
 
 def run_distributed(args) -> int:
     """One BFS on the MPI engine: every rank reads its share of GRAPH; rank 0 reports and writes."""
-    if args.ranks is not None:
-        from ..distributed.launch import relaunch
-
-        return relaunch(_PARSER, args, "bfs")
-    from ..distributed.comm import Comm, collective_error
+    from ..distributed.comm import collective_error
     from ..distributed.engine import DistEngine
-    from ..distributed.runtime import guarded
     from .dist_options import engine_options
 
-    comm = Comm()
-
-    def body():
+    def body(comm):
         if args.validate and args.max_depth is not None:
             raise collective_error(InputError("--validate checks complete BFS trees; drop --max-depth"))
         engine = DistEngine(comm=comm, **engine_options(args))
@@ -138,4 +132,4 @@ def run_distributed(args) -> int:
                   f"seconds={result.seconds:.6f} messages={c['messages']} bytes={c['bytes']}{ok}")
         return 0
 
-    return guarded(comm, body, "bfs")
+    return run_on_ranks(_PARSER, args, "bfs", body)

@@ -1,12 +1,10 @@
 """``breadth closeness``: exact closeness (or harmonic) centrality by concurrent BFS."""
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
 from ..errors import InputError
-from ..graph.io._common import atomic_output
+from ..files import atomic_output
 from .common import save_npy, write_json
 from .msbfs import HelpFormatter, add_run_options, add_source_options, graph_info, run_options, setup
 

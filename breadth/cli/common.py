@@ -5,7 +5,18 @@ import json
 import sys
 
 from ..errors import InputError
-from ..graph.io._common import atomic_output
+from ..files import atomic_output
+from ..kernels.policy import ALGORITHM_HELP, ALGORITHMS, ALPHA, BETA, DIRECTION_OPTIMIZING
+
+DEFAULT_ALGORITHM = next(name for name, mode in ALGORITHMS.items() if mode == DIRECTION_OPTIMIZING)
+
+_SWITCH_HELP = {
+    False: ("switch top-down -> bottom-up when frontier edges > unexplored edges / alpha",
+            "switch back to top-down when the frontier has < n / beta vertices"),
+    True: ("a group goes bottom-up when its joint frontier's out-edges exceed the in-edges of vertices not "
+           "yet reached by all its sources / alpha",
+           "and back top-down when its joint frontier shrinks below n / beta vertices"),
+}
 
 
 def write_json(path: str, payload) -> None:
@@ -54,14 +65,33 @@ def add_threads_option(p):
                    help="numba threads to use (default: all cores; NUMBA_NUM_THREADS caps it)")
 
 
-def add_search_options(p):
-    p.add_argument("--algorithm", choices=("do", "td", "bu"), default="do",
-                   help="do: direction-optimizing (default); td: top-down only; bu: bottom-up only")
-    p.add_argument("--alpha", type=float, default=15.0,
-                   help="switch top-down -> bottom-up when frontier edges > unexplored edges / alpha "
-                        "(default 15)")
-    p.add_argument("--beta", type=float, default=18.0,
-                   help="switch back to top-down when the frontier has < n / beta vertices (default 18)")
+def add_search_options(p, per_group: bool = False):
+    """--algorithm, --alpha, --beta: the direction policy's choices and defaults (``kernels.policy``).
+
+    ``per_group``: the wording of the many-source commands, where each group decides alone.
+    (Every command's help formatter shows the defaults.)
+    """
+    names = [f"{name}: {ALGORITHM_HELP[name]}" + (" per group" if per_group and name == DEFAULT_ALGORITHM else "")
+             for name in ALGORITHMS]
+    alpha_help, beta_help = _SWITCH_HELP[per_group]
+    p.add_argument("--algorithm", choices=tuple(ALGORITHMS), default=DEFAULT_ALGORITHM, help="; ".join(names))
+    p.add_argument("--alpha", type=float, default=ALPHA, help=alpha_help)
+    p.add_argument("--beta", type=float, default=BETA, help=beta_help)
+
+
+def run_on_ranks(parser, args, command: str, body) -> int:
+    """Run ``body(comm)`` on every MPI rank of this job under the distributed failure guard
+    (``distributed.runtime.guarded``); with ``--ranks P``, start ``mpiexec -n P`` with this same
+    command line instead (``parser`` rebuilds it) and return its exit status."""
+    if args.ranks is not None:
+        from ..distributed.launch import relaunch
+
+        return relaunch(parser, args, command)
+    from ..distributed.comm import Comm
+    from ..distributed.runtime import guarded
+
+    comm = Comm()
+    return guarded(comm, lambda: body(comm), command)
 
 
 def eprint(*args):

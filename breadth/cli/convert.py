@@ -6,6 +6,7 @@ import os
 import time
 
 from .common import add_threads_option, eprint, set_threads, write_json
+from .messages import translate
 
 FORMAT_HELP = ("edgelist (.el .txt .tsv .csv .edges), mtx (.mtx), graph500 (.g500 .bin: int64 pairs), "
                "graph500-packed (12-byte reference-generator tuples), native (.npz); "
@@ -63,15 +64,16 @@ def run(args) -> int:
     graph, stats = read_with_stats(args.input, format=args.informat, directed=args.directed,
                                    relabel=args.relabel, num_vertices=args.vertices, progress=progress)
     t0 = time.perf_counter()
-    notes = list(stats.notes)
-    notes += write(graph, args.output, format=outformat, original_ids=args.original_ids, progress=progress)
+    written = write(graph, args.output, format=outformat, original_ids=args.original_ids, progress=progress)
     seconds = time.perf_counter() - t0
+    notes = [translate(note) for note in stats.notes + written]
     size = os.path.getsize(args.output)
     if not args.quiet:
         for note in notes:
             eprint(f"breadth convert: note: {note}")
     if args.json:
-        write_json(args.json, {"input": stats.as_dict(),
+        read = dict(stats.as_dict(), notes=[translate(note) for note in stats.notes])
+        write_json(args.json, {"input": read,
                                "output": {"path": args.output, "format": outformat, "bytes": size,
                                           "seconds": seconds},
                                "notes": notes})

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_search_options, add_threads_option, set_threads, write_json
+from .common import add_search_options, add_threads_option, run_on_ranks, set_threads, write_json
 from .dist_options import add_dist_options
 
 _PARSER = None   # this subcommand's parser (``--ranks`` rebuilds the command line from it)
@@ -41,7 +41,7 @@ def run(args) -> int:
     from ..graph500 import Graph500Config, LocalEngine, format_report, run_benchmark
     from .dist_options import partition_mode
 
-    if partition_mode(args) == "1d":
+    if partition_mode(args) != "none":
         return run_distributed(args)
     set_threads(args.threads)
     config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,
@@ -61,20 +61,13 @@ def run(args) -> int:
 
 def run_distributed(args) -> int:
     """The benchmark on the MPI engine (under mpiexec; ``--ranks`` starts mpiexec first)."""
-    if args.ranks is not None:
-        from ..distributed.launch import relaunch
-
-        return relaunch(_PARSER, args, "graph500")
-    from ..distributed.comm import Comm, collective_error
+    from ..distributed.comm import collective_error
     from ..distributed.engine import DistEngine
-    from ..distributed.runtime import guarded
     from ..errors import BreadthError
     from ..graph500 import Graph500Config, format_report, run_benchmark
     from .dist_options import comm_summary, engine_options, format_comm
 
-    comm = Comm()
-
-    def body():
+    def body(comm):
         if args.roots < 1:
             raise collective_error(BreadthError(f"--roots must be >= 1, got {args.roots}"))
         config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,
@@ -96,4 +89,4 @@ def run_distributed(args) -> int:
                 plot_levels(result.searches, args.plot, title=f"Graph500 scale {args.scale}, {comm.size} ranks")
         return 0
 
-    return guarded(comm, body, "graph500")
+    return run_on_ranks(_PARSER, args, "graph500", body)

@@ -1,12 +1,9 @@
 """``breadth info GRAPH``: size, degrees, components, estimated diameter and memory of a graph file.
 
-Components are weakly connected components (scipy.sparse.csgraph). The
-diameter is estimated by the double sweep (Magnien, Latapy and Habib,
-"Fast computation of empirically tight bounds for the diameter of massive
-graphs", 2009): BFS from a random vertex of the largest component, then BFS
-from the farthest vertex found; the largest depth seen over a few such sweeps
-is a lower bound, usually tight on real graphs. On a directed graph the
-searches follow out-edges.
+Components (weakly connected on a directed graph) and the double-sweep lower
+bound on the diameter of the largest one come from ``breadth.analysis``
+(``connected_components``, ``estimate_diameter``); this module adds the degree
+statistics and the memory footprint, and renders the report.
 """
 from __future__ import annotations
 
@@ -17,6 +14,7 @@ import numpy as np
 
 from .common import add_threads_option, set_threads, write_json
 from .convert import add_read_options
+from .messages import translate
 
 
 def register(sub):
@@ -64,41 +62,6 @@ def degree_stats(deg: np.ndarray) -> dict:
         return {"min": 0, "mean": 0.0, "max": 0, "zero": 0, "histogram": []}
     return {"min": int(deg.min()), "mean": float(deg.mean()), "max": int(deg.max()),
             "zero": int(np.count_nonzero(deg == 0)), "histogram": log2_histogram(deg)}
-
-
-def components(graph) -> tuple[dict, np.ndarray | None]:
-    """Weakly connected components: summary and the vertex labels."""
-    n = graph.num_vertices
-    if n == 0:
-        return {"count": 0, "largest": 0, "largest_fraction": 0.0, "singletons": 0}, None
-    from scipy.sparse.csgraph import connected_components
-
-    count, labels = connected_components(graph.to_scipy(), directed=True, connection="weak")
-    sizes = np.bincount(labels)
-    largest = int(sizes.max())
-    return {"count": int(count), "largest": largest, "largest_fraction": largest / n,
-            "singletons": int(np.count_nonzero(sizes == 1)), "largest_label": int(np.argmax(sizes))}, labels
-
-
-def diameter_estimate(graph, labels, largest_label, samples: int, seed: int) -> dict:
-    """Double-sweep lower bound on the diameter of the largest component."""
-    from ..search import bfs
-
-    if samples <= 0 or labels is None:
-        return {"lower_bound": None, "bfs_runs": 0}
-    members = np.flatnonzero(labels == largest_label)
-    rng = np.random.default_rng(seed)
-    best, runs, ends = 0, 0, []
-    for _ in range(samples):
-        start = int(rng.choice(members))
-        first = bfs(graph, start)
-        far = int(np.argmax(first.depth))
-        second = bfs(graph, far)
-        runs += 2
-        depth = max(first.max_depth, second.max_depth)
-        if depth >= best:
-            best, ends = depth, [far, int(np.argmax(second.depth))]
-    return {"lower_bound": int(best), "bfs_runs": runs, "endpoints": ends, "method": "double sweep"}
 
 
 def memory_report(graph, file_bytes: int) -> dict:
@@ -164,6 +127,7 @@ def render(report: dict) -> str:
 
 
 def run(args) -> int:
+    from ..analysis import connected_components, estimate_diameter
     from ..errors import InputError
     from ..graph.io import read_with_stats
 
@@ -172,21 +136,20 @@ def run(args) -> int:
         raise InputError(f"--samples must be >= 0, got {args.samples}")
     graph, stats = read_with_stats(args.graph, format=args.informat, directed=args.directed,
                                    relabel=args.relabel, num_vertices=args.vertices)
-    read = stats.as_dict()
+    read = dict(stats.as_dict(), notes=[translate(note) for note in stats.notes])
     read["path"] = os.fspath(args.graph)
     report = {"graph": {"vertices": graph.num_vertices, "edges": graph.num_edges, "arcs": graph.num_arcs,
                         "directed": graph.directed},
-              "read": read, "notes": list(stats.notes)}
+              "read": read, "notes": [translate(note) for note in stats.notes]}
     if graph.directed:
         report["out_degree"] = degree_stats(graph.out_degree())
         report["in_degree"] = degree_stats(graph.in_degree())
     else:
         report["degree"] = degree_stats(graph.degree())
     if not args.no_components:
-        comp, labels = components(graph)
-        report["components"] = comp
-        report["diameter"] = diameter_estimate(graph, labels, comp.get("largest_label", 0), args.samples,
-                                               args.seed)
+        comps = connected_components(graph)
+        report["components"] = comps.summary()
+        report["diameter"] = estimate_diameter(graph, args.samples, args.seed, comps).summary()
     report["memory"] = memory_report(graph, stats.file_bytes)
     if args.json:
         write_json(args.json, report)

@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from ..errors import InputError
-from .common import add_threads_option, open_graph, save_npy, set_threads, write_json
+from .common import add_search_options, add_threads_option, open_graph, save_npy, set_threads, write_json
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -47,13 +47,7 @@ def add_run_options(p):
     p.add_argument("--words", type=int, default=None, metavar="W",
                    help="64-bit status words per vertex, so up to 64*W sources per group "
                         "(unset: chosen from the source count and free memory, at most 8)")
-    p.add_argument("--algorithm", choices=("do", "td", "bu"), default="do",
-                   help="do: direction-optimizing per group; td: top-down only; bu: bottom-up only")
-    p.add_argument("--alpha", type=float, default=15.0,
-                   help="a group goes bottom-up when its joint frontier's out-edges exceed the in-edges "
-                        "of vertices not yet reached by all its sources / alpha")
-    p.add_argument("--beta", type=float, default=18.0,
-                   help="and back top-down when its joint frontier shrinks below n / beta vertices")
+    add_search_options(p, per_group=True)
     p.add_argument("--seed", type=int, default=0, help="seed of --sample and of random grouping")
     p.add_argument("--checkpoint", metavar="DIR", default=None,
                    help="write each finished group to DIR (atomically); rerun the same command to "
@@ -162,7 +156,7 @@ def graph_info(args, graph) -> dict:
 
 def run(args) -> int:
     from ..multisource import msbfs
-    from ..multisource.runner import unreachable
+    from ..multisource.results import unreachable
 
     comm, graph, sources = setup(args)
     if args.output is not None and not args.output.endswith(".npy"):

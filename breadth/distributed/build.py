@@ -33,9 +33,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import InputError
-from ..graph.build import _compact, _sort_dedupe, _windows
+from ..graph.build import _windows, sorted_csr
 from ..graph.memory import index_itemsize
-from ..kernels.frontier import parallel_chunksize
 from .partition import OneD, Partition, block_weights, local_of, owner_of
 
 
@@ -177,16 +176,7 @@ def local_csr(pairs, partition: Partition, index_dtype):
     if m:
         _rows(pairs, pmap, counts, adj, True)
     del counts
-    degree = np.empty(nl, dtype=np.int64)
-    with parallel_chunksize(256):
-        _sort_dedupe(raw, adj, degree)
-    indptr = np.zeros(nl + 1, dtype=np.int64)
-    np.cumsum(degree, out=indptr[1:])
-    if indptr[-1] == adj.size:
-        indices = adj
-    else:
-        indices = np.empty(indptr[-1], dtype=index_dtype)
-        _compact(raw, adj, indptr, indices)
+    indptr, indices = sorted_csr(raw, adj, index_dtype)
     return indptr, indices, np.diff(raw)
 
 

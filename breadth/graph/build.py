@@ -19,8 +19,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import InputError
-from ..kernels.frontier import parallel_chunksize
 from .memory import check_fits, csr_build_bytes
+from .parallel import parallel_chunksize
 
 
 @dataclass(frozen=True)
@@ -33,23 +33,32 @@ class BuildInfo:
 
 
 @njit(parallel=True, cache=True)
-def _count(src, dst, symmetric, counts):
-    """counts[c, v] = adjacency slots chunk c contributes to vertex v; returns self-loop count."""
-    nchunks = counts.shape[0]
+def _chunk_pass(src, dst, symmetric, rows, adj, scatter):
+    """One pass of every chunk over its share of the edges; returns the self-loop count.
+
+    Counting (``scatter`` False): rows[c, v] += adjacency slots chunk c contributes to v.
+    Scattering: rows[c, v] is chunk c's next write position in v's window; the arc is written
+    to ``adj`` there. Both passes see the same edges in the same chunks.
+    """
+    nchunks = rows.shape[0]
     m = src.size
     loops = 0
     for c in prange(nchunks):
         lo = m * c // nchunks
         hi = m * (c + 1) // nchunks
-        row = counts[c]
+        row = rows[c]
         for e in range(lo, hi):
             s = src[e]
             d = dst[e]
             if s == d:
                 loops += 1
                 continue
+            if scatter:
+                adj[row[s]] = d
             row[s] += 1
             if symmetric:
+                if scatter:
+                    adj[row[d]] = s
                 row[d] += 1
     return loops
 
@@ -72,26 +81,6 @@ def _windows(counts, indptr):
             k = counts[c, v]
             counts[c, v] = p
             p += k
-
-
-@njit(parallel=True, cache=True)
-def _scatter(src, dst, symmetric, pos, adj):
-    nchunks = pos.shape[0]
-    m = src.size
-    for c in prange(nchunks):
-        lo = m * c // nchunks
-        hi = m * (c + 1) // nchunks
-        row = pos[c]
-        for e in range(lo, hi):
-            s = src[e]
-            d = dst[e]
-            if s == d:
-                continue
-            adj[row[s]] = d
-            row[s] += 1
-            if symmetric:
-                adj[row[d]] = s
-                row[d] += 1
 
 
 @njit(parallel=True, cache=True)
@@ -168,6 +157,25 @@ def check_edge_arrays(src, dst, num_vertices):
     return src, dst, num_vertices
 
 
+def sorted_csr(raw_indptr, adj, index_dtype):
+    """Sort and deduplicate every neighbour list of the CSR (raw_indptr, adj) in place, then compact.
+
+    Returns (indptr int64, indices index_dtype); ``indices`` is ``adj`` itself when nothing was
+    removed. Shared by the single-node and the distributed builders.
+    """
+    n = raw_indptr.size - 1
+    degree = np.empty(n, dtype=np.int64)
+    with parallel_chunksize(256):   # hubs make some lists far costlier to sort
+        _sort_dedupe(raw_indptr, adj, degree)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(degree, out=indptr[1:])
+    if indptr[-1] == adj.size:
+        return indptr, adj
+    indices = np.empty(indptr[-1], dtype=index_dtype)
+    _compact(raw_indptr, adj, indptr, indices)
+    return indptr, indices
+
+
 def build_csr(src, dst, num_vertices, symmetric, index_dtype):
     """CSR of the edges src->dst (and dst->src when ``symmetric``), deduplicated, no self-loops.
 
@@ -178,22 +186,13 @@ def build_csr(src, dst, num_vertices, symmetric, index_dtype):
     nchunks = max(1, min(numba.get_num_threads(), src.size // max(n, 1) + 1))
     check_fits("building the CSR", csr_build_bytes(n, src.size, not symmetric) + 8 * nchunks * n)
     counts = np.zeros((nchunks, n), dtype=np.int64)
-    loops = _count(src, dst, symmetric, counts)
+    loops = _chunk_pass(src, dst, symmetric, counts, np.empty(0, dtype=index_dtype), False)
     raw_indptr = np.zeros(n + 1, dtype=np.int64)
     _windows(counts, raw_indptr)
     adj = np.empty(raw_indptr[-1], dtype=index_dtype)
-    _scatter(src, dst, symmetric, counts, adj)
+    _chunk_pass(src, dst, symmetric, counts, adj, True)
     del counts
-    degree = np.empty(n, dtype=np.int64)
-    with parallel_chunksize(256):   # hubs make some lists far costlier to sort
-        _sort_dedupe(raw_indptr, adj, degree)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(degree, out=indptr[1:])
-    if indptr[-1] == adj.size:
-        indices = adj
-    else:
-        indices = np.empty(indptr[-1], dtype=index_dtype)
-        _compact(raw_indptr, adj, indptr, indices)
+    indptr, indices = sorted_csr(raw_indptr, adj, index_dtype)
     slots = src.size - loops
     dups = slots - (indptr[-1] // 2 if symmetric else indptr[-1])
     return indptr, indices, BuildInfo(int(src.size), int(loops), int(dups))

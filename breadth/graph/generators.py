@@ -26,6 +26,7 @@ from numba import njit, prange
 
 from ..errors import InputError
 from .memory import check_fits, csr_build_bytes
+from .types import Graph
 
 A, B, C = 0.57, 0.19, 0.19
 _U32 = 4294967296.0
@@ -147,33 +148,29 @@ def _edge_range(num_tuples, start, stop):
     return start, stop
 
 
+def _tuple_arrays(scale, factor, factor_name, start, stop):
+    """Check the arguments and allocate the (src, dst) int64 arrays of tuples [start, stop)."""
+    check_scale(scale, factor, factor_name)
+    start, stop = _edge_range(factor * (1 << scale), start, stop)
+    check_fits("generating the edge list", 16 * (stop - start))
+    return start, stop, np.empty(stop - start, dtype=np.int64), np.empty(stop - start, dtype=np.int64)
+
+
 def kronecker_edges(scale: int, edgefactor: int = 16, seed: int = 1, start=None, stop=None):
     """The raw Graph500 tuple list (int64 src, dst), or its slice [start, stop)."""
-    check_scale(scale, edgefactor, "edgefactor")
-    n = 1 << scale
-    m = edgefactor * n
-    start, stop = _edge_range(m, start, stop)
-    check_fits("generating the edge list", 16 * (stop - start))
-    src = np.empty(stop - start, dtype=np.int64)
-    dst = np.empty(stop - start, dtype=np.int64)
+    start, stop, src, dst = _tuple_arrays(scale, edgefactor, "edgefactor", start, stop)
     if scale == 0:
         src[:] = 0
         dst[:] = 0
-        return src, dst
-    _kronecker_range(scale, start, stop, _keys(seed, 1)[0], _keys(seed, 2)[:4], src, dst)
+    else:
+        _kronecker_range(scale, start, stop, _keys(seed, 1)[0], _keys(seed, 2)[:4], src, dst)
     return src, dst
 
 
 def uniform_random_edges(scale: int, degree: int = 16, seed: int = 1, start=None, stop=None):
     """GAP-style uniform random tuples: degree * 2^scale edges with uniform endpoints."""
-    check_scale(scale, degree, "degree")
-    n = 1 << scale
-    m = degree * n
-    start, stop = _edge_range(m, start, stop)
-    check_fits("generating the edge list", 16 * (stop - start))
-    src = np.empty(stop - start, dtype=np.int64)
-    dst = np.empty(stop - start, dtype=np.int64)
-    _uniform_range(n, start, stop, _keys(seed, 3)[0], src, dst)
+    start, stop, src, dst = _tuple_arrays(scale, degree, "degree", start, stop)
+    _uniform_range(1 << scale, start, stop, _keys(seed, 3)[0], src, dst)
     return src, dst
 
 
@@ -184,23 +181,19 @@ def check_graph_fits(scale, factor):
     check_fits(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", csr_build_bytes(n, m, False))
 
 
-def kronecker(scale: int, edgefactor: int = 16, seed: int = 1, *, return_edges=False, directed=False):
-    """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples."""
-    from .types import Graph
-
-    check_scale(scale, edgefactor, "edgefactor")
-    check_graph_fits(scale, edgefactor)
-    src, dst = kronecker_edges(scale, edgefactor, seed)
+def _generated_graph(make_edges, scale, factor, factor_name, seed, return_edges, directed):
+    check_scale(scale, factor, factor_name)
+    check_graph_fits(scale, factor)
+    src, dst = make_edges(scale, factor, seed)
     g = Graph.from_edges(src, dst, num_vertices=1 << scale, directed=directed)
     return (g, (src, dst)) if return_edges else g
+
+
+def kronecker(scale: int, edgefactor: int = 16, seed: int = 1, *, return_edges=False, directed=False):
+    """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples."""
+    return _generated_graph(kronecker_edges, scale, edgefactor, "edgefactor", seed, return_edges, directed)
 
 
 def uniform_random(scale: int, degree: int = 16, seed: int = 1, *, return_edges=False, directed=False):
     """A uniform random graph on 2^scale vertices with degree * 2^scale edge tuples (GAP urand)."""
-    from .types import Graph
-
-    check_scale(scale, degree, "degree")
-    check_graph_fits(scale, degree)
-    src, dst = uniform_random_edges(scale, degree, seed)
-    g = Graph.from_edges(src, dst, num_vertices=1 << scale, directed=directed)
-    return (g, (src, dst)) if return_edges else g
+    return _generated_graph(uniform_random_edges, scale, degree, "degree", seed, return_edges, directed)

@@ -1,7 +1,9 @@
 """Memory estimates made before allocating, so that too-large jobs are refused up front."""
 import os
 
-from ..errors import MemoryEstimateError
+import numpy as np
+
+from ..errors import InputError, MemoryEstimateError
 
 GiB = 1 << 30
 
@@ -36,6 +38,18 @@ def available_bytes() -> int:
 def index_itemsize(num_vertices: int) -> int:
     """Bytes per stored neighbour id: int32 while every id fits, int64 beyond 2^31 - 1."""
     return 4 if num_vertices <= 2**31 - 1 else 8
+
+
+def choose_index_dtype(num_vertices: int, index_dtype=None):
+    """The neighbour-id dtype of a CSR: ``index_dtype`` (int32 or int64) if given, else the narrowest."""
+    if index_dtype is None:
+        return np.int32 if index_itemsize(num_vertices) == 4 else np.int64
+    index_dtype = np.dtype(index_dtype)
+    if index_dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise InputError(f"index_dtype must be int32 or int64, got {index_dtype}")
+    if index_dtype == np.int32 and num_vertices > 2**31 - 1:
+        raise InputError(f"{num_vertices} vertices do not fit int32 neighbour ids")
+    return index_dtype.type
 
 
 def csr_build_bytes(num_vertices: int, num_tuples: int, directed: bool) -> int:

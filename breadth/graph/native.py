@@ -3,7 +3,8 @@
 Layout: a zip archive (numpy ``savez``, stored, not deflated) with members
 ``indptr``, ``indices`` and for directed graphs ``in_indptr``, ``in_indices``,
 plus ``meta`` = [format version, directed] and, for a relabelled graph,
-``vertex_ids`` (the original id of each vertex). Because members are stored
+``vertex_ids`` (the original id of each vertex). Only integer labels can be
+stored: a graph with other labels (strings, tuples) is refused with InputError. Because members are stored
 uncompressed, ``load`` maps each array straight from the file (np.memmap at the
 member's data offset): opening costs page-table work, not a read of the file.
 """
@@ -16,6 +17,7 @@ import zipfile
 import numpy as np
 
 from ..errors import InputError
+from ..files import atomic_output
 from .types import Graph
 
 FORMAT_VERSION = 1
@@ -29,25 +31,30 @@ def members(graph: Graph) -> dict:
     if graph.directed:
         arrays["in_indptr"] = graph.in_indptr
         arrays["in_indices"] = graph.in_indices
-    if getattr(graph, "vertex_ids", None) is not None:
-        arrays["vertex_ids"] = np.asarray(graph.vertex_ids, dtype=np.int64)
+    ids = getattr(graph, "vertex_ids", None)
+    if ids is not None:
+        if ids.dtype == object:
+            raise InputError("native files store integer vertex ids only; this graph's labels are "
+                             f"{_kinds(ids)} (set graph.vertex_ids = None to save it with dense ids)")
+        arrays["vertex_ids"] = np.asarray(ids, dtype=np.int64)
     return arrays
+
+
+def _kinds(ids) -> str:
+    """The label types of an object labels array, for messages ("str", "tuple and int", ...)."""
+    return " and ".join(sorted({type(x).__name__ for x in ids[:1000].tolist()}))
 
 
 def save(graph: Graph, path) -> None:
     """Write ``graph`` to ``path`` (.npz added if missing), atomically."""
     path = os.fspath(path)
-    if not path.endswith(".npz"):
-        path += ".npz"
-    arrays = members(graph)
-    tmp = path + ".tmp"
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_native(graph, path if path.endswith(".npz") else path + ".npz")
+
+
+def write_native(graph: Graph, path) -> None:
+    """Write ``graph`` to exactly ``path``, atomically (``breadth.files.atomic_output``)."""
+    with atomic_output(path) as f:
+        np.savez(f, **members(graph))
 
 
 def _member_array(path, fh, info: zipfile.ZipInfo, mmap: bool):

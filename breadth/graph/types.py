@@ -9,26 +9,22 @@ Graph500 reference pack theirs: it halves the memory traffic of a search.
 
 An undirected graph stores each edge in both directions. A directed graph keeps
 its out-edges (``indptr``/``indices``, what top-down search follows) and its
-in-edges (``in_indptr``/``in_indices``, what bottom-up search scans).
+in-edges (``in_indptr``/``in_indices``, what bottom-up search scans); a graph
+converted from networkx builds its in-edges on first use (``in_edges=``).
+
+Vertices may carry labels of the user's (``vertex_ids``: original ids of a
+relabelled file, networkx nodes of any hashable type); ``index_of``/``label_of``
+map between labels and ids (rules in ``breadth.graph.labels``).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import InputError
+from . import convert
+from . import labels as _labels
 from .build import BuildInfo, build_csr, check_edge_arrays, csr_violations
-from .memory import index_itemsize
-
-
-def _index_dtype(num_vertices, index_dtype):
-    if index_dtype is None:
-        return np.int32 if index_itemsize(num_vertices) == 4 else np.int64
-    index_dtype = np.dtype(index_dtype)
-    if index_dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
-        raise InputError(f"index_dtype must be int32 or int64, got {index_dtype}")
-    if index_dtype == np.int32 and num_vertices > 2**31 - 1:
-        raise InputError(f"{num_vertices} vertices do not fit int32 neighbour ids")
-    return index_dtype.type
+from .memory import choose_index_dtype
 
 
 def _check_csr(indptr, indices, n, what):
@@ -48,26 +44,92 @@ def _check_csr(indptr, indices, n, what):
 class Graph:
     """A CSR graph; build one with ``Graph.from_edges`` or a generator."""
 
-    __slots__ = ("indptr", "indices", "in_indptr", "in_indices", "directed", "build_info", "vertex_ids")
+    __slots__ = ("indptr", "indices", "_in_indptr", "_in_indices", "_in_edges", "directed", "build_info",
+                 "_vertex_ids", "_label_index")
 
     def __init__(self, indptr, indices, *, directed=False, in_indptr=None, in_indices=None,
-                 build_info: BuildInfo | None = None, check=True, vertex_ids=None):
+                 build_info: BuildInfo | None = None, check=True, vertex_ids=None, in_edges=None):
         self.indptr = np.asarray(indptr)
         self.indices = np.asarray(indices)
         self.directed = bool(directed)
-        if self.directed:
-            if in_indptr is None or in_indices is None:
-                raise InputError("a directed graph needs its in-edge CSR (in_indptr, in_indices)")
-            self.in_indptr = np.asarray(in_indptr)
-            self.in_indices = np.asarray(in_indices)
+        self._in_edges = None
+        if not self.directed:
+            self._in_indptr, self._in_indices = self.indptr, self.indices
+        elif in_indptr is not None and in_indices is not None:
+            self._in_indptr, self._in_indices = np.asarray(in_indptr), np.asarray(in_indices)
+        elif in_edges is not None:
+            # a callable returning (in_indptr, in_indices), called on first use
+            self._in_indptr = self._in_indices = None
+            self._in_edges = in_edges
         else:
-            self.in_indptr = self.indptr
-            self.in_indices = self.indices
+            raise InputError("a directed graph needs its in-edge CSR (in_indptr, in_indices)")
         self.build_info = build_info
-        # original (pre-relabelling) id of each vertex, int64 >= 0; None when ids are the originals
-        self.vertex_ids = None if vertex_ids is None else np.asarray(vertex_ids)
+        self._label_index = None
+        self._vertex_ids = _labels.normalise(vertex_ids, self.num_vertices)
         if check:
             self.check()
+
+    # ---------------------------------------------------------------- in-edges, built on first use
+    def _build_in_edges(self) -> None:
+        in_indptr, in_indices = self._in_edges()
+        self._in_indptr, self._in_indices = np.asarray(in_indptr), np.asarray(in_indices)
+        self._in_edges = None
+
+    @property
+    def in_indptr(self) -> np.ndarray:
+        if self._in_indptr is None:
+            self._build_in_edges()
+        return self._in_indptr
+
+    @property
+    def in_indices(self) -> np.ndarray:
+        if self._in_indices is None:
+            self._build_in_edges()
+        return self._in_indices
+
+    # ---------------------------------------------------------------- labels
+    @property
+    def vertex_ids(self):
+        """Each vertex's label: None (labels are the ids), an int64 array or an object array."""
+        return self._vertex_ids
+
+    @vertex_ids.setter
+    def vertex_ids(self, ids) -> None:
+        self._vertex_ids = _labels.normalise(ids, self.num_vertices)
+        self._label_index = None
+
+    @property
+    def has_labels(self) -> bool:
+        """True when the vertices carry labels (``vertex_ids``) other than their ids."""
+        return self._vertex_ids is not None
+
+    def index_of(self, labels):
+        """Dense ids of labels: one label gives an int, a list/range/numpy array an int64 array.
+
+        Tuples are single labels. Without labels the labels are the ids (checked to be in
+        range). An unknown label raises InputError naming the first one.
+        """
+        ids = self._vertex_ids
+        if ids is None:
+            return _labels.identity_index_of(labels, self.num_vertices)
+        if self._label_index is None:
+            self._label_index = _labels.LabelIndex(ids)
+        if _labels.several(labels):
+            return self._label_index.many(labels)
+        return self._label_index.one(labels)
+
+    def label_of(self, ids):
+        """Labels of dense ids: one id gives one label (a Python int for integer labels), a
+        list/range/numpy array a numpy array (int64 or object). Without labels: the ids."""
+        return _labels.label_of(self._vertex_ids, ids, self.num_vertices)
+
+    def __getstate__(self):
+        self.in_indptr   # build lazy in-edges: the builder is not picklable
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
 
     def check(self) -> None:
         """Structural checks (dtypes, shapes, offsets, id range); raises InputError."""
@@ -85,12 +147,8 @@ class Graph:
             _check_csr(self.in_indptr, self.in_indices, n, "in-edges")
             if self.in_indices.size != self.indices.size:
                 raise InputError("in-edge and out-edge CSR hold different numbers of edges")
-        ids = self.vertex_ids
-        if ids is not None:
-            if ids.ndim != 1 or ids.size != n or (ids.size and not np.issubdtype(ids.dtype, np.integer)):
-                raise InputError(f"vertex_ids must be {n} integer ids, got shape {ids.shape} dtype {ids.dtype}")
-            if ids.size and ids.min() < 0:
-                raise InputError("vertex_ids must be non-negative")
+        if self._vertex_ids is not None:
+            _labels.check_values(self._vertex_ids)
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -100,7 +158,7 @@ class Graph:
         Undirected graphs are symmetrised. ``num_vertices`` defaults to max id + 1.
         """
         src, dst, n = check_edge_arrays(src, dst, num_vertices)
-        idt = _index_dtype(n, index_dtype)
+        idt = choose_index_dtype(n, index_dtype)
         if directed:
             indptr, indices, info = build_csr(src, dst, n, False, idt)
             in_indptr, in_indices, _ = build_csr(dst, src, n, False, idt)
@@ -116,53 +174,39 @@ class Graph:
         ``directed=None`` treats a structurally symmetric matrix as undirected and any
         other as directed (scipy.sparse.csgraph's default view of a matrix).
         """
-        import scipy.sparse as sp
-
-        if not sp.issparse(matrix):
-            raise InputError(f"expected a scipy sparse matrix, got {type(matrix).__name__}")
-        if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
-            raise InputError(f"adjacency matrix must be square, got shape {matrix.shape}")
-        coo = matrix.tocoo()
-        if directed is None:
-            pattern = (matrix != 0).astype(np.int8) if matrix.nnz else matrix
-            directed = bool((pattern != pattern.T).nnz) if matrix.nnz else False
-        keep = coo.data != 0
-        return cls.from_edges(coo.row[keep], coo.col[keep], num_vertices=matrix.shape[0],
-                              directed=directed, index_dtype=index_dtype)
+        src, dst, n, directed = convert.scipy_edges(matrix, directed)
+        return cls.from_edges(src, dst, num_vertices=n, directed=directed, index_dtype=index_dtype)
 
     @classmethod
     def from_networkx(cls, G, nodelist=None, directed=None, index_dtype=None) -> "Graph":
-        """From a networkx graph (see ``breadth.graph.io.interop.from_networkx``)."""
-        from .io.interop import from_networkx
+        """From a networkx (Di/Multi)Graph: vertex i is ``list(G)[i]`` (or ``nodelist[i]``).
 
-        return from_networkx(G, nodelist=nodelist, directed=directed, index_dtype=index_dtype)
+        The nodes are kept as ``vertex_ids`` unless they are exactly 0..n-1 in that order
+        (int64 for non-negative integers, an object array for any other labels), so
+        ``index_of``/``label_of`` translate. Neighbour lists keep networkx's adjacency
+        order; self-loops are dropped; a directed graph reads its in-edges on first use.
+        ``directed`` defaults to ``G.is_directed()``. See ``breadth.graph.convert``.
+        """
+        return cls(**convert.networkx_csr(G, nodelist=nodelist, directed=directed, index_dtype=index_dtype),
+                   check=False)
 
     @classmethod
     def from_igraph(cls, g, directed=None, index_dtype=None) -> "Graph":
-        """From a python-igraph graph (see ``breadth.graph.io.interop.from_igraph``)."""
-        from .io.interop import from_igraph
-
-        return from_igraph(g, directed=directed, index_dtype=index_dtype)
+        """From a python-igraph graph (vertices 0..n-1); ``directed`` defaults to ``g.is_directed()``."""
+        src, dst, n, directed = convert.igraph_edges(g, directed)
+        return cls.from_edges(src, dst, num_vertices=n, directed=directed, index_dtype=index_dtype)
 
     def to_networkx(self):
-        """A networkx Graph/DiGraph with the same vertices (original ids if relabelled) and edges."""
-        from .io.interop import to_networkx
-
-        return to_networkx(self)
+        """A networkx Graph/DiGraph with the same vertices (labels if any) and edges."""
+        return convert.to_networkx(self)
 
     def to_igraph(self):
-        """A python-igraph Graph with the same vertices and edges (dense ids)."""
-        from .io.interop import to_igraph
-
-        return to_igraph(self)
+        """A python-igraph Graph with the same vertices (dense ids; labels as the "id" attribute) and edges."""
+        return convert.to_igraph(self)
 
     def to_scipy(self):
         """The adjacency as a scipy.sparse.csr_array of int8 ones (both directions if undirected)."""
-        import scipy.sparse as sp
-
-        n = self.num_vertices
-        data = np.ones(self.indices.size, dtype=np.int8)
-        return sp.csr_array((data, self.indices, self.indptr), shape=(n, n))
+        return convert.to_scipy(self)
 
     # ---------------------------------------------------------------- properties
     @property

@@ -1,7 +1,8 @@
 """The Graph500 BFS benchmark: generate, construct (kernel 1), search 64 keys (kernel 2), validate.
 
-Follows the specification and the reference code's timing rules
-(../shared/graph500.md, parts c and d): generation is timed but not official;
+Follows the specification and the reference code's timing rules (specification
+3.0, "Timing" and "Performance metric"; reference code graph500/graph500 3.0.0,
+``src/main.c``): generation is timed but not official;
 kernel 1 is timed once from the tuple list; search keys are drawn after kernel
 1 from the seed, distinct and non-isolated; one untimed warm-up search precedes
 the timed ones; each search is timed alone; validation and the TEPS edge count

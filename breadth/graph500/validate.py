@@ -1,4 +1,5 @@
-"""Validation of a BFS parent array by the Graph500 rules (see ../shared/graph500.md, part b).
+"""Validation of a BFS parent array by the Graph500 rules (specification 3.0, "Validation"; reference
+code graph500/graph500 3.0.0, ``src/validate.c``).
 
 The checks, each with the rule name a failure reports:
 

@@ -44,21 +44,27 @@ def _element_pointer(context, builder, arrty, arr, idx, idxty):
     return cgutils.get_item_pointer(context, builder, arrty, ary, [idx], wraparound=False)
 
 
+def _int_array(arr) -> bool:
+    return isinstance(arr, types.Array) and isinstance(arr.dtype, types.Integer)
+
+
+def _operands(context, builder, sig, args):
+    """The pointer to ``arr[idx]`` (the first two arguments) and the others cast to the element type."""
+    arrty, idxty = sig.args[:2]
+    ptr = _element_pointer(context, builder, arrty, args[0], args[1], idxty)
+    return ptr, [context.cast(builder, v, t, arrty.dtype) for v, t in zip(args[2:], sig.args[2:])]
+
+
 @intrinsic
 def atomic_cas(typingctx, arr, idx, expected, new):
     """``arr[idx] = new`` if ``arr[idx] == expected``; True when it swapped."""
-    if not isinstance(arr, types.Array) or not isinstance(arr.dtype, types.Integer):
+    if not _int_array(arr):
         return None
     sig = types.boolean(arr, idx, expected, new)
 
     def codegen(context, builder, sig, args):
-        arrty, idxty, expty, newty = sig.args
-        arr_v, idx_v, exp_v, new_v = args
-        ptr = _element_pointer(context, builder, arrty, arr_v, idx_v, idxty)
-        exp_v = context.cast(builder, exp_v, expty, arrty.dtype)
-        new_v = context.cast(builder, new_v, newty, arrty.dtype)
-        res = builder.cmpxchg(ptr, exp_v, new_v, "monotonic", "monotonic")
-        return builder.extract_value(res, 1)
+        ptr, (exp_v, new_v) = _operands(context, builder, sig, args)
+        return builder.extract_value(builder.cmpxchg(ptr, exp_v, new_v, "monotonic", "monotonic"), 1)
 
     return sig, codegen
 
@@ -66,15 +72,12 @@ def atomic_cas(typingctx, arr, idx, expected, new):
 def _rmw(op):
     @intrinsic
     def rmw(typingctx, arr, idx, val):
-        if not isinstance(arr, types.Array) or not isinstance(arr.dtype, types.Integer):
+        if not _int_array(arr):
             return None
         sig = arr.dtype(arr, idx, val)
 
         def codegen(context, builder, sig, args):
-            arrty, idxty, valty = sig.args
-            arr_v, idx_v, val_v = args
-            ptr = _element_pointer(context, builder, arrty, arr_v, idx_v, idxty)
-            val_v = context.cast(builder, val_v, valty, arrty.dtype)
+            ptr, (val_v,) = _operands(context, builder, sig, args)
             return builder.atomic_rmw(op, ptr, val_v, "monotonic")
 
         return sig, codegen
@@ -113,18 +116,15 @@ def claim(typingctx, arr, idx, new, atomic):
     intrinsic rather than a jitted helper so that passing the array costs no
     reference counting in the per-edge loops that call it.
     """
-    if not isinstance(arr, types.Array) or not isinstance(arr.dtype, types.Integer):
+    if not _int_array(arr):
         return None
     sig = types.boolean(arr, idx, new, atomic)
 
     def codegen(context, builder, sig, args):
-        arrty, idxty, newty, _ = sig.args
-        arr_v, idx_v, new_v, atomic_v = args
-        ptr = _element_pointer(context, builder, arrty, arr_v, idx_v, idxty)
-        new_v = context.cast(builder, new_v, newty, arrty.dtype)
+        ptr, (new_v, _) = _operands(context, builder, sig, args)
         unset = ir.Constant(new_v.type, -1)
         out = cgutils.alloca_once(builder, ir.IntType(1))
-        with builder.if_else(context.cast(builder, atomic_v, sig.args[3], types.boolean)) as (then, otherwise):
+        with builder.if_else(context.cast(builder, args[3], sig.args[3], types.boolean)) as (then, otherwise):
             with then:
                 res = builder.cmpxchg(ptr, unset, new_v, "monotonic", "monotonic")
                 builder.store(builder.extract_value(res, 1), out)

@@ -5,30 +5,14 @@ steps read) or a *bitmap* (uint64 words, bit v set when v is in the frontier;
 what bottom-up steps test). Parallel loops run over coarse blocks, scheduled
 dynamically (see ``parallel_chunksize``), so skewed degrees balance.
 """
-from contextlib import contextmanager
-
-import numba
 import numpy as np
 from numba import njit, prange
 
+from ..graph.parallel import parallel_chunksize  # noqa: F401  (the kernels' drivers import it from here)
 from .atomics import cttz, set_bit
 
 WORD_BLOCK = 16          # bitmap words per parallel block (1024 vertices)
 ELEM_BLOCK = 1 << 14     # array elements per parallel block in plain element loops
-
-
-@contextmanager
-def parallel_chunksize(size=1):
-    """Dynamic scheduling for the parallel loops launched inside (numba's thread-local setting).
-
-    Set from Python because calling ``numba.set_parallel_chunksize`` inside a jitted
-    function stops numba from caching it.
-    """
-    old = numba.set_parallel_chunksize(size)
-    try:
-        yield
-    finally:
-        numba.set_parallel_chunksize(old)
 
 
 @njit(cache=True)

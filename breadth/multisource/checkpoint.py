@@ -6,7 +6,9 @@ Layout of a checkpoint directory::
     group-000042.npz     one finished group (histogram, level statistics, depths if kept)
 
 A group file is written to a temporary name, flushed to disk and renamed into
-place, so a run killed at any moment leaves only whole group files behind.
+place (``breadth.files.atomic_output`` with ``fsync``), so a run killed at any
+moment leaves only whole group files behind; the temporary files it may leave
+are removed when the run resumes.
 Restarted with the same arguments, a run loads the finished groups and
 computes only the rest, which gives the identical result. A directory holding
 another run's manifest is refused rather than mixed.
@@ -20,24 +22,17 @@ import re
 import numpy as np
 
 from ..errors import InputError
-from .runner import GroupResult
+from ..files import TEMP_NAME, atomic_output
+from .results import GroupResult
 
 MANIFEST = "manifest.json"
 _GROUP = re.compile(r"^group-(\d{6,})\.npz$")
-_PARTIAL = re.compile(r"^group-\d{6,}\.npz\.tmp\d+$")
+_OLD_PARTIAL = re.compile(r"^group-\d{6,}\.npz\.tmp\d+$")     # temporary names of earlier versions
 
 
-def _write_atomic(path: str, write) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+def _cannot_write(what: str):
+    """``atomic_output``'s ``on_error``: the message names the checkpoint file."""
+    return lambda path, exc: InputError(f"cannot write {what}{path}: {exc.strerror or exc}")
 
 
 class Checkpoint:
@@ -68,15 +63,13 @@ class Checkpoint:
             self._remove_partial()
         else:
             text = json.dumps(fingerprint, indent=2, sort_keys=True).encode()
-            try:
-                _write_atomic(path, lambda f: f.write(text))
-            except OSError as exc:
-                raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+            with atomic_output(path, fsync=True, on_error=_cannot_write("")) as f:
+                f.write(text)
 
     def _remove_partial(self) -> None:
         """Drop temporary files a killed run left half-written (never valid group files)."""
         for name in os.listdir(self.directory):
-            if _PARTIAL.match(name):
+            if _OLD_PARTIAL.match(name) or TEMP_NAME.match(name):
                 try:
                     os.unlink(os.path.join(self.directory, name))
                 except OSError:
@@ -107,9 +100,5 @@ class Checkpoint:
         return res
 
     def save(self, result: GroupResult) -> None:
-        arrays = result.arrays()
-        try:
-            _write_atomic(self._path(result.index), lambda f: np.savez(f, **arrays))
-        except OSError as exc:
-            raise InputError(f"cannot write checkpoint {self._path(result.index)}: "
-                             f"{exc.strerror or exc}") from None
+        with atomic_output(self._path(result.index), fsync=True, on_error=_cannot_write("checkpoint ")) as f:
+            np.savez(f, **result.arrays())

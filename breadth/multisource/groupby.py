@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..checks import check_positive_int
 from ..errors import InputError
 from ..kernels.levels import DISCOVERED
 from .ibfs import JOINT_FRONTIER
@@ -51,8 +52,7 @@ def _hubs(indptr, indices, sources, pmax, q, hub):
 
 
 def _check(num_sources, group_size):
-    if int(group_size) != group_size or group_size < 1:
-        raise InputError(f"group size must be a positive integer, got {group_size!r}")
+    check_positive_int(group_size, "group size")
     if num_sources < 1:
         raise InputError("no sources given")
 

@@ -1,6 +1,6 @@
 """Public many-source BFS API: depth matrices and the analyses iBFS serves (SIGMOD'16, section 1).
 
-Every function runs the sources in groups of joint traversals (``runner``).
+Every function plans the run (``plan``) and runs the sources in groups of joint traversals (``runner``).
 The reducers (closeness, harmonic centrality, eccentricity) never build the
 |S| x n depth matrix: each group's traversal counts, per level, the vertices
 each instance reaches for the first time (a levels x group histogram), and
@@ -21,35 +21,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..checks import as_graph, as_vertex_ids
 from ..errors import InputError
-from ..checks import as_graph
-from .runner import MultiResult, Traversal, execute
+from ..kernels.policy import ALPHA, BETA
+from .plan import Traversal
+from .results import MultiResult
+from .runner import execute
 
 
 def as_sources(graph, sources) -> np.ndarray:
     """Validate sources (None = every vertex) as int64 ids in range; repeats are allowed."""
-    n = graph.num_vertices
     if sources is None:
-        return np.arange(n, dtype=np.int64)
-    arr = np.asarray(sources)
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    if arr.ndim != 1:
-        raise InputError(f"sources must be a 1-D array of vertex ids, got shape {arr.shape}")
-    if arr.size == 0:
-        return np.empty(0, dtype=np.int64)
-    if not (np.issubdtype(arr.dtype, np.integer) or
-            (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.floor(arr)))):
-        raise InputError(f"sources must be integer vertex ids, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    bad = (arr < 0) | (arr >= n)
-    if bad.any():
-        raise InputError(f"source {int(arr[bad][0])} does not exist (graph has {n} vertices: 0..{n - 1})")
-    return arr
+        return np.arange(graph.num_vertices, dtype=np.int64)
+    return as_vertex_ids(sources, graph.num_vertices, "source", allow_empty=True)
 
 
 def msbfs(graph, sources=None, *, max_depth=None, keep_depths=False, direction="out", groupby="rules",
-          group_size=None, words=None, algorithm="do", alpha=15.0, beta=18.0, p_values=None, q=None,
+          group_size=None, words=None, algorithm="do", alpha=ALPHA, beta=BETA, p_values=None, q=None,
           seed=0, progress=False, checkpoint=None, comm=None, keep_reach=False) -> MultiResult | None:
     """BFS from every source at once; a MultiResult of per-source summaries (and depths if kept).
 

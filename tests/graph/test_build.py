@@ -61,12 +61,12 @@ def test_empty_and_isolated_tail():
 
 
 def test_ids_beyond_int32_use_wide_neighbour_ids():
-    from breadth.graph.types import _index_dtype
+    from breadth.graph.memory import choose_index_dtype
 
-    assert _index_dtype(2**31 - 1, None) is np.int32
-    assert _index_dtype(2**31, None) is np.int64
+    assert choose_index_dtype(2**31 - 1, None) is np.int32
+    assert choose_index_dtype(2**31, None) is np.int64
     with pytest.raises(breadth.InputError, match="int32"):
-        _index_dtype(2**31, np.int32)
+        choose_index_dtype(2**31, np.int32)
     # a graph with 3e9 vertices is refused up front on this machine, never half-allocated
     with pytest.raises(breadth.MemoryEstimateError, match="GiB"):
         breadth.Graph.from_edges([0, 2_999_999_999], [5, 1], 3_000_000_000)

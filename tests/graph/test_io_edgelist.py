@@ -1,6 +1,10 @@
 """Text edge lists: the vectorised parser against a plain Python reference, headers, errors."""
 import gzip
+import logging
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -10,7 +14,11 @@ from hypothesis import strategies as st
 import breadth
 from breadth import InputError
 from breadth.graph.io import edgelist, read, read_with_stats, write
-from breadth.graph.io.edgelist import format_rows, read_edges
+from breadth.graph.io.edgelist import read_edges
+from breadth.graph.io.text import format_rows
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def reference_parse(text: str):
@@ -70,14 +78,31 @@ def test_utf8_bom_is_skipped(tmp_path):
     assert g.num_edges == 2
 
 
-def test_progress_and_summary_on_request(tmp_path, capsys):
+SUMMARY = "g.txt [edgelist]: 3 vertices, 2 edges (undirected), 0 self-loops removed"
+NOTE = "note: g.txt: no directedness declared; read as undirected (directed=True for a directed graph)"
+
+
+@pytest.mark.parametrize("verbose,level", [(True, logging.WARNING), (None, logging.INFO), (False, logging.DEBUG)])
+def test_summary_and_notes_are_logged_not_printed(tmp_path, capsys, caplog, verbose, level):
     p = write_text(tmp_path, "0 1\n1 2\n")
-    read(p, progress=False, verbose=False)
+    with caplog.at_level(logging.DEBUG, logger="breadth.graph.io"):
+        read(p, progress=False, verbose=verbose)
+    records = [r for r in caplog.records if r.name == "breadth.graph.io"]
+    assert [r.levelno for r in records] == [level, level]
+    assert records[0].getMessage().startswith(SUMMARY) and records[1].getMessage() == NOTE
     assert capsys.readouterr().err == ""
-    read(p, progress=True, verbose=True)
-    err = capsys.readouterr().err
-    assert "g.txt [edgelist]: 3 vertices, 2 edges (undirected), 0 self-loops removed" in err
-    assert "note: g.txt: no directedness declared" in err
+    read(p, progress=True, verbose=verbose)
+    assert "reading g.txt" in capsys.readouterr().err          # progress bars still go to stderr
+
+
+def test_verbose_summary_reaches_stderr_without_logging_setup(tmp_path):
+    p = write_text(tmp_path, "0 1\n1 2\n")
+    code = f"import breadth; breadth.read({str(p)!r}, progress=False, verbose=True); breadth.read({str(p)!r})"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYTHONPATH=ROOT))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith(SUMMARY) and lines[1] == NOTE   # the default (INFO) is silent
 
 
 def test_third_column_ignored_with_note(tmp_path):

@@ -32,11 +32,13 @@ def test_resume_after_losing_groups(tmp_path):
     assert len(files) == len(full.groups) == 26 and full.resumed == 0
     for f in files[::3]:
         os.unlink(ck / f)
-    (ck / (files[1] + ".tmp999")).write_bytes(b"half a file")       # debris of a killed writer
+    (ck / (files[1] + ".tmp999")).write_bytes(b"half a file")       # debris of a killed writer (old names)
+    (ck / f".{files[2]}.k3x_9q2z.tmp").write_bytes(b"half a file")  # ... and of breadth.files.atomic_output
     again = msbfs(g, None, words=1, group_size=40, checkpoint=ck)
     assert again.resumed == 26 - len(files[::3])
     _same(full, again)
-    assert not (ck / (files[1] + ".tmp999")).exists()
+    assert not (ck / (files[1] + ".tmp999")).exists() and not (ck / f".{files[2]}.k3x_9q2z.tmp").exists()
+    assert sorted(os.listdir(ck)) == sorted(files + ["manifest.json"])   # no temporary file left
     plain = msbfs(g, None, words=1, group_size=40)
     _same(full, plain)
 

@@ -140,6 +140,14 @@ def test_bad_input():
         multi_bfs(g, [0], algorithm="xx")
     with pytest.raises(breadth.InputError, match="grouping"):
         multi_bfs(g, [0], groupby="alphabetical")
+    with pytest.raises(breadth.InputError, match="alpha and beta must be positive"):
+        multi_bfs(g, [0], alpha=0)
+    with pytest.raises(breadth.InputError, match="alpha and beta must be numbers"):
+        breadth.closeness(g, [0], beta="fast")
+    with pytest.raises(breadth.InputError, match="words must be a positive integer"):
+        multi_bfs(g, [0], words=0)
+    with pytest.raises(breadth.InputError, match="source must be a vertex id or a 1-D array"):
+        multi_bfs(g, [[0, 1], [2, 3]])
     with pytest.raises(breadth.InputError):
         multi_bfs([[0, 1]], [0])
     assert multi_bfs(g, []).shape == (0, 64)

@@ -17,20 +17,32 @@ An empty (0-byte) file is an empty graph in every format. Every output file
 is written to a temporary file and renamed into place, so an error never
 leaves a partial file behind. Bad input raises ``breadth.InputError`` with a
 one-line message naming the file (and the line, for text formats).
+
+Modules: ``edgelist`` (with its numba parser ``edgelist_parser``), ``mtx``,
+``graph500bin`` and ``breadth.graph.native`` per format; ``edges``
+(format-neutral: building a graph from parsed edges, relabelling, the edge
+blocks writers walk), ``text`` (parallel integer formatting), ``results`` (BFS
+result files) and ``_common`` (input checks, output streams, progress bars,
+the read summary).
+
+Reading logs its summary line and its notes (``ReadStats.summary()``,
+``ReadStats.notes``) on the ``breadth.graph.io`` logger; nothing is printed.
 """
 from __future__ import annotations
 
+import logging
 import os
-import sys
 import time
 
 import numpy as np
 
 from ...errors import InputError
+from ...files import os_error
 from .. import native
 from ..types import Graph
-from ._common import ReadStats, atomic_output, check_input, finish_stats, os_error, should_print
-from .edgelist import SEPARATORS, edge_blocks, graph_from_edges, read_edgelist, write_edgelist
+from ._common import ReadStats, check_input, finish_stats
+from .edgelist import SEPARATORS, read_edgelist, write_edgelist
+from .edges import edge_blocks, graph_from_edges
 from .graph500bin import read_graph500, write_graph500
 from .mtx import read_mtx, write_mtx
 from .results import write_result
@@ -46,6 +58,8 @@ _ALIASES = {"el": "edgelist", "txt": "edgelist", "tsv": "edgelist", "csv": "edge
 
 __all__ = ["read", "read_with_stats", "write", "write_result", "infer_format", "ReadStats", "FORMATS",
            "EXTENSIONS"]
+
+log = logging.getLogger(__name__)
 
 
 def _split_ext(path: str):
@@ -97,7 +111,7 @@ def infer_format(path, format=None, for_write=False) -> str:
         if sniffed:
             return sniffed
     raise InputError(f"{path}: cannot tell the graph format from the extension '{ext or '(none)'}'; "
-                     f"pass format= (CLI: --from/--to) one of {', '.join(FORMATS)}")
+                     f"pass format= one of {', '.join(FORMATS)}")
 
 
 # ---------------------------------------------------------------- reading
@@ -114,7 +128,9 @@ def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, 
         at the end of the id range exist in edge lists and binary files.
     mmap, check: native files only: map the arrays instead of reading them; verify the CSR.
     progress: progress bars on stderr (None: only on a terminal, after 1 s of work).
-    verbose: print the summary line (and notes) to stderr (None: only on a terminal).
+    verbose: the level at which the summary line and the notes are logged on the
+        ``breadth.graph.io`` logger: None (default) INFO; True WARNING, which Python shows on
+        stderr even where logging is not configured; False DEBUG.
     """
     graph, _ = read_with_stats(path, format=format, directed=directed, relabel=relabel,
                                num_vertices=num_vertices, index_dtype=index_dtype, mmap=mmap, check=check,
@@ -124,7 +140,7 @@ def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, 
 
 def read_with_stats(path, *, format=None, directed=None, relabel=False, num_vertices=None, index_dtype=None,
                     mmap=True, check=True, progress=None, verbose=False):
-    """Like ``read`` but returns ``(graph, ReadStats)``; ``verbose`` defaults to False here."""
+    """Like ``read`` but returns ``(graph, ReadStats)``; ``verbose`` defaults to False (DEBUG) here."""
     t0 = time.perf_counter()
     path = check_input(path)
     fmt = infer_format(path, format)
@@ -151,10 +167,11 @@ def read_with_stats(path, *, format=None, directed=None, relabel=False, num_vert
             graph = _read_native(path, mmap=mmap, check=check, t0=t0, **kw)
     except OSError as exc:
         raise os_error(path, exc) from None
-    if should_print(verbose):
-        print(stats.summary(), file=sys.stderr)
+    level = logging.WARNING if verbose else logging.DEBUG if verbose is False else logging.INFO
+    if log.isEnabledFor(level):
+        log.log(level, "%s", stats.summary())
         for note in stats.notes:
-            print(f"note: {note}", file=sys.stderr)
+            log.log(level, "note: %s", note)
     return graph, stats
 
 
@@ -198,16 +215,19 @@ def write(graph, path, *, format=None, original_ids=False, progress=None) -> lis
     fmt = infer_format(path, format, for_write=True)
     ext, gz = _split_ext(path)
     notes = []
+    if original_ids and graph.vertex_ids is not None and graph.vertex_ids.dtype == object:
+        raise InputError(f"{path}: original_ids=True writes integer ids; this graph's labels are not all "
+                         "integers (only the dense ids 0..n-1 can be written)")
     if original_ids and fmt in ("mtx", "native"):
         raise InputError(f"{path}: original_ids applies to edge lists and Graph500 binaries "
                          f"({'native files keep them anyway' if fmt == 'native' else 'Matrix Market ids are 1..n'})")
     if graph.vertex_ids is not None and fmt != "native" and not original_ids:
         notes.append(f"{os.path.basename(path)}: written with dense ids 0..{graph.num_vertices - 1}; the "
-                     "original-id mapping is kept only by .npz (or pass original_ids=True / --original-ids)")
+                     "original-id mapping is kept only by .npz (or pass original_ids=True)")
     if fmt in ("graph500", "graph500-packed") and graph.num_vertices and graph.degree()[-1] == 0 \
             and (graph.in_degree()[-1] == 0):
         notes.append(f"{os.path.basename(path)}: Graph500 binaries carry no vertex count; read it back with "
-                     f"num_vertices={graph.num_vertices} (--vertices) to keep the isolated vertices at the end")
+                     f"num_vertices={graph.num_vertices} to keep the isolated vertices at the end")
     try:
         if fmt == "edgelist":
             write_edgelist(graph, path, sep=SEPARATORS.get(ext.lstrip("."), " "), gz=gz,
@@ -220,8 +240,7 @@ def write(graph, path, *, format=None, original_ids=False, progress=None) -> lis
         else:
             if gz:
                 raise InputError(f"{path}: native files are not compressed (they are memory-mapped); drop '.gz'")
-            with atomic_output(path) as f:
-                np.savez(f, **native.members(graph))
+            native.write_native(graph, path)
     except OSError as exc:
         raise os_error(path, exc) from None
     return notes

@@ -1,9 +1,9 @@
 """Shared plumbing of the graph readers and writers.
 
 Opening input files with clear errors (missing file, directory, unreadable),
-atomic output (temporary file + ``os.replace``, so an error never leaves a
-partial file behind), progress bars, the read summary (``ReadStats``) and the
-dense relabelling of sparse vertex ids.
+(gzip-compressed) atomic output streams (``breadth.files.atomic_output``: a
+temporary file renamed into place, so an error never leaves a partial file
+behind), progress bars and the read summary (``ReadStats``).
 """
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ import contextlib
 import gzip
 import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...errors import InputError
+from ...files import atomic_output
 
 GZIP_MAGIC = b"\x1f\x8b"
 CHUNK_BYTES = 1 << 26          # 64 MiB: unit of streamed reading and writing
@@ -70,55 +70,11 @@ def read_fully(stream, mv) -> int:
     return got
 
 
-def os_error(path, exc: OSError) -> InputError:
-    reason = exc.strerror or str(exc)
-    return InputError(f"{path}: {reason.lower() if reason else 'I/O error'}")
-
-
 def gzip_error(path, exc) -> InputError:
     return InputError(f"{path}: corrupt or truncated gzip data ({exc})")
 
 
-# ---------------------------------------------------------------- atomic output
-@contextlib.contextmanager
-def atomic_output(path, mode="wb"):
-    """Open a temporary file next to ``path``; on success it replaces ``path``, on error it is removed."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory, cannot write a file there")
-    if not os.path.isdir(directory):
-        raise InputError(f"{path}: directory {directory} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise os_error(path, exc) from None
-    try:
-        with os.fdopen(fd, mode) as f:
-            yield f
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except OSError as exc:
-        _unlink(tmp)
-        raise os_error(path, exc) from None
-    except BaseException:
-        _unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    old = os.umask(0)
-    os.umask(old)
-    return old
-
-
-def _unlink(p):
-    try:
-        os.unlink(p)
-    except OSError:
-        pass
-
-
+# ---------------------------------------------------------------- output files
 @contextlib.contextmanager
 def output_stream(path, gz: bool):
     """Atomic binary output, gzip-compressed when ``gz``."""
@@ -149,12 +105,6 @@ def show_stage(bar, name: str, t0: float, expect_slow: bool) -> None:
     bar.set_description_str(name, refresh=False)
     if expect_slow or time.perf_counter() - t0 > 1.0:
         bar.refresh()
-
-
-def should_print(progress) -> bool:
-    if progress is None:
-        return sys.stderr.isatty()
-    return bool(progress)
 
 
 # ---------------------------------------------------------------- summary
@@ -221,43 +171,3 @@ def max_degree(graph) -> int:
     if graph.directed:
         m = max(m, int(np.max(np.diff(graph.in_indptr))))
     return m
-
-
-# ---------------------------------------------------------------- relabelling
-def relabel_dense(src, dst):
-    """Map the ids that occur in (src, dst) onto 0..k-1 in increasing order.
-
-    Returns (src', dst', vertex_ids) with vertex_ids[new] = old. Uses a direct
-    lookup table when the id range is modest, a sort (np.unique) otherwise.
-    """
-    m = src.size
-    if m == 0:
-        return src, dst, np.zeros(0, dtype=np.int64)
-    hi = int(max(src.max(), dst.max()))
-    if hi + 1 <= 16 * m + (1 << 20):
-        present = np.zeros(hi + 1, dtype=np.bool_)
-        present[src] = True
-        present[dst] = True
-        ids = np.flatnonzero(present).astype(np.int64)
-        del present
-        table = np.empty(hi + 1, dtype=np.int64)
-        table[ids] = np.arange(ids.size, dtype=np.int64)
-        return table[src], table[dst], ids
-    ids, inverse = np.unique(np.concatenate((src, dst)), return_inverse=True)
-    inverse = inverse.astype(np.int64, copy=False).reshape(-1)
-    return inverse[:m].copy(), inverse[m:].copy(), ids.astype(np.int64)
-
-
-def sparse_id_note(graph, declared: bool):
-    """A hint when most vertex ids carry no edge (SNAP-style skipped ids)."""
-    n = graph.num_vertices
-    if declared or graph.vertex_ids is not None or n < 1000:
-        return None
-    deg = np.diff(graph.indptr)
-    if graph.directed:
-        deg = deg + np.diff(graph.in_indptr)
-    isolated = int(np.count_nonzero(deg == 0))
-    if isolated * 2 > n:
-        return (f"{isolated:,} of {n:,} vertex ids have no edges (the ids are sparse); "
-                f"relabel=True (--relabel) numbers the used ids densely and keeps the mapping")
-    return None

@@ -24,10 +24,11 @@ import zlib
 import numpy as np
 
 from ...errors import InputError
+from ...files import os_error
 from ..types import Graph
 from ._common import (CHUNK_BYTES, ReadStats, check_input, finish_stats, gzip_error, is_gzip, open_binary,
-                      os_error, output_stream, progress_bar, read_fully, sparse_id_note)
-from .edgelist import edge_blocks, graph_from_edges
+                      output_stream, progress_bar, read_fully)
+from .edges import edge_blocks, graph_from_edges, sparse_id_note
 
 PACKED_DTYPE = np.dtype([("v0_low", "<u4"), ("v1_low", "<u4"), ("high", "<u4")])
 PAIR_BYTES, PACKED_BYTES = 16, 12

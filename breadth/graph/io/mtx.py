@@ -20,10 +20,12 @@ import zlib
 import numpy as np
 
 from ...errors import InputError
+from ...files import os_error
 from ..types import Graph
-from ._common import (ReadStats, check_input, finish_stats, gzip_error, is_gzip, open_binary, os_error,
-                      output_stream, progress_bar)
-from .edgelist import edge_blocks, format_rows, graph_from_edges
+from ._common import (ReadStats, check_input, finish_stats, gzip_error, is_gzip, open_binary, output_stream,
+                      progress_bar)
+from .edges import edge_blocks, graph_from_edges
+from .text import format_rows
 
 
 def _fmm():

@@ -17,8 +17,8 @@ import os
 import numpy as np
 
 from ...errors import InputError
-from ._common import atomic_output
-from .edgelist import format_rows
+from ...files import atomic_output
+from .text import format_rows
 
 RESULT_SUFFIXES = (".csv", ".npy", ".npz")
 

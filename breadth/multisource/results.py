@@ -1,0 +1,157 @@
+"""The result types of a many-source BFS: one group's output, the depth matrix, the per-source summary.
+
+A group's joint traversal returns a ``GroupResult``: the per-level,
+per-instance histogram of newly reached vertices, the level statistics and
+times, and (when kept) the group's depths or reach sets. ``reduce_hist`` folds
+a histogram into per-source reach counts, distance sums, harmonic sums and
+eccentricities, which ``MultiResult`` holds for every source.
+
+Depth matrices use the smallest unsigned dtype that holds every depth; the
+dtype's maximum (``unreachable(dtype)``: 255 for uint8) marks an unreachable
+pair. ``DepthMatrix`` stores the |S| x n result vertex-major and widens its
+dtype when a group went deeper than the current one allows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..graph.memory import check_fits
+from ..kernels.frontier import fill
+from .groupby import sharing_degree
+
+DEPTH_DTYPES = (np.uint8, np.uint16, np.uint32, np.uint64)
+
+
+def unreachable(dtype) -> int:
+    """The value marking an unreachable (source, vertex) pair in a depth matrix of ``dtype``."""
+    return int(np.iinfo(dtype).max)
+
+
+def wider(dtype):
+    """The next depth dtype after ``dtype`` (uint8 -> uint16 -> uint32 -> uint64)."""
+    return DEPTH_DTYPES[DEPTH_DTYPES.index(np.dtype(dtype).type) + 1]
+
+
+@dataclass
+class GroupResult:
+    """What one group's joint traversal produced (instance j = member j of the group)."""
+
+    index: int
+    hist: np.ndarray                 # (levels, g) int64: vertices reached at exactly each depth
+    stats: np.ndarray                # (levels, len(LEVEL_FIELDS)) int64
+    times: np.ndarray                # (levels,) seconds
+    seconds: float
+    depths: np.ndarray | None = None  # (n, g) vertex-major depths when kept per group
+    reach_indptr: np.ndarray | None = None   # reach sets (CSR rows = members) when kept
+    reach_indices: np.ndarray | None = None
+
+    @property
+    def sharing_degree(self) -> float:
+        return sharing_degree(self.stats)
+
+    def arrays(self) -> dict:
+        out = {"hist": self.hist, "stats": self.stats, "times": self.times,
+               "meta": np.array([self.index, self.seconds], dtype=np.float64)}
+        for name in ("depths", "reach_indptr", "reach_indices"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
+
+    @classmethod
+    def from_arrays(cls, a) -> "GroupResult":
+        meta = a["meta"]
+        return cls(int(meta[0]), a["hist"], a["stats"], a["times"], float(meta[1]),
+                   *(a.get(k) for k in ("depths", "reach_indptr", "reach_indices")))
+
+
+class DepthMatrix:
+    """The |S| x n depth result, stored vertex-major (n x |S|) so a group writes each vertex's
+    depths into one place; ``result`` is the |S| x n view. Widens its dtype on demand."""
+
+    def __init__(self, n: int, num_sources: int, dtype):
+        check_fits(f"a {num_sources} x {n} depth matrix", n * num_sources * np.dtype(dtype).itemsize)
+        self.array = np.empty((n, num_sources), dtype=dtype)
+        fill(self.array.reshape(-1), self.array.dtype.type(unreachable(dtype)))   # on every core
+
+    @property
+    def dtype(self):
+        return self.array.dtype
+
+    def widen(self, dtype) -> None:
+        old = self.array
+        check_fits("widening the depth matrix", old.size * np.dtype(dtype).itemsize)
+        new = old.astype(dtype)
+        new[old == unreachable(old.dtype)] = unreachable(dtype)
+        self.array = new
+
+    def place(self, members, depths) -> None:
+        """Copy a group's (n, g) depths into the columns of its sources."""
+        if np.dtype(depths.dtype).itemsize > self.array.dtype.itemsize:
+            self.widen(depths.dtype)
+        if depths.dtype != self.array.dtype:
+            wide = depths.astype(self.array.dtype)
+            wide[depths == unreachable(depths.dtype)] = unreachable(self.array.dtype)
+            depths = wide
+        self.array[:, members] = depths
+
+    @property
+    def result(self) -> np.ndarray:
+        return self.array.T
+
+
+@dataclass
+class MultiResult:
+    """Per-source summaries of a many-source BFS (positions follow ``sources``).
+
+    reached: vertices reached (the source included); distance_sum: sum of their
+    depths; harmonic: sum of 1/depth over reached vertices other than the source;
+    eccentricity: largest depth reached. depths: the |S| x n matrix when kept.
+    """
+
+    sources: np.ndarray
+    reached: np.ndarray
+    distance_sum: np.ndarray
+    harmonic: np.ndarray
+    eccentricity: np.ndarray
+    groups: list
+    group_results: list
+    words: int
+    group_size: int
+    seconds: float
+    resumed: int = 0
+    depths: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def sharing_degrees(self) -> np.ndarray:
+        return np.array([r.sharing_degree for r in self.group_results])
+
+    def summary(self) -> dict:
+        sd = self.sharing_degrees
+        levels = [int(r.stats.shape[0]) for r in self.group_results]
+        return {
+            "sources": int(self.sources.size), "groups": len(self.groups), "words": self.words,
+            "group_size": self.group_size, "seconds": self.seconds, "resumed_groups": self.resumed,
+            "sharing_degree": {"mean": float(sd.mean()) if sd.size else 0.0,
+                               "min": float(sd.min()) if sd.size else 0.0,
+                               "max": float(sd.max()) if sd.size else 0.0},
+            "group_sharing_degree": [float(x) for x in sd],
+            "group_seconds": [float(r.seconds) for r in self.group_results],
+            "group_levels": levels,
+            **self.extra,
+        }
+
+
+def reduce_hist(hist: np.ndarray):
+    """(reached, distance sum, harmonic sum, eccentricity) per instance from its level histogram."""
+    levels = np.arange(hist.shape[0], dtype=np.int64)
+    reached = hist.sum(axis=0)
+    dist = levels @ hist
+    inv = np.zeros(hist.shape[0])
+    inv[1:] = 1.0 / levels[1:]
+    harmonic = inv @ hist
+    nonzero = hist > 0
+    ecc = hist.shape[0] - 1 - np.argmax(nonzero[::-1], axis=0)
+    return reached, dist, harmonic, ecc.astype(np.int64)
