@@ -89,9 +89,10 @@ def run_on_ranks(parser, args, command: str, body) -> int:
         return relaunch(parser, args, command)
     from ..distributed.comm import Comm
     from ..distributed.runtime import guarded
+    from .messages import translate
 
     comm = Comm()
-    return guarded(comm, lambda: body(comm), command)
+    return guarded(comm, lambda: body(comm), command, translate)
 
 
 def eprint(*args):

@@ -73,16 +73,8 @@ def partition_mode(args) -> str:
 
 
 def engine_options(args) -> dict:
-    """``DistEngine`` keyword arguments from the parsed options (thread count checked under its flag name)."""
-    from ..distributed.runtime import check_threads
-
-    try:
-        check_threads(args.threads)
-    except InputError:
-        import numba
-
-        raise InputError(f"--threads must be between 1 and {numba.config.NUMBA_NUM_THREADS}, "
-                         f"got {args.threads}") from None
+    """``DistEngine`` keyword arguments from the parsed options (its errors name API parameters;
+    ``messages.translate`` turns them into these flags)."""
     return {"partition": partition_mode(args), "exchange": args.exchange, "fanout": args.fanout,
             "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads}
 

@@ -224,10 +224,11 @@ def install_abort_hook(comm) -> None:
     _hooked.add(id(me))
 
 
-def guarded(comm, body, command=None):
+def guarded(comm, body, command=None, wording=str):
     """Run ``body()`` on every rank of ``comm`` (a ``Comm``); returns its exit code.
 
-    A BreadthError every rank raised: rank 0 prints ``breadth COMMAND: error: ...`` and
+    A BreadthError every rank raised: rank 0 prints ``breadth COMMAND: error: ...`` (the
+    message through ``wording``: the CLI passes its translation of API names to flags) and
     every rank returns 2 (after rank 0 has printed: mpiexec ends the job as soon as one
     rank exits with a non-zero status). An error not marked collective counts as
     collective when every rank reaches this handler within ``AGREE_SECONDS`` (a
@@ -241,7 +242,8 @@ def guarded(comm, body, command=None):
             raise
         if getattr(exc, "collective", False) or _everyone_failed(comm):
             if comm.rank == 0:
-                print(f"breadth {command}: error: {exc}" if command else f"breadth: error: {exc}",
+                text = wording(str(exc))
+                print(f"breadth {command}: error: {text}" if command else f"breadth: error: {text}",
                       file=sys.stderr, flush=True)
             comm.errors.Barrier()
             return 2

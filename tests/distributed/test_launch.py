@@ -128,3 +128,21 @@ def test_partition_choices_come_from_the_registry():
     action = next(a for a in bfs_cli._PARSER._actions if a.dest == "exchange")
     assert tuple(action.choices) == registry.exchanges() and action.default is None
     assert parser is not None
+
+
+@pytest.mark.parametrize("api,cli", [
+    ("nroots must be >= 1, got 0", "--roots must be >= 1, got 0"),
+    ("fanout must be a positive integer, got 0", "--fanout must be a positive integer, got 0"),
+    ("threads must be an integer between 1 and 2, got 9", "--threads must be an integer between 1 and 2, got 9"),
+])
+def test_engine_errors_reach_the_cli_as_flags(api, cli):
+    from breadth.cli.messages import translate
+
+    assert translate(api) == cli
+
+
+def test_graph500_bad_roots_names_the_flag(capsys):
+    from breadth.cli import main
+
+    assert main(["graph500", "--scale", "5", "--roots", "0", "--quiet"]) == 2
+    assert "error: --roots must be >= 1, got 0" in capsys.readouterr().err
