@@ -191,8 +191,8 @@ class DistEngine:
 
     def gather(self, result, root=0) -> BFSResult | None:
         """The global parent/depth arrays of a distributed result on rank ``root`` (None elsewhere)."""
-        parent = self.comm.gatherv(result.parent, root)
-        depth = self.comm.gatherv(result.depth, root)
+        parent = result.partition.gather(self.comm, result.parent, root)
+        depth = result.partition.gather(self.comm, result.depth, root)
         if self.comm.rank != root:
             return None
         return BFSResult(parent, depth, result.roots, result.algorithm, result.seconds, result.levels,

@@ -8,7 +8,8 @@ attributes:
 * Python side: ``owner(v)``, ``owns(v)``, ``to_local(v)``, ``to_global(local)`` on
   global ids (int64 everywhere), ``num_local`` and ``local_counts()`` (vertices each
   rank holds), ``word_counts()`` (each rank's words of a global frontier bitmap),
-  ``allgather(comm, values)`` (a per-vertex array from every rank's local values);
+  ``allgather(comm, values)`` / ``gather(comm, values, root)`` (a per-vertex array,
+  on every rank / on one, from every rank's local values);
 * numba side: ``kernel_map()`` returns a small NamedTuple of arrays and scalars that
   jitted kernels pass to the generic functions ``owner_of(pmap, v)``,
   ``local_of(pmap, v)`` (the local id of v on this rank, -1 if this rank holds no
@@ -99,6 +100,10 @@ class Partition(ABC):
         not rank-ordered ranges of global ids overrides this.
         """
         return comm.allgatherv(np.ascontiguousarray(values), counts=self.local_counts())
+
+    def gather(self, comm, values, root: int = 0):
+        """``allgather`` to rank ``root`` only (None elsewhere); reporting, not counted."""
+        return comm.gatherv(np.ascontiguousarray(values), root)
 
     def describe(self) -> dict:
         return {"partition": self.kind, "ranks": self.nprocs}
