@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-DIRECTIONS = ("top-down", "bottom-up")
+from .kernels.levels import LEVEL_FIELDS
+from .kernels.policy import DIRECTIONS
 
 
 @dataclass
@@ -77,8 +78,10 @@ class BFSResult:
 
     @classmethod
     def from_kernel(cls, parent, depth, roots, algorithm, seconds, stats, times, engine="numba"):
-        levels = [
-            LevelStats(int(s[0]), DIRECTIONS[int(s[1])], int(s[2]), int(s[3]), int(s[4]), float(t))
-            for s, t in zip(stats, times)
-        ]
+        """From a kernel's level rows (columns ``LEVEL_FIELDS``) and per-level seconds."""
+        levels = []
+        for row, t in zip(stats, times):
+            fields = {name: int(row[k]) for k, name in enumerate(LEVEL_FIELDS)}
+            fields["direction"] = DIRECTIONS[fields["direction"]]
+            levels.append(LevelStats(seconds=float(t), **fields))
         return cls(parent, depth, roots, algorithm, seconds, levels, engine)

@@ -96,7 +96,7 @@ def run(args) -> int:
 
     from .dist_options import partition_mode
 
-    if partition_mode(args) == "1d":
+    if partition_mode(args) != "none":
         if args.device == "cuda":
             raise InputError("--device cuda searches on one process; the MPI engine runs on the CPU")
         return run_distributed(args)

@@ -98,17 +98,18 @@ def add_search_options(p, per_group: bool = False):
 
 def run_on_ranks(parser, args, command: str, body) -> int:
     """Run ``body(comm)`` on every MPI rank of this job under the distributed failure guard
-    (``distributed.failure.guarded``); with ``--ranks P``, start ``mpiexec -n P`` with this same
+    (``distributed.runtime.guarded``); with ``--ranks P``, start ``mpiexec -n P`` with this same
     command line instead (``parser`` rebuilds it) and return its exit status."""
     if args.ranks is not None:
         from ..distributed.launch import relaunch
 
         return relaunch(parser, args, command)
     from ..distributed.comm import Comm
-    from ..distributed.failure import guarded
+    from ..distributed.runtime import guarded
+    from .messages import translate
 
     comm = Comm()
-    return guarded(comm, lambda: body(comm), command)
+    return guarded(comm, lambda: body(comm), command, translate)
 
 
 def eprint(*args):

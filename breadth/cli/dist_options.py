@@ -3,35 +3,41 @@ from __future__ import annotations
 
 from ..errors import InputError
 
-DEFAULT_EXCHANGE = "butterfly"
 DEFAULT_FANOUT = 1
 
 
 def add_dist_options(p):
+    from ..distributed import registry
+
+    parts = registry.partitions()
     g = p.add_argument_group(
         "distributed search (MPI)",
         "Run under 'mpiexec -n P breadth ...' (or let --ranks start mpiexec). Rank 0 prints; every rank "
         "holds only its share of the graph.")
-    g.add_argument("--partition", choices=("auto", "none", "1d"), default="auto",
-                   help="none: one process, no MPI; 1d: contiguous vertex ranges balanced by edge count, one "
-                        "per rank; auto: 1d under mpiexec with more than one rank, else none")
-    g.add_argument("--exchange", choices=("alltoall", "butterfly"), default=DEFAULT_EXCHANGE,
-                   help="how each level's discoveries are exchanged: alltoall routes (vertex, parent) pairs to "
-                        "their owners; butterfly synchronises a replicated level array over a butterfly network "
-                        "(Green, ButterFly BFS)")
+    g.add_argument("--partition", choices=("auto", "none") + parts, default="auto",
+                   help=f"none: one process, no MPI; 1d: contiguous vertex ranges balanced by edge count, one "
+                        f"per rank; auto: {registry.DEFAULT_PARTITION} under mpiexec with more than one rank, "
+                        f"else none")
+    g.add_argument("--exchange", choices=registry.exchanges(), default=None,
+                   help="how each level's discoveries are exchanged (default: the partition's own, "
+                        + ", ".join(f"{q}: {registry.default_exchange(q)}" for q in parts)
+                        + "): alltoall routes (vertex, parent) pairs to their owners; butterfly synchronises "
+                          "a replicated level array over a butterfly network (Green, ButterFly BFS)")
     g.add_argument("--fanout", type=int, default=DEFAULT_FANOUT, metavar="F",
                    help="butterfly partners per round (1: pairwise): a network of radix F+1 in ceil(log_(F+1) P) "
                         "rounds, P*F*log_(F+1)(P) messages per level when P is a power of F+1")
     g.add_argument("--ranks", type=int, default=None, metavar="P",
-                   help="start 'mpiexec -n P' with this same command yourself (implies --partition 1d; adds "
-                        "--oversubscribe when P exceeds the cores)")
+                   help=f"start 'mpiexec -n P' with this same command yourself (implies --partition "
+                        f"{registry.DEFAULT_PARTITION} unless another is given; adds --oversubscribe when P "
+                        f"exceeds the cores)")
     g.add_argument("--hostfile", default=None, metavar="FILE",
                    help="with --ranks: the mpiexec hostfile naming the hosts to spread the ranks over")
 
 
 def partition_mode(args) -> str:
-    """'none' or '1d', after checking the distributed options agree with each other."""
-    from ..distributed.comm import world_size_from_env
+    """'none' or the partition to run, after checking the distributed options agree with each other."""
+    from ..distributed import registry
+    from ..distributed.runtime import world_size_from_env
 
     world = world_size_from_env()
     mode = args.partition
@@ -39,37 +45,38 @@ def partition_mode(args) -> str:
         if args.ranks < 1:
             raise InputError(f"--ranks must be >= 1, got {args.ranks}")
         if mode == "none":
-            raise InputError("--ranks runs a distributed search: use --partition 1d (or leave --partition out)")
-        return "1d"
-    if args.hostfile is not None:
+            raise InputError(f"--ranks runs a distributed search: use --partition {registry.DEFAULT_PARTITION} "
+                             f"(or leave --partition out)")
+        if mode == "auto":
+            mode = registry.DEFAULT_PARTITION
+    elif args.hostfile is not None:
         raise InputError("--hostfile goes with --ranks (under your own mpiexec, pass it to mpiexec)")
     if mode == "auto":
-        mode = "1d" if world is not None and world > 1 else "none"
+        mode = registry.DEFAULT_PARTITION if world is not None and world > 1 else "none"
     if mode == "none":
         if world is not None and world > 1:
             raise InputError(f"--partition none runs on one process, but mpiexec started {world}; "
-                             "use --partition 1d")
-        for name, default in (("exchange", DEFAULT_EXCHANGE), ("fanout", DEFAULT_FANOUT)):
-            if getattr(args, name) != default:
-                raise InputError(f"--{name} applies to distributed runs: add --partition 1d or --ranks P")
+                             f"use --partition {registry.DEFAULT_PARTITION}")
+        if args.exchange is not None:
+            raise InputError(f"--exchange applies to distributed runs: add --partition {registry.DEFAULT_PARTITION} "
+                             f"or --ranks P")
+        if args.fanout != DEFAULT_FANOUT:
+            raise InputError(f"--fanout applies to distributed runs: add --partition {registry.DEFAULT_PARTITION} "
+                             f"or --ranks P")
+        return mode
+    registry.get(mode, args.exchange)              # the pair exists (its names are the flags' values)
     if args.fanout < 1:
         raise InputError(f"--fanout must be >= 1, got {args.fanout}")
-    if args.fanout != DEFAULT_FANOUT and args.exchange == "alltoall":
+    if args.fanout != DEFAULT_FANOUT and (args.exchange or registry.default_exchange(mode)) != "butterfly":
         raise InputError("--fanout applies to --exchange butterfly")
     return mode
 
 
-def quiet_rank() -> bool:
-    """True on MPI ranks other than 0 (they print nothing), judged from the launcher's environment."""
-    from ..distributed.launch import world_rank_from_env
-
-    r = world_rank_from_env()
-    return r is not None and r != 0
-
-
 def engine_options(args) -> dict:
-    return {"exchange": args.exchange, "fanout": args.fanout, "algorithm": args.algorithm, "alpha": args.alpha,
-            "beta": args.beta, "threads": args.threads}
+    """``DistEngine`` keyword arguments from the parsed options (its errors name API parameters;
+    ``messages.translate`` turns them into these flags)."""
+    return {"partition": partition_mode(args), "exchange": args.exchange, "fanout": args.fanout,
+            "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads}
 
 
 def comm_summary(searches: list[dict], construction: dict | None = None) -> dict:

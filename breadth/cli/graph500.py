@@ -44,7 +44,7 @@ def run(args) -> int:
     from ..graph500 import Graph500Config, LocalEngine, format_report, run_benchmark
     from .dist_options import partition_mode
 
-    if partition_mode(args) == "1d":
+    if partition_mode(args) != "none":
         return run_distributed(args)
     set_threads(args.threads)
     config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,

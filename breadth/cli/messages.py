@@ -35,6 +35,9 @@ TRANSLATIONS = [
     (r"\bbeta=", "--beta="),
     (r"^group size must", "--group-size must"),
     (r"^words must", "--words must"),
+    (r"^nroots must", "--roots must"),
+    (r"^fanout must", "--fanout must"),
+    (r"^threads must", "--threads must"),
 ]
 _COMPILED = [(re.compile(api), cli) for api, cli in TRANSLATIONS]
 

@@ -1,17 +1,23 @@
-"""Distributed BFS on MPI (mpi4py): the engine, 1D partitioning, all-to-all and ButterFly exchanges.
+"""Distributed BFS on MPI (mpi4py): the engine, its layouts (partition + exchange), the MPI runtime.
 
-Importing this package does not import mpi4py; it is loaded when a ``Comm`` or
-``DistEngine`` is created, so single-node breadth works without MPI installed.
+Importing this package does not import mpi4py (nor compile anything); MPI is loaded
+when a ``Comm`` or ``DistEngine`` is created, so single-node breadth works without MPI.
 
-Modules: comm (counted communicator), partition (Partition, OneD), build
-(distributed construction), exchange_alltoall, exchange_butterfly, steps (local
-numba kernels), bfs1d (the search), validate (distributed validator), engine
-(DistEngine), launch (``--ranks``: re-exec under mpiexec), failure (abort on a
-rank's failure).
+Modules:
+
+* ``runtime`` -- launch environment, threads per rank, the error policy (agree, abort, guarded);
+* ``comm`` -- the counted communicator (``Comm``, with ``split`` for row/column communicators);
+* ``partition`` -- the ``Partition`` interface and ``OneD``; ``exchange`` -- the ``Exchange`` interface;
+* ``registry`` -- layouts: (partition, exchange) -> builder, search, validator, memory estimate;
+* ``layout_1d`` -- the 1D layouts: ``build`` (distributed construction), ``exchange_alltoall`` +
+  ``search_alltoall`` + ``steps_owned``, ``exchange_butterfly`` + ``search_butterfly`` + ``steps_replicated``;
+* ``search_base`` (options, the search frame, ``DistBFSResult``), ``levelstats`` (per-level report),
+  ``validate`` (distributed validator), ``engine`` (``DistEngine``), ``launch`` (``--ranks``).
 """
+from .exchange import Exchange
 from .partition import OneD, Partition
 
-__all__ = ["Comm", "DistEngine", "OneD", "Partition"]
+__all__ = ["Comm", "DistEngine", "Exchange", "OneD", "Partition"]
 
 
 def __getattr__(name):

@@ -1,4 +1,4 @@
-"""Distributed graph construction (Graph500 kernel 1 across ranks) for 1D partitions.
+"""Distributed graph construction (Graph500 kernel 1 across ranks): routing by owner, local CSR.
 
 Each rank starts from its own share of the edge tuples -- generated with the
 counter-based Kronecker generator (tuple slice [m*r/P, m*(r+1)/P), so the global
@@ -17,6 +17,11 @@ of a Graph500 binary file -- and no rank ever holds the whole edge list:
    so neighbour lists are sorted, deduplicated, self-loop free -- row for row the
    single-node graph's.
 
+Routing (``pack_arcs``) and the local CSR (``local_csr``) ask the partition's kernel
+map who owns a vertex and where it lives (``partition.owner_of`` / ``local_of``), so
+any layout whose ranks hold whole adjacency rows of their own vertices reuses them;
+step 1 and ``slice_native`` are 1D's (``build_1d``).
+
 A native ``.npz`` file needs no routing: each rank maps the file and copies only
 its rows. Each rank also keeps, per owned vertex, its count of non-self-loop input
 tuples (duplicates included): the Graph500 TEPS edge count (``tuple_degree``).
@@ -28,10 +33,9 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import InputError
-from ..graph.build import _compact, _sort_dedupe, _windows
+from ..graph.build import _windows, sorted_csr
 from ..graph.memory import index_itemsize
-from ..kernels.frontier import parallel_chunksize
-from .partition import OneD, block_weights
+from .partition import OneD, Partition, block_weights, local_of, owner_of
 
 
 def vertex_dtype(num_vertices):
@@ -40,14 +44,14 @@ def vertex_dtype(num_vertices):
 
 
 class LocalGraph:
-    """This rank's part of a 1D-distributed graph.
+    """This rank's part of a distributed graph.
 
-    ``indptr``/``indices``: out-adjacency of the owned vertices (row = local id,
-    column = global id); ``in_indptr``/``in_indices``: in-adjacency (aliases for
-    undirected graphs). ``tuple_degree``: input tuples per owned vertex (TEPS count).
+    ``indptr``/``indices``: out-adjacency of the vertices this rank holds (row = local
+    id, column = global id); ``in_indptr``/``in_indices``: in-adjacency (aliases for
+    undirected graphs). ``tuple_degree``: input tuples per local vertex (TEPS count).
     """
 
-    def __init__(self, partition: OneD, indptr, indices, in_indptr=None, in_indices=None, *, directed=False,
+    def __init__(self, partition: Partition, indptr, indices, in_indptr=None, in_indices=None, *, directed=False,
                  tuple_degree=None):
         self.partition = partition
         self.num_vertices = partition.num_vertices
@@ -56,15 +60,8 @@ class LocalGraph:
         self.indices = indices
         self.in_indptr = indptr if in_indptr is None else in_indptr
         self.in_indices = indices if in_indices is None else in_indices
-        deg = np.diff(indptr)
-        if self.directed:
-            deg = deg + np.diff(self.in_indptr)
-        self.tuple_degree = deg if tuple_degree is None else tuple_degree
+        self.tuple_degree = self.any_degree() if tuple_degree is None else tuple_degree
         self.vid_dtype = vertex_dtype(self.num_vertices)
-
-    @property
-    def lo(self) -> int:
-        return self.partition.lo
 
     @property
     def num_local(self) -> int:
@@ -91,113 +88,95 @@ class LocalGraph:
 
 
 # ---------------------------------------------------------------------- routing kernels
-@njit(parallel=True, cache=True)
-def _route_count(keys, others, bounds, both, counts):
-    """counts[c, r] = arcs chunk c sends to rank r (self-loops skipped; ``both``: also others->keys)."""
-    nchunks = counts.shape[0]
-    m = keys.size
-    for c in prange(nchunks):
-        row = counts[c]
-        for e in range(m * c // nchunks, m * (c + 1) // nchunks):
-            s = keys[e]
-            d = others[e]
-            if s == d:
-                continue
-            row[np.searchsorted(bounds, s, side="right") - 1] += 1
-            if both:
-                row[np.searchsorted(bounds, d, side="right") - 1] += 1
+@njit(inline="always", cache=True)
+def chunk(m, c, nchunks):
+    """Items [start, stop) of chunk c when m items are cut into nchunks (the counting-sort chunks)."""
+    return m * c // nchunks, m * (c + 1) // nchunks
+
+
+@njit(inline="always", cache=True)
+def _place(row, out, r, a, b, write):
+    """Count one arc a->b for rank r (``write``: also store it at the rank's next pair slot)."""
+    p = row[r]
+    if write:
+        out[2 * p] = a
+        out[2 * p + 1] = b
+    row[r] = p + 1
 
 
 @njit(parallel=True, cache=True)
-def _route_pack(keys, others, bounds, both, pos, out):
-    """Write (key, other) pairs at pos[c, owner(key)] (pair slots); ``both``: also (other, key)."""
-    nchunks = pos.shape[0]
-    m = keys.size
+def _route(keys, others, pmap, both, rows, out, write):
+    """Per chunk c, arcs key->other (``both``: also other->key) by owner(key), self-loops skipped.
+
+    First pass (``write`` False): rows[c, r] counts chunk c's arcs for rank r. Second pass:
+    rows[c, r] starts as the chunk's first pair slot for r and each arc is stored there.
+    """
+    nchunks = rows.shape[0]
     for c in prange(nchunks):
-        row = pos[c]
-        for e in range(m * c // nchunks, m * (c + 1) // nchunks):
+        row = rows[c]
+        start, stop = chunk(keys.size, c, nchunks)
+        for e in range(start, stop):
             s = keys[e]
             d = others[e]
-            if s == d:
-                continue
-            r = np.searchsorted(bounds, s, side="right") - 1
-            p = row[r]
-            out[2 * p] = s
-            out[2 * p + 1] = d
-            row[r] = p + 1
-            if both:
-                r = np.searchsorted(bounds, d, side="right") - 1
-                p = row[r]
-                out[2 * p] = d
-                out[2 * p + 1] = s
-                row[r] = p + 1
+            if s != d:
+                _place(row, out, owner_of(pmap, s), s, d, write)
+                if both:
+                    _place(row, out, owner_of(pmap, d), d, s, write)
 
 
-def pack_arcs(keys, others, bounds, both, dtype):
+def pack_arcs(keys, others, partition: Partition, both, dtype):
     """Arcs key->other (and other->key if ``both``), grouped by owner(key): (pairs, pair counts per rank)."""
-    P = bounds.size - 1
+    P = partition.nprocs
+    pmap = partition.kernel_map()
     nchunks = max(1, min(numba.get_num_threads(), keys.size // 4096 + 1))
-    counts = np.zeros((nchunks, P), dtype=np.int64)
-    _route_count(keys, others, bounds, both, counts)
-    per_rank = counts.sum(axis=0)
+    rows = np.zeros((nchunks, P), dtype=np.int64)
+    none = np.empty(0, dtype=dtype)
+    _route(keys, others, pmap, both, rows, none, False)
+    per_rank = rows.sum(axis=0)
     start = np.zeros(P, dtype=np.int64)
     np.cumsum(per_rank[:-1], out=start[1:])
-    pos = start[None, :] + np.cumsum(counts, axis=0) - counts
+    rows = np.ascontiguousarray(start[None, :] + np.cumsum(rows, axis=0) - rows)
     out = np.empty(2 * int(per_rank.sum()), dtype=dtype)
-    _route_pack(keys, others, bounds, both, np.ascontiguousarray(pos), out)
+    _route(keys, others, pmap, both, rows, out, True)
     return out, per_rank
 
 
 # ---------------------------------------------------------------------- local CSR kernels
 @njit(parallel=True, cache=True)
-def _row_count(pairs, lo, counts):
-    nchunks = counts.shape[0]
-    m = pairs.size // 2
+def _rows(pairs, pmap, rows, adj, write):
+    """Received (src, dst) pairs by local row: count them (rows[c, local(src)]), or (``write``)
+    store dst at the chunk's next slot of that row."""
+    nchunks = rows.shape[0]
     for c in prange(nchunks):
-        row = counts[c]
-        for e in range(m * c // nchunks, m * (c + 1) // nchunks):
-            row[pairs[2 * e] - lo] += 1
-
-
-@njit(parallel=True, cache=True)
-def _row_scatter(pairs, lo, pos, adj):
-    nchunks = pos.shape[0]
-    m = pairs.size // 2
-    for c in prange(nchunks):
-        row = pos[c]
-        for e in range(m * c // nchunks, m * (c + 1) // nchunks):
-            r = pairs[2 * e] - lo
-            adj[row[r]] = pairs[2 * e + 1]
+        row = rows[c]
+        start, stop = chunk(pairs.size // 2, c, nchunks)
+        for e in range(start, stop):
+            r = local_of(pmap, pairs[2 * e])
+            if write:
+                adj[row[r]] = pairs[2 * e + 1]
             row[r] += 1
 
 
-def local_csr(pairs, lo, num_local, index_dtype):
-    """CSR of received (global src, global dst) pairs for rows lo..lo+num_local-1.
+def local_csr(pairs, partition: Partition, index_dtype):
+    """CSR of received (global src, global dst) pairs whose sources this rank holds (rows = local ids).
 
     Returns (indptr, indices, arcs per row before deduplication).
     """
-    nl = int(num_local)
+    nl = partition.num_local
+    pmap = partition.kernel_map()
     m = pairs.size // 2
     nchunks = max(1, min(numba.get_num_threads(), m // max(nl, 1) + 1))
     counts = np.zeros((nchunks, nl), dtype=np.int64)
+    adj = np.empty(0, dtype=index_dtype)
     if m:
-        _row_count(pairs, lo, counts)
+        _rows(pairs, pmap, counts, adj, False)
     raw = np.zeros(nl + 1, dtype=np.int64)
     _windows(counts, raw)
     adj = np.empty(raw[-1], dtype=index_dtype)
     if m:
-        _row_scatter(pairs, lo, counts, adj)
+        _rows(pairs, pmap, counts, adj, True)
     del counts
-    degree = np.empty(nl, dtype=np.int64)
-    with parallel_chunksize(256):
-        _sort_dedupe(raw, adj, degree)
-    indptr = np.zeros(nl + 1, dtype=np.int64)
-    np.cumsum(degree, out=indptr[1:])
-    if indptr[-1] == adj.size:
-        indices = adj
-    else:
-        indices = np.empty(indptr[-1], dtype=index_dtype)
-        _compact(raw, adj, indptr, indices)
+    indptr, indices = sorted_csr(raw, adj, index_dtype)
     return indptr, indices, np.diff(raw)
 
 
@@ -208,29 +187,36 @@ def partition_1d(comm, src, dst, num_vertices) -> OneD:
     return OneD.from_weights(weights, num_vertices, comm.size, comm.rank)
 
 
+def build_local(comm, partition: Partition, src, dst, directed=False) -> LocalGraph:
+    """Route this rank's tuples to the owners of their endpoints and build its share of the graph.
+
+    For any partition whose ranks hold the whole adjacency rows of the vertices they own.
+    """
+    src = np.ascontiguousarray(src, dtype=np.int64)
+    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    vdt = vertex_dtype(partition.num_vertices)
+    indptr, indices, tdeg = _routed_csr(comm, partition, src, dst, not directed, vdt)
+    if not directed:
+        return LocalGraph(partition, indptr, indices, tuple_degree=tdeg)
+    in_indptr, in_indices, in_tdeg = _routed_csr(comm, partition, dst, src, False, vdt)   # in-arcs v <- u
+    return LocalGraph(partition, indptr, indices, in_indptr, in_indices, directed=True,
+                      tuple_degree=tdeg + in_tdeg)
+
+
+def _routed_csr(comm, partition, keys, others, both, vdt):
+    send, per_rank = pack_arcs(keys, others, partition, both, vdt)
+    pairs, _ = comm.alltoallv(send, 2 * per_rank)
+    del send
+    return local_csr(pairs, partition, vdt)
+
+
 def build_1d(comm, src, dst, num_vertices, directed=False, partition: OneD | None = None) -> LocalGraph:
-    """Route this rank's tuples to their owners and build its share of the graph."""
+    """Edge-balanced 1D construction from this rank's tuples (the partition agreed first, unless given)."""
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
     if partition is None:
         partition = partition_1d(comm, src, dst, num_vertices)
-    vdt = vertex_dtype(num_vertices)
-    bounds = partition.bounds
-    lo, nl = partition.lo, partition.num_local
-
-    send, per_rank = pack_arcs(src, dst, bounds, not directed, vdt)
-    pairs, _ = comm.alltoallv(send, 2 * per_rank)
-    del send
-    indptr, indices, tdeg = local_csr(pairs, lo, nl, vdt)
-    del pairs
-    if not directed:
-        return LocalGraph(partition, indptr, indices, tuple_degree=tdeg)
-    send, per_rank = pack_arcs(dst, src, bounds, False, vdt)      # in-arcs v <- u, keyed by v
-    pairs, _ = comm.alltoallv(send, 2 * per_rank)
-    del send
-    in_indptr, in_indices, in_tdeg = local_csr(pairs, lo, nl, vdt)
-    return LocalGraph(partition, indptr, indices, in_indptr, in_indices, directed=True,
-                      tuple_degree=tdeg + in_tdeg)
+    return build_local(comm, partition, src, dst, directed)
 
 
 def tuple_share(num_tuples: int, rank: int, nprocs: int) -> tuple[int, int]:
@@ -249,7 +235,7 @@ def slice_native(comm, graph) -> LocalGraph:
         iip = graph.in_indptr
         edges = edges + (np.asarray(iip[np.minimum(np.arange(1, nblocks + 1) * 64, n)])
                          - np.asarray(iip[np.arange(nblocks) * 64]))
-    part = OneD.from_weights(edges, n, comm.size, comm.rank)
+    part = OneD.from_weights(edges, n, comm.size, comm.rank)      # native rows: ranges are 1D's
     vdt = vertex_dtype(n)
 
     def rows(indptr, indices, what):

@@ -22,49 +22,27 @@ paper's message formula counts) and ``control`` (small collectives that steer th
 search: frontier sizes, scout counts). ``Comm.level_log`` holds the per-level
 tallies of the search in progress; ``Comm.totals`` the per-phase totals.
 
-mpi4py is imported lazily (``get_mpi``), so single-node breadth works without it.
+``Comm.split`` makes sub-communicators (the rows and columns of a 2D processor
+grid) whose operations are counted in the same tallies, phases and levels as the
+communicator they came from, by the same rules (a collective on a sub-communicator
+of size q counts q - 1 messages).
+
+mpi4py is imported lazily (``runtime.get_mpi``), so single-node breadth works without it.
 """
 from __future__ import annotations
 
-import os
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import BreadthError, InputError
+from ..errors import BreadthError
+from .runtime import agree, collective_error, get_mpi
+
+__all__ = ["Comm", "Tally", "CATEGORIES", "collective_error", "get_mpi"]
 
 CATEGORIES = ("exchange", "control")
-_MPI = None
-
-
-def get_mpi():
-    """The ``mpi4py.MPI`` module, imported on first use; InputError if mpi4py is missing."""
-    global _MPI
-    if _MPI is None:
-        try:
-            from mpi4py import MPI
-        except ImportError as exc:
-            raise InputError(f"distributed BFS needs mpi4py and an MPI library: pip install 'breadth[mpi]' "
-                             f"({exc})") from None
-        _MPI = MPI
-    return _MPI
-
-
-def world_size_from_env() -> int | None:
-    """The job size announced by a launcher (Open MPI, MPICH/Hydra, PMIx, Slurm), without importing MPI."""
-    for key in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"):
-        raw = os.environ.get(key)
-        if raw and raw.isdigit():
-            return int(raw)
-    return None
-
-
-def collective_error(exc: BreadthError) -> BreadthError:
-    """Mark an error as raised identically on every rank (the CLI then exits cleanly, rank 0 prints)."""
-    exc.collective = True
-    return exc
 
 
 @dataclass
@@ -105,47 +83,78 @@ def _displacements(counts) -> np.ndarray:
     return d
 
 
+class _Ledger:
+    """Where a communicator and its sub-communicators count: per-phase totals, the level log."""
+
+    def __init__(self):
+        self.totals: dict[str, dict[str, Tally]] = {}
+        self.level_log: list[dict[str, Tally]] | None = None
+        self.phase = "setup"
+
+
 class Comm:
     """An mpi4py communicator that counts messages, bytes and seconds (see the module header)."""
 
-    def __init__(self, mpicomm=None):
+    def __init__(self, mpicomm=None, *, _ledger: _Ledger | None = None):
         MPI = get_mpi()
         self.MPI = MPI
         self.mpi = MPI.COMM_WORLD if mpicomm is None else mpicomm
         self.rank = self.mpi.Get_rank()
         self.size = self.mpi.Get_size()
-        self.errors = self.mpi.Dup()          # used only to agree on failures (failure.guarded)
-        self.totals: dict[str, dict[str, Tally]] = {}
-        self.level_log: list[dict[str, Tally]] | None = None
-        self._phase = "setup"
+        self.errors = self.mpi.Dup()          # used only to agree on failures (runtime.guarded)
+        self._ledger = _Ledger() if _ledger is None else _ledger
         self._local_size = None
 
+    def split(self, color: int, key: int | None = None) -> "Comm":
+        """The sub-communicator of the ranks passing the same ``color``, ordered by ``key``
+        (default: their rank here); counted in this communicator's tallies. Collective."""
+        sub = self.mpi.Split(int(color), self.rank if key is None else int(key))
+        return Comm(sub, _ledger=self._ledger)
+
+    def free(self):
+        """Release a communicator made by ``split`` (the world is never freed)."""
+        if self.mpi != self.MPI.COMM_WORLD:
+            self.errors.Free()
+            self.mpi.Free()
+
     # ------------------------------------------------------------------ bookkeeping
+    @property
+    def totals(self) -> dict[str, dict[str, Tally]]:
+        """Per-phase tallies of this rank: ``totals[phase][category]``."""
+        return self._ledger.totals
+
+    @property
+    def level_log(self) -> list[dict[str, Tally]] | None:
+        """Per-level tallies of the search in progress (None outside ``begin_levels``/``end_levels``)."""
+        return self._ledger.level_log
+
     @contextmanager
     def phase(self, name: str):
         """Attribute the operations inside to phase ``name`` (e.g. "construct", "search")."""
-        old = self._phase
-        self._phase = name
+        ledger = self._ledger
+        old = ledger.phase
+        ledger.phase = name
         try:
             yield
         finally:
-            self._phase = old
+            ledger.phase = old
 
     def begin_levels(self):
-        self.level_log = []
+        self._ledger.level_log = []
 
     def next_level(self):
-        self.level_log.append({c: Tally() for c in CATEGORIES})
+        self._ledger.level_log.append({c: Tally() for c in CATEGORIES})
 
     def end_levels(self) -> list[dict[str, Tally]]:
-        log, self.level_log = self.level_log, None
+        log, self._ledger.level_log = self._ledger.level_log, None
         return log
 
     def _account(self, category, messages, nbytes, seconds):
-        per_phase = self.totals.setdefault(self._phase, {c: Tally() for c in CATEGORIES})
+        ledger = self._ledger
+        per_phase = ledger.totals.setdefault(ledger.phase, {c: Tally() for c in CATEGORIES})
         per_phase[category].add(messages, nbytes, seconds)
-        if self.level_log:
-            self.level_log[-1][category].add(messages, nbytes, seconds)
+        if ledger.level_log:
+            ledger.level_log[-1][category].add(messages, nbytes, seconds)
 
     def reduced_phase_totals(self, name: str) -> dict:
         """Phase totals summed over ranks (seconds: max over ranks). Collective, not counted."""
@@ -155,10 +164,6 @@ class Comm:
         self.mpi.Allgather(local, every)
         return {c: {"messages": int(every[:, i, 0].sum()), "bytes": int(every[:, i, 1].sum()),
                     "seconds": float(every[:, i, 2].max())} for i, c in enumerate(CATEGORIES)}
-
-    def phase_totals(self, name: str) -> dict:
-        t = self.totals.get(name, {c: Tally() for c in CATEGORIES})
-        return {c: t[c].as_dict() for c in CATEGORIES}
 
     @property
     def local_size(self) -> int:
@@ -265,19 +270,6 @@ class Comm:
 
     # ------------------------------------------------------------------ agreement
     def agree(self, error: BreadthError | None):
-        """Make a possibly local failure collective: if any rank passes an error, every rank raises
-        (the lowest failing rank's error, marked collective). Not counted (setup bookkeeping)."""
-        flags = self.mpi.allgather(None if error is None else (type(error).__name__, str(error)))
-        for r, item in enumerate(flags):
-            if item is not None:
-                if error is not None and r == self.rank:
-                    raise collective_error(error)
-                from .. import errors
-
-                cls = getattr(errors, item[0], BreadthError)
-                message = item[1] if r == 0 else f"rank {r}: {item[1]}"
-                try:
-                    exc = cls(message)
-                except TypeError:          # an error type with a richer constructor
-                    exc = BreadthError(message)
-                raise collective_error(exc)
+        """``runtime.agree`` over this communicator: if any rank passes an error, every rank
+        raises the lowest failing rank's error, of its class, marked collective. Not counted."""
+        agree(self, error)

@@ -16,27 +16,37 @@ O(V/P + E/P) plus two V-bit bitmaps (the gathered frontier and the ``sent`` set)
 """
 from __future__ import annotations
 
+from ..kernels.policy import TD
 from .build import pack_arcs
+from .exchange import Exchange
 
 
-class AllToAll:
+class AllToAll(Exchange):
     """Routes discovered pairs to owners; gathers frontier bitmaps."""
 
     name = "alltoall"
-    fanout = None
 
     def __init__(self, comm, partition, dtype):
-        self.comm = comm
+        super().__init__(comm)
         self.partition = partition
         self.dtype = dtype
         self.word_counts = partition.word_counts()
+
+    @property
+    def nbytes(self) -> int:
+        return 0          # no buffers of its own: the search holds the frontier bitmaps
+
+    def messages_per_level(self, direction: int) -> int:
+        """Top-down: the count Alltoall and the data Alltoallv, 2 P (P - 1); bottom-up: one Allgatherv."""
+        P = self.comm.size
+        return (2 if direction == TD else 1) * P * (P - 1)
 
     def route(self, cand_v, cand_p, count):
         """Send pairs (cand_v[i], cand_p[i]), i < count, to owner(cand_v[i]).
 
         Returns (received pairs interleaved as [v0, p0, v1, p1, ...], number of pairs).
         """
-        send, per_rank = pack_arcs(cand_v[:count], cand_p[:count], self.partition.bounds, False, self.dtype)
+        send, per_rank = pack_arcs(cand_v[:count], cand_p[:count], self.partition, False, self.dtype)
         recv, _ = self.comm.alltoallv(send, 2 * per_rank, category="exchange")
         return recv, recv.size // 2
 

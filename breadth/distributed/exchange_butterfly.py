@@ -56,12 +56,11 @@ from functools import lru_cache
 import numpy as np
 from numba import njit, prange
 
-from numba.cpython.unsafe.numbers import trailing_zeros
-
 from ..errors import InputError
-from ..kernels.frontier import WORD_BLOCK, num_words
-from ..kernels.top_down import flush_buffer
-from .steps import claim, to_bitmap
+from ..kernels.atomics import claim, cttz
+from ..kernels.frontier import WORD_BLOCK, num_words, queue_to_bitmap
+from ..kernels.top_down import flush_buffer, push
+from .exchange import Exchange
 
 MERGE_BLOCK = 4096
 MERGE_BUFFER = 1024
@@ -76,7 +75,7 @@ def butterfly_schedule(nprocs: int, fanout: int) -> tuple:
     if P < 1:
         raise InputError(f"need at least one rank, got {P}")
     if f < 1:
-        raise InputError(f"--fanout must be >= 1, got {f}")
+        raise InputError(f"fanout must be >= 1, got {f}")
     r = f + 1
     k, Q = 0, 1
     while Q < P:
@@ -128,6 +127,14 @@ def formula_messages(nprocs: int, fanout: int) -> int | None:
     return nprocs * fanout * k if q == nprocs else None
 
 
+@njit(inline="always", cache=True)
+def _take(v, lvl, value, atomic, buf, nbuf, gqueue, tail):
+    """Buffer v for gqueue if its level is still -1 (setting it to ``value``); returns the buffer's fill."""
+    if lvl[v] < 0 and claim(lvl, v, value, atomic):
+        return push(buf, nbuf, v, gqueue, tail)
+    return nbuf
+
+
 @njit(parallel=True, cache=True)
 def merge_new(recv, count, lvl, value, gqueue, tail, atomic):
     """Append to gqueue every v in recv[:count] whose level is still -1 (setting it to ``value``)."""
@@ -136,13 +143,7 @@ def merge_new(recv, count, lvl, value, gqueue, tail, atomic):
         buf = np.empty(MERGE_BUFFER, dtype=gqueue.dtype)
         nbuf = 0
         for i in range(b * MERGE_BLOCK, min(count, (b + 1) * MERGE_BLOCK)):
-            v = recv[i]
-            if lvl[v] < 0 and claim(lvl, v, value, atomic):
-                buf[nbuf] = v
-                nbuf += 1
-                if nbuf == MERGE_BUFFER:
-                    flush_buffer(buf, nbuf, gqueue, tail)
-                    nbuf = 0
+            nbuf = _take(recv[i], lvl, value, atomic, buf, nbuf, gqueue, tail)
         flush_buffer(buf, nbuf, gqueue, tail)
 
 
@@ -156,18 +157,12 @@ def merge_bits(words, nwords, lvl, value, gqueue, tail, atomic):
         for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
             x = words[w]
             while x:
-                v = w * 64 + trailing_zeros(x)
+                nbuf = _take(w * 64 + cttz(x), lvl, value, atomic, buf, nbuf, gqueue, tail)
                 x &= x - np.uint64(1)
-                if lvl[v] < 0 and claim(lvl, v, value, atomic):
-                    buf[nbuf] = v
-                    nbuf += 1
-                    if nbuf == MERGE_BUFFER:
-                        flush_buffer(buf, nbuf, gqueue, tail)
-                        nbuf = 0
         flush_buffer(buf, nbuf, gqueue, tail)
 
 
-class Butterfly:
+class Butterfly(Exchange):
     """Frontier synchronisation over the butterfly network of fanout ``f`` (buffers allocated once)."""
 
     name = "butterfly"
@@ -175,7 +170,7 @@ class Butterfly:
     def __init__(self, comm, num_vertices: int, fanout: int, dtype, encoding="auto"):
         if encoding not in ENCODINGS:
             raise InputError(f"unknown butterfly encoding {encoding!r}; choose from {', '.join(ENCODINGS)}")
-        self.comm = comm
+        super().__init__(comm)
         self.fanout = int(fanout)
         self.encoding = encoding
         self.schedule = butterfly_schedule(comm.size, self.fanout)
@@ -193,6 +188,13 @@ class Butterfly:
     def nbytes(self) -> int:
         return self.slots.nbytes + self.gqueue.nbytes + self.sendbits.nbytes
 
+    def messages_per_level(self, direction: int) -> int:
+        """The schedule's sends, whatever the direction (every scheduled send, empty or not)."""
+        return messages_per_level(self.comm.size, self.fanout)
+
+    def describe(self) -> dict:
+        return {"exchange": self.name, "fanout": self.fanout, "encoding": self.encoding}
+
     def _dense(self, count) -> bool:
         return self.encoding == "auto" and count * self.dtype.itemsize > self.nwords * 8
 
@@ -209,7 +211,7 @@ class Butterfly:
             if not partners:
                 continue
             if self._dense(count):
-                to_bitmap(gq, count, self.sendbits, atomic)
+                queue_to_bitmap(gq, count, self.sendbits, atomic)
                 out, tag = self.sendbits, TAG_BITS
             else:
                 out, tag = gq[:count], TAG_IDS

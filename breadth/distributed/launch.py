@@ -3,7 +3,7 @@
 ``relaunch`` rebuilds the command line from the parsed arguments (``unparse``,
 dropping ``--ranks``/``--hostfile``), and runs
 
-    mpiexec -n P [--oversubscribe] [--hostfile FILE] <this python> -m breadth <command> <args> --partition 1d
+    mpiexec -n P [--oversubscribe] [--hostfile FILE] <this python> -m breadth <command> <args> --partition=PART
 
 waiting for it and returning its exit status (its output goes straight to the
 terminal). The mpiexec is, in order: $BREADTH_MPIEXEC, the one installed next
@@ -12,9 +12,9 @@ on $PATH. With Open MPI, ``--oversubscribe`` is added when P exceeds this
 host's cores and no hostfile is given, and running as root sets
 OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM), which Open MPI otherwise refuses.
 
-The helpers that tell how a process was started (``world_size``/``world_rank``
-from the launcher's environment) live here too: they decide the default
-``--partition`` without importing MPI.
+PART is the ``--partition`` given, or the registry's default partition when it
+was left to "auto" (``--ranks`` always means a distributed run). How a process
+learns it was started by a launcher is ``runtime.world_size_from_env``.
 """
 from __future__ import annotations
 
@@ -25,15 +25,8 @@ import subprocess
 import sys
 
 from ..errors import InputError
-from .comm import world_size_from_env
-
-
-def world_rank_from_env() -> int | None:
-    for key in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"):
-        raw = os.environ.get(key)
-        if raw and raw.isdigit():
-            return int(raw)
-    return None
+from .registry import DEFAULT_PARTITION
+from .runtime import host_cores, world_size_from_env
 
 
 def find_mpiexec() -> str:
@@ -61,13 +54,6 @@ def mpi_flavour(mpiexec: str) -> str:
     if "hydra" in text or "mpich" in text:
         return "mpich"
     return "other"
-
-
-def host_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def mpiexec_command(ranks: int, argv: list[str], mpiexec: str, flavour: str, hostfile: str | None = None,
@@ -112,18 +98,28 @@ def unparse(parser: argparse.ArgumentParser, args: argparse.Namespace, drop=()) 
     return positionals + options
 
 
+def relaunch_argv(parser, args, command: str) -> list[str]:
+    """The breadth command line every rank runs: this one without ``--ranks``/``--hostfile``, with
+    ``--partition`` as given (the default partition for "auto": ``--ranks`` means a distributed run)."""
+    partition = getattr(args, "partition", "auto")
+    if partition == "none":
+        raise InputError(f"--ranks runs a distributed search: use --partition {DEFAULT_PARTITION} "
+                         f"(or leave --partition out)")
+    if partition in (None, "auto"):
+        partition = DEFAULT_PARTITION
+    return [command] + unparse(parser, args, drop=("ranks", "hostfile", "partition")) + [f"--partition={partition}"]
+
+
 def relaunch(parser, args, command: str) -> int:
     """Run this command again on ``args.ranks`` MPI ranks; returns mpiexec's exit status."""
     ranks = args.ranks
     if ranks < 1:
         raise InputError(f"--ranks must be >= 1, got {ranks}")
-    if getattr(args, "partition", None) == "none":
-        raise InputError("--ranks runs a distributed search: use --partition 1d (or leave --partition out)")
+    argv = relaunch_argv(parser, args, command)
     if world_size_from_env() is not None:
         raise InputError("--ranks launches mpiexec itself; under mpiexec leave it out")
     mpiexec = find_mpiexec()
     flavour = mpi_flavour(mpiexec)
-    argv = [command] + unparse(parser, args, drop=("ranks", "hostfile", "partition")) + ["--partition=1d"]
     cmd = mpiexec_command(ranks, argv, mpiexec, flavour, getattr(args, "hostfile", None))
     sys.stdout.flush()
     try:

@@ -2,7 +2,9 @@
 
 Each rank checks only the vertices it owns, against the edges it owns, with the
 search's depth array all-gathered to every rank (O(V) per rank, as the
-ButterFly level array). For an owned vertex v with parent p and depth d(v):
+ButterFly level array; ``Partition.allgather``). Local and global ids come from
+the partition's kernel map, so any layout whose ranks hold the in-edges of their
+own vertices validates with it. For an owned vertex v with parent p and depth d(v):
 
 * ``range`` -- p is -1 or a vertex id;
 * ``root``  -- a seed is its own parent at depth 0;
@@ -33,20 +35,21 @@ from ..errors import ValidationError
 from ..result import ValidationReport
 from ..kernels.frontier import parallel_chunksize
 from ..kernels.tree_checks import DEPTH, EDGE, RANGE, ROOT, RULES, TREE, check_in_edges
-from .comm import collective_error
+from .partition import global_of
+from .runtime import collective_error
 
 V_BLOCK = 1024
 
 
 @njit(parallel=True, cache=True)
-def _check_owned(in_indptr, in_indices, lo, parent, depth, seeds, directed, first_bad):
+def _check_owned(in_indptr, in_indices, pmap, parent, depth, seeds, directed, first_bad):
     """first_bad[b, rule] := smallest global vertex of block b breaking rule (n if none)."""
     n = depth.size
     nl = parent.size
     nblocks = first_bad.shape[0]
     for b in prange(nblocks):
         for loc in range(b * V_BLOCK, min(nl, (b + 1) * V_BLOCK)):
-            v = lo + loc
+            v = global_of(pmap, loc)
             p = parent[loc]
             dv = depth[v]
             k = np.searchsorted(seeds, v)
@@ -80,18 +83,18 @@ _MESSAGES = {
 }
 
 
-def validate_1d(comm, lg, roots, parent, depth) -> ValidationReport:
-    """Validate a distributed result (owned ``parent``/``depth``) on every rank; collective."""
+def validate_owned(comm, lg, roots, parent, depth) -> ValidationReport:
+    """Validate a distributed result (``parent``/``depth`` of this rank's vertices) on every rank; collective."""
     t0 = time.perf_counter()
     n = lg.num_vertices
     seeds = np.unique(np.atleast_1d(np.asarray(roots, dtype=np.int64)))
-    counts = np.diff(lg.partition.bounds)
     with comm.phase("validate"):
-        depth_all = comm.allgatherv(np.ascontiguousarray(depth, dtype=np.int64), counts=counts)
+        depth_all = lg.partition.allgather(comm, np.ascontiguousarray(depth, dtype=np.int64))
         nblocks = max(1, (lg.num_local + V_BLOCK - 1) // V_BLOCK)
         first_bad = np.full((nblocks, len(RULES)), n, dtype=np.int64)
         with parallel_chunksize(1):
-            _check_owned(lg.in_indptr, lg.in_indices, lg.lo, np.ascontiguousarray(parent, dtype=np.int64),
+            _check_owned(lg.in_indptr, lg.in_indices, lg.partition.kernel_map(),
+                         np.ascontiguousarray(parent, dtype=np.int64),
                          depth_all, seeds, lg.directed, first_bad)
         worst = comm.allreduce(first_bad.min(axis=0), op="min")
     for rule, v in zip(RULES, worst):

@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..graph.generators import check_scale, check_graph_fits
 from ..graph.memory import bfs_bytes, check_fits
+from .engine import Engine
 from .stats import statistics, teps_statistics
 
 
@@ -107,11 +108,11 @@ def _progress(total, desc, enabled):
     return bar(total, desc, None if enabled else False, unit="")
 
 
-def run_benchmark(config: Graph500Config, engine, progress: bool = True) -> Graph500Result:
-    """Run the whole benchmark on ``engine`` (see breadth.graph500.engine.LocalEngine)."""
+def run_benchmark(config: Graph500Config, engine: Engine, progress: bool = True) -> Graph500Result:
+    """Run the whole benchmark on ``engine`` (any ``breadth.graph500.engine.Engine``)."""
     check_scale(config.scale, config.edgefactor, "edgefactor")
     if config.nroots < 1:
-        raise InputError(f"--roots must be >= 1, got {config.nroots}")
+        raise InputError(f"nroots must be >= 1, got {config.nroots}")
     if engine.nprocs == 1:
         check_graph_fits(config.scale, config.edgefactor)
         check_fits(f"a scale-{config.scale} benchmark", bfs_bytes(1 << config.scale))
@@ -125,8 +126,7 @@ def run_benchmark(config: Graph500Config, engine, progress: bool = True) -> Grap
         engine.barrier()
         generation = time.perf_counter() - t0
         bar.update()
-        if hasattr(engine, "warm_up"):
-            engine.warm_up()      # compilation / cache loading is not part of kernel 1
+        engine.warm_up()          # compilation / cache loading is not part of kernel 1
         engine.barrier()
         t0 = time.perf_counter()
         engine.construct()
@@ -141,11 +141,7 @@ def run_benchmark(config: Graph500Config, engine, progress: bool = True) -> Grap
 
     res = Graph500Result(config, engine.describe(), engine.nprocs, generation, construction,
                          roots=[int(r) for r in roots])
-    if hasattr(engine, "graph_summary"):
-        res.graph = engine.graph_summary()
-    elif getattr(engine, "graph", None) is not None:
-        g = engine.graph
-        res.graph = {"vertices": g.num_vertices, "edges": g.num_edges, "directed": g.directed}
+    res.graph = engine.graph_summary()
 
     warm = engine.search(int(roots[0]))           # untimed: JIT load, page faults
     if config.validate:

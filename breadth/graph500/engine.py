@@ -1,13 +1,16 @@
-"""The single-node engine of the Graph500 benchmark.
+"""The engine protocol of the Graph500 benchmark, and its single-node engine.
 
 An engine is what ``run_benchmark`` drives: it generates the tuple list
 (kernel 0), builds its graph from it (kernel 1), answers which candidate
 search keys are non-isolated, runs one search (kernel 2), validates a result
-and counts the edges a search traversed for TEPS. The MPI engine in
-``breadth.distributed`` implements the same methods; the benchmark and its report are
-shared.
+and counts the edges a search traversed for TEPS. ``Engine`` states the
+contract (a ``typing.Protocol``: engines implement it without inheriting);
+``LocalEngine`` here and ``breadth.distributed.DistEngine`` implement it, and
+the benchmark and its report are shared.
 """
 from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from numba import njit, prange
@@ -15,9 +18,53 @@ from numba import njit, prange
 from ..graph.generators import kronecker_edges
 from ..graph.types import Graph
 from ..kernels.frontier import ELEM_BLOCK
+from ..kernels.policy import ALPHA, BETA
 from ..result import BFSResult
 from ..search import BFSWorkspace, bfs
 from .validate import ValidationReport, validate
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What ``run_benchmark`` needs of an engine. Multi-process engines run every method on every
+    process (collectively, in this order); ``is_root`` says which one reports."""
+
+    name: str
+    nprocs: int
+    is_root: bool
+
+    def generate(self, scale: int, edgefactor: int, seed: int) -> None:
+        """Kernel 0: make (this process's share of) the edge tuples."""
+
+    def warm_up(self) -> None:
+        """Load or compile what kernel 1 and the searches run, before anything is timed."""
+
+    def construct(self) -> None:
+        """Kernel 1 (timed): build the graph from the tuples."""
+
+    def after_construct(self) -> None:
+        """Untimed bookkeeping after kernel 1 (the tuples may be dropped)."""
+
+    def nonisolated(self, candidates: np.ndarray) -> np.ndarray:
+        """Which candidate search keys have an edge (the same answer on every process)."""
+
+    def search(self, root: int) -> BFSResult:
+        """Kernel 2 (timed): one BFS from ``root``."""
+
+    def validate(self, root: int, result: BFSResult) -> ValidationReport:
+        """Check a search's tree by the Graph500 rules (raises ValidationError)."""
+
+    def nedge(self, result: BFSResult) -> int:
+        """The Graph500 TEPS edge count of a search."""
+
+    def barrier(self) -> None:
+        """Wait for every process (timing boundaries)."""
+
+    def describe(self) -> dict:
+        """The engine's settings, for the report."""
+
+    def graph_summary(self) -> dict:
+        """The constructed graph (vertices, edges, directed, layout details), for the report."""
 
 
 @njit(parallel=True, cache=True)
@@ -62,7 +109,7 @@ class LocalEngine:
     nprocs = 1
     is_root = True
 
-    def __init__(self, algorithm="do", alpha=15.0, beta=18.0, directed=False):
+    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False):
         self.algorithm = algorithm
         self.alpha = alpha
         self.beta = beta
@@ -129,3 +176,7 @@ class LocalEngine:
 
         return {"engine": self.name, "threads": numba.get_num_threads(), "algorithm": self.algorithm,
                 "alpha": self.alpha, "beta": self.beta}
+
+    def graph_summary(self) -> dict:
+        g = self.graph
+        return {"vertices": g.num_vertices, "edges": g.num_edges, "directed": g.directed}

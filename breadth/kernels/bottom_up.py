@@ -17,8 +17,8 @@ Returns (awake count = size of the next frontier, edges examined).
 """
 import numpy as np
 from numba import njit, prange
-from numba.cpython.unsafe.numbers import trailing_zeros
 
+from .atomics import cttz
 from .frontier import WORD_BLOCK
 
 
@@ -35,7 +35,7 @@ def bu_step(in_indptr, in_indices, parent, depth, front, next_front, visited, le
             word = np.uint64(0)
             todo = ~visited[w]
             while todo:
-                bit = trailing_zeros(todo)
+                bit = cttz(todo)
                 todo &= todo - np.uint64(1)
                 v = w * 64 + bit
                 for j in range(in_indptr[v], in_indptr[v + 1]):

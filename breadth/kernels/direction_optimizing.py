@@ -15,44 +15,19 @@ Invariants between levels: ``depth[v] == level`` exactly for the frontier,
 The search ends when the frontier is empty or ``level == max_depth``
 (``max_depth < 0``: no limit).
 
-Per-level statistics are recorded as rows of ``LEVEL_FIELDS`` (direction
-0 = top-down, 1 = bottom-up) plus the level's wall seconds.
+Per-level statistics are recorded as rows of ``levels.LEVEL_FIELDS`` (direction
+``policy.TD`` or ``policy.BU``) plus the level's wall seconds.
 """
-import time
-
 import numpy as np
-from numba import njit, objmode
+from numba import njit
 
 from .bottom_up import bu_step
 from .frontier import bitmap_to_queue, fill2, queue_to_bitmap, visited_bitmap
+from .levels import LEVEL_FIELDS, new_level_stats, now, record
 from .policy import BU, TD, go_bottom_up, stay_bottom_up
 from .top_down import frontier_edge_offsets, td_step
-LEVEL_FIELDS = ("level", "direction", "frontier", "edges_examined", "discovered")
 
-
-@njit(cache=True)
-def _now():
-    with objmode(t="float64"):
-        t = time.perf_counter()
-    return t
-
-
-@njit(cache=True)
-def _record(stats, times, nlev, level, direction, frontier, examined, discovered, seconds):
-    if nlev == stats.shape[0]:
-        grown = np.empty((2 * stats.shape[0], stats.shape[1]), dtype=np.int64)
-        grown[:nlev] = stats
-        stats = grown
-        grown_t = np.empty(2 * times.size, dtype=np.float64)
-        grown_t[:nlev] = times
-        times = grown_t
-    stats[nlev, 0] = level
-    stats[nlev, 1] = direction
-    stats[nlev, 2] = frontier
-    stats[nlev, 3] = examined
-    stats[nlev, 4] = discovered
-    times[nlev] = seconds
-    return stats, times, nlev + 1
+__all__ = ["search", "LEVEL_FIELDS"]
 
 
 @njit(cache=True)
@@ -79,8 +54,7 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
     """
     n = indptr.size - 1
     fill2(parent, depth, -1)
-    stats = np.empty((64, len(LEVEL_FIELDS)), dtype=np.int64)
-    times = np.empty(64, dtype=np.float64)
+    stats, times = new_level_stats(len(LEVEL_FIELDS))
     nlev = 0
 
     qsize, scout = _seed(indptr, roots, parent, depth, queue)
@@ -96,11 +70,11 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
             awake = qsize
             while True:
                 old_awake = awake
-                t0 = _now()
+                t0 = now()
                 awake, examined = bu_step(in_indptr, in_indices, parent, depth, front, next_front, visited,
                                           level)
-                stats, times, nlev = _record(stats, times, nlev, level, BU, old_awake, examined, awake,
-                                             _now() - t0)
+                stats, times, nlev = record(stats, times, nlev, level, BU, old_awake, examined, awake,
+                                             now() - t0)
                 front, next_front = next_front, front
                 level += 1
                 if awake == 0 or level == max_depth:
@@ -114,11 +88,11 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
         else:
             edges_to_check -= scout
             tail[0] = 0
-            t0 = _now()
+            t0 = now()
             frontier_edge_offsets(indptr, queue, qsize, offsets)
             next_scout = td_step(indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail,
                                  level)
-            stats, times, nlev = _record(stats, times, nlev, level, TD, qsize, scout, tail[0], _now() - t0)
+            stats, times, nlev = record(stats, times, nlev, level, TD, qsize, scout, tail[0], now() - t0)
             queue, next_queue = next_queue, queue
             qsize = tail[0]
             scout = next_scout

@@ -7,10 +7,9 @@ dynamically (see ``parallel_chunksize``), so skewed degrees balance.
 """
 import numpy as np
 from numba import njit, prange
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..graph.parallel import parallel_chunksize  # noqa: F401  (the kernels' drivers import it from here)
-from .atomics import atomic_or
+from .atomics import cttz, set_bit
 
 WORD_BLOCK = 16          # bitmap words per parallel block (1024 vertices)
 ELEM_BLOCK = 1 << 14     # array elements per parallel block in plain element loops
@@ -38,13 +37,12 @@ def fill2(a, b, value):
 
 
 @njit(parallel=True, cache=True)
-def queue_to_bitmap(queue, qsize, bitmap):
-    """bitmap := the set of queue[:qsize]."""
+def queue_to_bitmap(queue, qsize, bitmap, atomic=True):
+    """bitmap := the set of queue[:qsize] (``atomic`` False: numba runs one thread, see ``atomics.set_bit``)."""
     fill(bitmap, np.uint64(0))
     for b in prange((qsize + ELEM_BLOCK - 1) // ELEM_BLOCK):
         for i in range(b * ELEM_BLOCK, min(qsize, (b + 1) * ELEM_BLOCK)):
-            v = queue[i]
-            atomic_or(bitmap, v >> 6, np.uint64(1) << np.uint64(v & 63))
+            set_bit(bitmap, queue[i], atomic)
 
 
 @njit(parallel=True, cache=True)
@@ -83,7 +81,7 @@ def _block_write(bitmap, offsets, indptr, queue):
         for w in range(b * WORD_BLOCK, min(bitmap.size, (b + 1) * WORD_BLOCK)):
             x = bitmap[w]
             while x:
-                v = w * 64 + trailing_zeros(x)
+                v = w * 64 + cttz(x)
                 queue[p] = v
                 edges += indptr[v + 1] - indptr[v]
                 p += 1

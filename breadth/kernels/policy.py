@@ -52,12 +52,20 @@ def go_bottom_up(mode, force_td, scout, unexplored, alpha):
 
 
 @njit(cache=True)
-def stay_bottom_up(mode, awake, old_awake, n, beta):
+def stay_bottom_up(mode, awake, old_awake, n, beta, stay_at_limit=False):
     """After a bottom-up level that woke ``awake`` vertices from a frontier of ``old_awake``:
-    is the next level bottom-up too?"""
+    is the next level bottom-up too?
+
+    A frontier of exactly n / beta vertices counts as small (GAP's ``awake > n / beta``
+    to stay), unless ``stay_at_limit``: then it counts as large, i.e. back to top-down
+    only when n_f < n / beta, as Beamer's paper writes the rule (the multi-source
+    traversal's form, kept so that its directions do not change).
+    """
     if mode != DIRECTION_OPTIMIZING:
         return mode == BOTTOM_UP
-    return awake >= old_awake or awake > n / beta
+    if awake >= old_awake:
+        return True
+    return awake >= n / beta if stay_at_limit else awake > n / beta
 
 
 # ---------------------------------------------------------------- the stepper

@@ -11,6 +11,11 @@ into blocks of equal edge count (a prefix sum of the frontier's degrees and a
 binary search per block), so a hub's edges are shared among threads instead of
 serialising a level.
 
+The block walk (``walk_block``) is the one implementation of this loop in
+breadth: the distributed steps (``breadth.distributed.steps_*``) and iBFS
+(``breadth.multisource.ibfs``) call it with their own per-edge visit, so only
+what happens to an edge differs between the engines.
+
 Invariants: on entry ``parent[v] == -1`` iff v is unvisited and the queue
 holds each vertex of the current level once; on exit every neighbour of the
 frontier is visited, and the newly visited ones (depth ``level + 1``) are in
@@ -22,18 +27,38 @@ direction-optimizing policy compares against the unexplored edges.
 import numpy as np
 from numba import njit, prange
 
-from .atomics import atomic_add, atomic_cas
+from .atomics import atomic_add, atomic_cas, borrowed
 
 TD_EDGE_BLOCK = 4096   # frontier out-edges per parallel block
 TD_BUFFER = 1024       # block-local queue buffer
 
 
-@njit(inline="always", cache=True)
+@njit(cache=True)
 def flush_buffer(buf, count, next_queue, tail):
-    """Append buf[:count] to the shared queue: one atomic add on ``tail[0]`` reserves the slots."""
+    """Append buf[:count] to the shared queue: one atomic add on ``tail[0]`` reserves the slots.
+
+    Deliberately not inlined: it runs once per buffer, and inlined into a block walk
+    its loop keeps numba from pruning the reference counting of the walk's arrays.
+    """
+    if count == 0:
+        return
     start = atomic_add(tail, 0, count)
     for k in range(count):
         next_queue[start + k] = buf[k]
+
+
+@njit(inline="always", cache=True)
+def push(buf, nbuf, item, out, tail):
+    """buf[nbuf] := item, flushing a full buffer into ``out``; returns the buffer's new fill.
+
+    For kernels that append per vertex (the block walk appends with its own code: see its rules).
+    """
+    buf[nbuf] = item
+    nbuf += 1
+    if nbuf == buf.size:
+        flush_buffer(buf, nbuf, out, tail)
+        nbuf = 0
+    return nbuf
 
 
 @njit(cache=True)
@@ -63,11 +88,29 @@ def edge_window(indptr, u, offsets, i, lo, hi):
 
 
 @njit(inline="always", cache=True)
-def _td_block(b, indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level):
-    """Expand frontier edges [b * TD_EDGE_BLOCK, (b + 1) * TD_EDGE_BLOCK); returns their scout count."""
-    buf = np.empty(TD_BUFFER, dtype=np.int64)
+def walk_block(b, indptr, indices, queue, qsize, offsets, visit, ctx, out, tail):
+    """The edge-balanced block walk: frontier edges [b * TD_EDGE_BLOCK, (b + 1) * TD_EDGE_BLOCK).
+
+    Every top-down kernel of breadth (single-node, distributed, multi-source) is this
+    walk with its own per-edge ``visit(ctx, u, v)``: ``u = queue[i]`` is a frontier
+    vertex (a row of ``indptr``), ``v = indices[j]`` its neighbour. ``visit`` returns
+    ``(item, weight)``: an ``item >= 0`` is appended to ``out`` (through a block-local
+    buffer, flushed with one atomic add on ``tail[0]``) and its ``weight`` added to the
+    block's sum, which the walk returns (the scout count, for visits that pass
+    out-degrees). ``ctx`` is a tuple of whatever the visit needs, including per-block
+    scratch the caller made for this block (flushed by the caller afterwards).
+
+    A visit is a module-level ``@njit(inline="always")`` function, so that it and this
+    walk are inlined into each calling kernel (which then stays cacheable: a jitted
+    function passed to a function that is *not* inlined makes its caller uncacheable).
+    The walk hands it ``ctx`` as ``atomics.borrowed(ctx)``: without that, binding the
+    visit's parameters on every edge costs reference-count updates numba cannot always
+    prune (measured: top-down steps 3x slower).
+    """
+    ctx = borrowed(ctx)
+    buf = np.empty(TD_BUFFER, dtype=out.dtype)
     nbuf = 0
-    block_scout = 0
+    block_sum = 0
     total = offsets[qsize]
     lo = b * TD_EDGE_BLOCK
     hi = min(total, lo + TD_EDGE_BLOCK)
@@ -76,18 +119,36 @@ def _td_block(b, indptr, indices, parent, depth, queue, qsize, offsets, next_que
         u = queue[i]
         first, last = edge_window(indptr, u, offsets, i, lo, hi)
         for j in range(first, last):
-            v = indices[j]
-            if parent[v] < 0 and atomic_cas(parent, v, -1, u):
-                depth[v] = level + 1
-                block_scout += indptr[v + 1] - indptr[v]
-                buf[nbuf] = v
+            item, weight = visit(ctx, u, indices[j])
+            if item >= 0:
+                buf[nbuf] = item
                 nbuf += 1
+                block_sum += weight
                 if nbuf == TD_BUFFER:
-                    flush_buffer(buf, nbuf, next_queue, tail)
+                    flush_buffer(buf, nbuf, out, tail)
                     nbuf = 0
         i += 1
-    flush_buffer(buf, nbuf, next_queue, tail)
-    return block_scout
+    flush_buffer(buf, nbuf, out, tail)
+    return block_sum
+
+
+_PARENT, _DEPTH, _INDPTR, _NEXT_LEVEL = range(4)     # the single-node visit's ctx
+
+
+@njit(inline="always", cache=True)
+def visit_tree(ctx, u, v):
+    """Single-node visit: claim unvisited v for parent u (compare-and-swap) at the next level."""
+    if ctx[_PARENT][v] < 0 and atomic_cas(ctx[_PARENT], v, -1, u):
+        ctx[_DEPTH][v] = ctx[_NEXT_LEVEL]
+        return np.int64(v), ctx[_INDPTR][v + 1] - ctx[_INDPTR][v]
+    return np.int64(-1), np.int64(0)
+
+
+@njit(cache=True)
+def _td_block(b, indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level):
+    """Expand block b of the frontier's edges; returns the scout count of what it claimed."""
+    return walk_block(b, indptr, indices, queue, qsize, offsets, visit_tree, (parent, depth, indptr, level + 1),
+                      next_queue, tail)
 
 
 @njit(parallel=True, cache=True)

@@ -26,6 +26,8 @@ from numba import njit, prange
 
 from ..checks import check_positive_int
 from ..errors import InputError
+from ..kernels.levels import DISCOVERED
+from .ibfs import JOINT_FRONTIER
 
 P_VALUES = (4, 16, 64, 128)
 Q_DEFAULT = 128
@@ -105,10 +107,10 @@ def make_groups(graph, sources, group_size: int, method: str = "rules", p_values
 def sharing_degree(stats) -> float:
     """SD of one group (equation 1): instance frontiers summed over levels / joint frontiers summed.
 
-    ``stats`` are the traversal's level rows (``ibfs.LEVEL_FIELDS``): column 4 is
+    ``stats`` are the traversal's level rows (``ibfs.LEVEL_FIELDS``): ``discovered`` is
     the (vertex, instance) pairs first reached at the level, i.e. sum_j |FQ_j(k)|,
-    column 5 the joint frontier |JFQ(k)|.
+    ``joint_frontier`` the joint frontier |JFQ(k)|.
     """
     stats = np.asarray(stats)
-    joint = int(stats[:, 5].sum())
-    return float(stats[:, 4].sum()) / joint if joint else 0.0
+    joint = int(stats[:, JOINT_FRONTIER].sum())
+    return float(stats[:, DISCOVERED].sum()) / joint if joint else 0.0

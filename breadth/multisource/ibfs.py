@@ -15,65 +15,57 @@ array (see ``status``). Algorithm 1 of the paper, level k+1:
   in-neighbours into its own ``BSA_{k+1}[f]`` (no atomics: one thread per f)
   and stops at the first neighbour that makes it full (*early termination*).
 
-Direction switching is per group, after Beamer et al.: go bottom-up when the
-JFQ's out-edges (scout count) exceed the in-edges of not-full vertices / alpha,
-back to top-down when the JFQ holds fewer than n / beta vertices and shrinks.
+Direction switching is per group, by the shared rule (``kernels.policy``:
+``go_bottom_up`` / ``stay_bottom_up``) on this traversal's own measures: go
+bottom-up when the JFQ's out-edges (scout count) exceed the in-edges of
+not-full vertices / alpha, back to top-down when the JFQ holds fewer than
+n / beta vertices and shrinks. The top-down step is the shared block walk
+(``kernels.top_down.walk_block``) with an OR-ing visit.
 
 Invariants between levels: ``prev == status`` and holds BSA_level; the JFQ is
 the queue (after top-down) or the ``changed`` bitmap (after bottom-up); the
 ``unfull`` bitmap holds every vertex with in-edges that is not full (after
 top-down it may also hold vertices that just became full; bottom-up drops them).
 """
-import time
-
 import numpy as np
-from numba import njit, objmode, prange
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba import njit, prange
 
-from ..kernels.atomics import atomic_or
+from ..kernels import levels as lv
+from ..kernels.atomics import atomic_or, cttz
 from ..kernels.frontier import WORD_BLOCK, bitmap_to_queue, fill, queue_to_bitmap
-from ..kernels.top_down import (TD_BUFFER, TD_EDGE_BLOCK, block_first_vertex, edge_window, flush_buffer,
-                                frontier_edge_offsets)
+from ..kernels.policy import BOTTOM_UP, BU, DIRECTION_OPTIMIZING, TD, TOP_DOWN, go_bottom_up, stay_bottom_up
+from ..kernels.top_down import TD_EDGE_BLOCK, frontier_edge_offsets, walk_block
 from .status import ALL, SERIAL_BLOCKS, identify_dense, identify_sparse, seed_group
 
-DIRECTION_OPTIMIZING, TOP_DOWN, BOTTOM_UP = 0, 1, 2
-TD, BU = 0, 1
-LEVEL_FIELDS = ("level", "direction", "frontier", "edges_examined", "discovered", "joint_frontier")
+__all__ = ["traverse", "td_step", "bu_step", "LEVEL_FIELDS", "DIRECTION_OPTIMIZING", "TOP_DOWN", "BOTTOM_UP"]
+
+LEVEL_FIELDS = lv.LEVEL_FIELDS + ("joint_frontier",)
+JOINT_FRONTIER = len(lv.LEVEL_FIELDS)
+
+_PREV, _STATUS, _CHANGED, _WORDS = range(4)      # the top-down visit's ctx
+
+
+@njit(inline="always", cache=True)
+def _visit_or(ctx, u, v):
+    """OR frontier vertex u's bits into v; v joins the next JFQ the first time it grows (``changed``)."""
+    words = ctx[_WORDS]
+    grew = False
+    for q in range(words):
+        bits = ctx[_PREV][u * words + q]
+        if bits & ~ctx[_STATUS][v * words + q]:
+            atomic_or(ctx[_STATUS], v * words + q, bits)
+            grew = True
+    if grew:
+        m = np.uint64(1) << np.uint64(v & 63)
+        if not (ctx[_CHANGED][v >> 6] & m) and not (atomic_or(ctx[_CHANGED], v >> 6, m) & m):
+            return np.int64(v), np.int64(0)
+    return np.int64(-1), np.int64(0)
 
 
 @njit(cache=True)
 def _td_block(b, indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue, tail):
-    total = offsets[qsize]
-    buf = np.empty(TD_BUFFER, dtype=np.int64)
-    nbuf = 0
-    lo = b * TD_EDGE_BLOCK
-    hi = min(total, lo + TD_EDGE_BLOCK)
-    i = block_first_vertex(offsets, qsize, lo)
-    while i < qsize and offsets[i] < hi:
-        u = queue[i]
-        ub = u * words
-        first, last = edge_window(indptr, u, offsets, i, lo, hi)
-        for j in range(first, last):
-            v = indices[j]
-            vb = v * words
-            grew = False
-            for q in range(words):
-                bits = prev[ub + q]
-                if bits & ~status[vb + q]:
-                    atomic_or(status, vb + q, bits)
-                    grew = True
-            if grew:
-                m = np.uint64(1) << np.uint64(v & 63)
-                if not (changed[v >> 6] & m):
-                    old = atomic_or(changed, v >> 6, m)
-                    if not (old & m):
-                        buf[nbuf] = v
-                        nbuf += 1
-                        if nbuf == TD_BUFFER:
-                            flush_buffer(buf, nbuf, next_queue, tail)
-                            nbuf = 0
-        i += 1
-    flush_buffer(buf, nbuf, next_queue, tail)
+    walk_block(b, indptr, indices, queue, qsize, offsets, _visit_or, (prev, status, changed, words), next_queue,
+               tail)
 
 
 @njit(parallel=True, cache=True)
@@ -106,7 +98,7 @@ def _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle, front
     for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
         x = unfull[w]
         while x:
-            v = w * 64 + trailing_zeros(x)
+            v = w * 64 + cttz(x)
             x &= x - np.uint64(1)
             vb = v * words
             full = ALL
@@ -171,26 +163,6 @@ def _idle_bits(counts, pattern, idle):
 
 
 @njit(cache=True)
-def _now():
-    with objmode(t="float64"):
-        t = time.perf_counter()
-    return t
-
-
-@njit(cache=True)
-def _grow(hist, stats, times, nlev):
-    if nlev < hist.shape[0]:
-        return hist, stats, times
-    h = np.zeros((2 * hist.shape[0], hist.shape[1]), dtype=np.int64)
-    h[:nlev] = hist[:nlev]
-    s = np.zeros((2 * stats.shape[0], stats.shape[1]), dtype=np.int64)
-    s[:nlev] = stats[:nlev]
-    t = np.zeros(2 * times.size, dtype=np.float64)
-    t[:nlev] = times[:nlev]
-    return h, s, t
-
-
-@njit(cache=True)
 def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mode, alpha, beta,
              max_depth, prev, status, changed, unfull, queue, next_queue, offsets, tail, counts,
              depth_out, rows, write_depth, depth_cap):
@@ -207,39 +179,36 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     hist = np.zeros((16, counts.size), dtype=np.int64)
     stats = np.zeros((16, len(LEVEL_FIELDS)), dtype=np.int64)
     times = np.zeros(16, dtype=np.float64)
-    t0 = _now()
+    t0 = lv.now()
     qsize, nunfull = seed_group(sources, in_indptr, words, pattern, prev, status, changed, unfull, queue)
     counts[:] = 0
     scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize,
                                              counts, 0, depth_out, rows, write_depth)
     hist[0] = counts
-    stats[0, 0] = -1             # row 0 is the seeding: each instance "reaches" its own source
-    stats[0, 2] = sources.size
-    stats[0, 4] = sources.size
-    stats[0, 5] = qsize
-    times[0] = _now() - t0
+    stats[0, lv.LEVEL] = -1      # row 0 is the seeding: each instance "reaches" its own source
+    stats[0, lv.FRONTIER] = sources.size
+    stats[0, lv.DISCOVERED] = sources.size
+    stats[0, JOINT_FRONTIER] = qsize
+    times[0] = lv.now() - t0
     nunfull -= nfull
     unexplored = in_indptr[n] - nfull_in
     nf = qsize
     last_nf = 0
     level = 0
-    direction = TD
+    direction = BU if mode == BOTTOM_UP else TD
     queue_valid = True           # the JFQ is in queue[:qsize] (else in the changed bitmap)
     overflow = False
     while nf > 0 and nunfull > 0 and level != max_depth:
         if write_depth and level + 1 > depth_cap:
             overflow = True
             break
-        if mode == BOTTOM_UP:
-            direction = BU
-        elif mode == TOP_DOWN:
-            direction = TD
-        elif direction == TD and scout > unexplored / alpha:
-            direction = BU
-        elif direction == BU and nf < n / beta and nf < last_nf:
+        if direction == TD:
+            if go_bottom_up(mode, False, scout, unexplored, alpha):
+                direction = BU
+        elif not stay_bottom_up(mode, nf, last_nf, n, beta, True):
             direction = TD
         last_nf = nf
-        t0 = _now()
+        t0 = lv.now()
         _idle_bits(counts, pattern, idle)
         counts[:] = 0
         if direction == BU:
@@ -268,13 +237,15 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
             unexplored -= nfull_in
             queue_valid = True
         level += 1
-        hist, stats, times = _grow(hist, stats, times, level)
+        hist = lv.grown(hist, level)
+        stats = lv.grown(stats, level)
+        times = lv.grown(times, level)
         hist[level] = counts
-        stats[level, 0] = level - 1
-        stats[level, 1] = direction
-        stats[level, 2] = frontier
-        stats[level, 3] = examined
-        stats[level, 4] = counts.sum()
-        stats[level, 5] = nf
-        times[level] = _now() - t0
+        stats[level, lv.LEVEL] = level - 1
+        stats[level, lv.DIRECTION] = direction
+        stats[level, lv.FRONTIER] = frontier
+        stats[level, lv.EDGES_EXAMINED] = examined
+        stats[level, lv.DISCOVERED] = counts.sum()
+        stats[level, JOINT_FRONTIER] = nf
+        times[level] = lv.now() - t0
     return hist[:level + 1], stats[:level + 1], times[:level + 1], overflow

@@ -12,40 +12,32 @@ next group id, or ``None`` to stop. The dispatcher waits with ``Iprobe`` and a
 short sleep instead of a spinning blocking receive, leaving its core to the
 workers.
 
-A failure on any rank must not leave the others waiting forever: errors
-inside the run call ``MPI_Abort`` on the world, and ``install_abort_hook``
-makes any uncaught exception do the same.
+The MPI runtime is ``breadth.distributed.runtime`` (one error policy for every MPI
+code path): a failure inside the run ends the whole job (``runtime.abort``);
+``install_abort_hook`` makes an uncaught exception do the same; ``check_all``
+(``runtime.agree``) makes an error some ranks met stop every rank, keeping its class.
 """
 from __future__ import annotations
 
-import os
-import sys
 import time
-import traceback
 from collections import deque
 
+from ..distributed import runtime
+from ..distributed.runtime import install_abort_hook
 from ..errors import BreadthError, InputError
 
+__all__ = ["world", "worker_threads", "install_abort_hook", "check_all", "dispatch", "WORK"]
+
 WORK = 17
-_SIZE_VARS = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE")  # set by Open MPI's and MPICH's launchers
-
-
-def launched_size() -> int:
-    """Ranks in the job this process was started in (1 when not under mpiexec); no MPI import."""
-    for var in _SIZE_VARS:
-        val = os.environ.get(var)
-        if val and val.isdigit():
-            return int(val)
-    return 1
 
 
 def world():
     """MPI.COMM_WORLD when started by mpiexec with more than one rank, else None."""
-    if launched_size() <= 1:
+    if (runtime.world_size_from_env() or 1) <= 1:
         return None
     try:
-        from mpi4py import MPI
-    except ImportError:
+        MPI = runtime.get_mpi()
+    except InputError:
         raise InputError("started under mpiexec but mpi4py is not installed "
                          "(pip install 'breadth[mpi]')") from None
     comm = MPI.COMM_WORLD
@@ -53,57 +45,14 @@ def world():
 
 
 def worker_threads(comm) -> int:
-    """numba threads for a rank: its host's cores shared among the host's computing ranks
-    (rank 0 only dispatches, so it does not count). Collective over ``comm``."""
-    import numba
-    from mpi4py import MPI
-
-    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
-    local = node.Get_size()
-    has_root = node.allreduce(1 if comm.Get_rank() == 0 else 0)
-    node.Free()
-    try:
-        mine = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        mine = os.cpu_count() or 1
-    share = (os.cpu_count() or 1) // max(1, local - has_root)
-    return max(1, min(mine, share, numba.config.NUMBA_NUM_THREADS))
-
-
-def abort(comm, code: int = 1) -> None:
-    """Print the active exception and abort every rank of ``comm``'s job."""
-    traceback.print_exc()
-    sys.stderr.flush()
-    sys.stdout.flush()
-    comm.Abort(code)
-
-
-def install_abort_hook(comm) -> None:
-    """Make an uncaught exception on this rank abort the whole job instead of hanging it."""
-    if comm is None:
-        return
-    previous = sys.excepthook
-
-    def hook(kind, value, tb):
-        previous(kind, value, tb)
-        sys.stderr.flush()
-        comm.Abort(1)
-
-    sys.excepthook = hook
+    """numba threads for a rank: its host's cores shared among the host's workers (rank 0 only
+    dispatches, so it takes no share). Collective over ``comm``."""
+    return runtime.auto_threads(comm, computing=comm.Get_rank() != 0)
 
 
 def check_all(comm, error: BreadthError | None) -> None:
-    """Collective: raise on every rank the first error any rank met (so all stop together)."""
-    if comm is None:
-        if error is not None:
-            raise error
-        return
-    msgs = comm.allgather(None if error is None else str(error))
-    for m in msgs:
-        if m is not None:
-            if error is not None:
-                raise error
-            raise InputError(m)
+    """Collective: every rank raises the first error any rank met (``runtime.agree``; None: one process)."""
+    runtime.agree(comm, error)
 
 
 def dispatch(comm, todo, compute, collect) -> None:
@@ -117,13 +66,12 @@ def dispatch(comm, todo, compute, collect) -> None:
             _dispatcher(comm, deque(todo), collect)
         else:
             _worker(comm, compute)
-    except BaseException:  # noqa: BLE001 - any failure must take the job down, not hang it
-        abort(comm)
+    except BaseException as exc:  # noqa: BLE001 - any failure must take the job down, not hang it
+        runtime.abort(comm, exc)
 
 
 def _dispatcher(comm, pending, collect) -> None:
-    from mpi4py import MPI
-
+    MPI = runtime.get_mpi()
     status = MPI.Status()
     live = comm.Get_size() - 1
     while live:

@@ -28,9 +28,8 @@ vertices instance j reached at exactly depth k.
 """
 import numpy as np
 from numba import njit, prange
-from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..kernels.atomics import atomic_add
+from ..kernels.atomics import atomic_add, cttz
 from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -131,7 +130,7 @@ def _record_new(d, q, v, planes, level, depth_out, rows, write_depth):
         p += 1
     if write_depth:
         while d:
-            depth_out[v, rows[q * 64 + trailing_zeros(d)]] = level
+            depth_out[v, rows[q * 64 + cttz(d)]] = level
             d &= d - np.uint64(1)
 
 
@@ -143,7 +142,7 @@ def _flush_counts(planes, counts):
         for p in range(PLANES):
             any_bits |= planes[q, p]
         while any_bits:
-            b = trailing_zeros(any_bits)
+            b = cttz(any_bits)
             any_bits &= any_bits - np.uint64(1)
             c = 0
             for p in range(PLANES):
@@ -153,7 +152,8 @@ def _flush_counts(planes, counts):
 
 @njit(cache=True)
 def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                  depth_out, rows, write_depth):
+                  depth_out, rows, write_depth, sums):
+    """Identify JFQ entries of block b; sums[b] = (scout, vertices that became full, their in-degree sum)."""
     planes = np.zeros((words, PLANES), dtype=np.uint64)
     scout = 0
     nfull = 0
@@ -174,22 +174,17 @@ def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsi
             nfull_in += in_indptr[v + 1] - in_indptr[v]
         scout += indptr[v + 1] - indptr[v]
     _flush_counts(planes, counts)
-    return scout, nfull, nfull_in
+    sums[b, 0] = scout
+    sums[b, 1] = nfull
+    sums[b, 2] = nfull_in
 
 
 @njit(parallel=True, cache=True)
 def _sparse_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                     depth_out, rows, write_depth):
-    scout = 0
-    nfull = 0
-    nfull_in = 0
+                     depth_out, rows, write_depth, sums):
     for b in prange(nblocks):
-        s, f, fi = _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts,
-                                 level, depth_out, rows, write_depth)
-        scout += s
-        nfull += f
-        nfull_in += fi
-    return scout, nfull, nfull_in
+        _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
+                      depth_out, rows, write_depth, sums)
 
 
 @njit(cache=True)
@@ -202,24 +197,22 @@ def identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsiz
     became full, their in-degree sum).
     """
     nblocks = (qsize + ID_BLOCK - 1) // ID_BLOCK
+    sums = np.zeros((nblocks, 3), dtype=np.int64)
     if nblocks <= SERIAL_BLOCKS:
-        scout = 0
-        nfull = 0
-        nfull_in = 0
         for b in range(nblocks):
-            s, f, fi = _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts,
-                                     level, depth_out, rows, write_depth)
-            scout += s
-            nfull += f
-            nfull_in += fi
-        return scout, nfull, nfull_in
-    return _sparse_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts,
-                            level, depth_out, rows, write_depth)
+            _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
+                          depth_out, rows, write_depth, sums)
+    else:
+        _sparse_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
+                         depth_out, rows, write_depth, sums)
+    return sums[:, 0].sum(), sums[:, 1].sum(), sums[:, 2].sum()
 
 
 @njit(cache=True)
 def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
-                 depth_out, rows, write_depth):
+                 depth_out, rows, write_depth, sums):
+    """Identify the not-full vertices of block b; sums[b] = (JFQ entries, their scout count,
+    vertices still not full, their in-degree sum)."""
     planes = np.zeros((words, PLANES), dtype=np.uint64)
     nchanged = 0
     scout = 0
@@ -230,7 +223,7 @@ def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, cou
         keep = x
         cw = np.uint64(0)
         while x:
-            bit = trailing_zeros(x)
+            bit = cttz(x)
             x &= x - np.uint64(1)
             v = w * 64 + bit
             vb = v * words
@@ -257,24 +250,18 @@ def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, cou
         changed[w] = cw
         unfull[w] = keep
     _flush_counts(planes, counts)
-    return nchanged, scout, nunfull, unexplored
+    sums[b, 0] = nchanged
+    sums[b, 1] = scout
+    sums[b, 2] = nunfull
+    sums[b, 3] = unexplored
 
 
 @njit(parallel=True, cache=True)
 def _dense_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
-                    depth_out, rows, write_depth):
-    nchanged = 0
-    scout = 0
-    nunfull = 0
-    unexplored = 0
+                    depth_out, rows, write_depth, sums):
     for b in prange(nblocks):
-        c, s, u, mu = _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
-                                   depth_out, rows, write_depth)
-        nchanged += c
-        scout += s
-        nunfull += u
-        unexplored += mu
-    return nchanged, scout, nunfull, unexplored
+        _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
+                     depth_out, rows, write_depth, sums)
 
 
 @njit(cache=True)
@@ -287,51 +274,33 @@ def identify_dense(indptr, in_indptr, words, prev, status, changed, unfull, coun
     size, its scout count, vertices still not full, their in-degree sum).
     """
     nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
+    sums = np.zeros((nblocks, 4), dtype=np.int64)
     if nblocks <= SERIAL_BLOCKS:
-        nchanged = 0
-        scout = 0
-        nunfull = 0
-        unexplored = 0
         for b in range(nblocks):
-            c, s, u, mu = _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts,
-                                       level, depth_out, rows, write_depth)
-            nchanged += c
-            scout += s
-            nunfull += u
-            unexplored += mu
-        return nchanged, scout, nunfull, unexplored
-    return _dense_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
-                           depth_out, rows, write_depth)
+            _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
+                         depth_out, rows, write_depth, sums)
+    else:
+        _dense_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
+                        depth_out, rows, write_depth, sums)
+    return sums[:, 0].sum(), sums[:, 1].sum(), sums[:, 2].sum(), sums[:, 3].sum()
 
 
 @njit(parallel=True, cache=True)
-def _reach_counts(prev, words, g, n, counts):
-    """counts[b, j] = vertices of block b (ELEM_BLOCK vertices) whose bit j is set."""
-    for b in prange(counts.shape[0]):
-        row = counts[b]
+def _reach(prev, words, g, n, rows, indices, write):
+    """Per block b of ELEM_BLOCK vertices, the vertices whose bit j (< g) is set: counted in
+    rows[b, j], or (``write``) stored at indices[rows[b, j]], the block's next slot of row j."""
+    for b in prange(rows.shape[0]):
+        row = rows[b]
         for v in range(b * ELEM_BLOCK, min(n, (b + 1) * ELEM_BLOCK)):
             for q in range(words):
                 x = prev[v * words + q]
                 while x:
-                    j = q * 64 + trailing_zeros(x)
+                    j = q * 64 + cttz(x)
                     x &= x - np.uint64(1)
                     if j < g:
+                        if write:
+                            indices[row[j]] = v
                         row[j] += 1
-
-
-@njit(parallel=True, cache=True)
-def _reach_fill(prev, words, g, n, starts, indices):
-    for b in prange(starts.shape[0]):
-        pos = starts[b].copy()
-        for v in range(b * ELEM_BLOCK, min(n, (b + 1) * ELEM_BLOCK)):
-            for q in range(words):
-                x = prev[v * words + q]
-                while x:
-                    j = q * 64 + trailing_zeros(x)
-                    x &= x - np.uint64(1)
-                    if j < g:
-                        indices[pos[j]] = v
-                        pos[j] += 1
 
 
 @njit(cache=True)
@@ -339,7 +308,7 @@ def reach_csr(prev, words, g, n):
     """The reach sets in the status array as CSR (row j = vertices with bit j set, ascending)."""
     nblocks = max(1, (n + ELEM_BLOCK - 1) // ELEM_BLOCK)
     counts = np.zeros((nblocks, g), dtype=np.int64)
-    _reach_counts(prev, words, g, n, counts)
+    _reach(prev, words, g, n, counts, np.empty(0, dtype=np.int64), False)
     indptr = np.zeros(g + 1, dtype=np.int64)
     starts = np.empty((nblocks, g), dtype=np.int64)
     total = 0
@@ -350,5 +319,5 @@ def reach_csr(prev, words, g, n):
             total += counts[b, j]
     indptr[g] = total
     indices = np.empty(total, dtype=np.int64)
-    _reach_fill(prev, words, g, n, starts, indices)
+    _reach(prev, words, g, n, starts, indices, True)
     return indptr, indices

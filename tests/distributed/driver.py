@@ -1,13 +1,16 @@
 """MPI test driver, run by tests/distributed under ``mpiexec -n P python tests/distributed/driver.py MODE ...``.
 
 Modes:
-  check GRAPHS...   build each graph distributed, search it with every exchange
+  check GRAPHS...   build each graph distributed, search it with every 1D layout
                     (alltoall; butterfly fanout 1, 2, 4) and check, on every rank,
                     that the depths equal the single-node search, that the tree
-                    passes the distributed validator and (rank 0, on the gathered
-                    arrays) breadth.validate, and that the per-level message counts
-                    are exactly those of the exchange's schedule. Prints one
+                    passes the layout's distributed validator and (rank 0, on the
+                    gathered arrays) breadth.validate, and that the per-level message
+                    counts are exactly those of the search's schedule
+                    (``DistSearch.expected_messages``). Prints one
                     "OK <graph> <config>" line per combination on rank 0.
+  split             Comm.split into a grid's rows and columns: collectives on them give
+                    the right values and are counted by the rules, in the parent's tallies.
   loop              search a graph forever (the failure tests kill or fail a rank);
                     env FAIL_RANK / FAIL_AFTER make that rank raise after that many
                     searches, PID_DIR makes every rank write its pid there.
@@ -21,14 +24,15 @@ import zlib
 import numpy as np
 
 import breadth
-import breadth.distributed.build
-from breadth.distributed.bfs1d import Search1D
-from breadth.distributed.build import tuple_share
+from breadth.distributed import registry
+from breadth.distributed.build import tuple_share, vertex_dtype
 from breadth.distributed.comm import Comm
 from breadth.distributed.engine import DistEngine
 from breadth.distributed.exchange_butterfly import formula_messages, messages_per_level
-from breadth.distributed.validate import validate_1d
+from breadth.distributed.runtime import install_abort_hook, numba_threads
+from breadth.distributed.search_base import SearchOptions
 from breadth.graph500.engine import tuple_degree
+from breadth.kernels.policy import BU, TD
 
 CONFIGS = [("alltoall", None), ("butterfly", 1), ("butterfly", 2), ("butterfly", 4)]
 ENCODING = os.environ.get("ENCODING", "auto")      # butterfly messages: ids or bitmap ("auto") / ids ("queue")
@@ -88,7 +92,7 @@ def build(comm, name):
     return engine, g, (np.asarray(src), np.asarray(dst)), roots
 
 
-def check_counts(comm, result, exchange, fanout, name):
+def check_counts(comm, state, result, exchange, fanout, name):
     P = comm.size
     comm_info = result.extra["communication"]
     for lv, per in zip(result.levels, comm_info["levels"]):
@@ -96,13 +100,15 @@ def check_counts(comm, result, exchange, fanout, name):
         ct = sum(per["control_messages"])
         assert lv.messages == ex + ct, (name, lv.level)
         assert lv.bytes == sum(per["bytes"]), (name, lv.level)
+        direction = TD if lv.direction == "top-down" else BU
+        assert (ex, ct) == state.expected_messages(lv.level, direction), (name, lv.level, ex, ct)
         if exchange == "butterfly":
             want = messages_per_level(P, fanout)
             formula = formula_messages(P, fanout)
             assert formula is None or formula == want
             assert ex == want and ct == 0, (name, lv.level, ex, ct, want)
             # a message is a duplicate-free set of the level's new vertices: each travels once per edge
-            itemsize = np.dtype(breadth.distributed.build.vertex_dtype(result.partition.num_vertices)).itemsize
+            itemsize = np.dtype(vertex_dtype(result.partition.num_vertices)).itemsize
             assert lv.bytes <= lv.messages * lv.discovered * itemsize, (name, lv.level, lv.bytes)
         else:
             data = 2 * P * (P - 1) if lv.direction == "top-down" else P * (P - 1)
@@ -114,16 +120,21 @@ def check_counts(comm, result, exchange, fanout, name):
 
 def check(names, algorithms):
     comm = Comm()
+    install_abort_hook(comm)
     for name in names:
         engine, g, (src, dst), roots = build(comm, name)
         tdeg = tuple_degree(src, dst, g.num_vertices) if comm.rank == 0 else None
         for exchange, fanout in CONFIGS:
+            layout = registry.get("1d", exchange)
             for algorithm in algorithms:
-                state = Search1D(comm, engine.lg, exchange, fanout or 1, algorithm, encoding=ENCODING)
+                options = SearchOptions(algorithm, fanout=fanout or 1, encoding=ENCODING)
+                with numba_threads(engine.threads):
+                    state = layout.search(comm, engine.lg, options)
                 for root in roots:
-                    result = state.search(root)
-                    validate_1d(comm, engine.lg, root, result.parent, result.depth)
-                    check_counts(comm, result, exchange, fanout, name)
+                    with numba_threads(engine.threads):
+                        result = state.search(root)
+                        layout.validate(comm, engine.lg, root, result.parent, result.depth)
+                    check_counts(comm, state, result, exchange, fanout, name)
                     nedge = engine.nedge(result)
                     full = engine.gather(result)
                     if comm.rank == 0:
@@ -138,7 +149,8 @@ def check(names, algorithms):
                             assert dirs == [lv.direction for lv in ref.levels], (name, root, dirs)
                 # a multi-seed search and a depth-limited one
                 seeds = np.array(roots[:2], dtype=np.int64)
-                result = state.search(seeds, max_depth=2)
+                with numba_threads(engine.threads):
+                    result = state.search(seeds, max_depth=2)
                 full = engine.gather(result)
                 if comm.rank == 0:
                     ref = breadth.bfs(g, seeds, max_depth=2)
@@ -147,8 +159,42 @@ def check(names, algorithms):
                     print(f"OK {name} {exchange} f={fanout} {','.join(algorithms)} P={comm.size}", flush=True)
 
 
+def split():
+    """Rows and columns of an R x C grid (R = the largest divisor of P up to sqrt(P))."""
+    comm = Comm()
+    install_abort_hook(comm)
+    P, me = comm.size, comm.rank
+    R = max(r for r in range(1, int(P ** 0.5) + 1) if P % r == 0)
+    C = P // R
+    i, j = divmod(me, C)
+    comm.begin_levels()
+    comm.next_level()
+    with comm.phase("grid"):
+        row = comm.split(i)                 # the C ranks of grid row i, ordered by column
+        col = comm.split(j, key=i)          # the R ranks of grid column j, ordered by row
+        assert (row.size, row.rank, col.size, col.rank) == (C, j, R, i), (me, row.size, row.rank, col.rank)
+        s_row = row.allreduce(np.array([me], dtype=np.int64))[0]
+        s_col = col.allreduce(np.array([me], dtype=np.int64))[0]
+        assert s_row == sum(i * C + t for t in range(C)) and s_col == sum(t * C + j for t in range(R))
+        got = col.allgatherv(np.full(i + 1, me, dtype=np.int64))
+        assert np.array_equal(got, np.concatenate([np.full(t + 1, t * C + j) for t in range(R)]))
+    log = comm.end_levels()
+    tally = comm.totals["grid"]["control"]
+    # two allreduces of 8 bytes (C-1 and R-1 messages) and an allgatherv (counts: R-1, data: R-1)
+    want = (C - 1) + (R - 1) + 2 * (R - 1)
+    want_bytes = 8 * (C - 1) + 8 * (R - 1) + 8 * (R - 1) + 8 * (i + 1) * (R - 1)
+    assert (tally.messages, tally.bytes) == (want, want_bytes), (me, tally, want, want_bytes)
+    assert log[0]["control"].messages == want
+    row.free()
+    col.free()
+    everyone = comm.allreduce(np.array([1], dtype=np.int64))[0]
+    if me == 0:
+        print(f"OK split P={P} grid={R}x{C} ranks={everyone}", flush=True)
+
+
 def loop():
     comm = Comm()
+    install_abort_hook(comm)
     fail_rank = int(os.environ.get("FAIL_RANK", "-1"))
     fail_after = int(os.environ.get("FAIL_AFTER", "1"))
     pid_dir = os.environ.get("PID_DIR")
@@ -176,3 +222,5 @@ if __name__ == "__main__":
         check(sys.argv[2:], algos)
     elif mode == "loop":
         loop()
+    elif mode == "split":
+        split()

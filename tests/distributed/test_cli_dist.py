@@ -81,6 +81,7 @@ def test_bfs_ranks_on_graph500_pairs_json(graph_files, warm_kernels):
     (["k.el", "--root", "0"], "convert"),
     (["k.npz", "--root", "999999"], "does not exist"),
     (["missing.npz", "--root", "0"], "no such file"),
+    (["k.npz", "--root", "0", "--threads", "100000"], "--threads must be an integer between 1 and"),
 ])
 def test_bfs_ranks_bad_input_one_line(graph_files, extra, needle, warm_kernels):
     d, _ = graph_files

@@ -7,7 +7,7 @@ from breadth.cli import build_parser
 from breadth.cli import bfs as bfs_cli
 from breadth.cli import graph500 as g500_cli
 from breadth.cli.dist_options import comm_summary, format_comm, partition_mode
-from breadth.distributed.launch import mpiexec_command, mpiexec_env, unparse
+from breadth.distributed.launch import mpiexec_command, mpiexec_env, relaunch_argv, unparse
 from breadth.errors import InputError
 
 
@@ -50,7 +50,7 @@ def test_root_may_run_open_mpi(monkeypatch):
 
 
 def _args(**kw):
-    base = dict(partition="auto", exchange="butterfly", fanout=1, ranks=None, hostfile=None)
+    base = dict(partition="auto", exchange=None, fanout=1, ranks=None, hostfile=None)
     base.update(kw)
     return argparse.Namespace(**base)
 
@@ -61,6 +61,7 @@ def test_partition_mode(monkeypatch):
     assert partition_mode(_args()) == "none"
     assert partition_mode(_args(ranks=3)) == "1d"
     assert partition_mode(_args(partition="1d", exchange="alltoall")) == "1d"
+    assert partition_mode(_args(ranks=2, partition="1d", exchange="butterfly", fanout=3)) == "1d"
     monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "4")
     assert partition_mode(_args()) == "1d"
     monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "1")
@@ -100,3 +101,48 @@ def test_comm_summary_means_and_totals():
     text = format_comm(s)
     assert "butterfly, fanout 1, 2 ranks" in text and "construction_bytes:" in text and "18" in text
     assert comm_summary([{}]) == {}
+
+
+@pytest.mark.parametrize("argv,partition", [
+    (["bfs", "g.npz", "--root", "3", "--ranks", "2"], "1d"),
+    (["bfs", "g.npz", "--root", "3", "--ranks", "2", "--partition", "1d", "--exchange", "alltoall"], "1d"),
+    (["graph500", "--scale", "9", "--ranks", "4", "--partition", "auto"], "1d"),
+])
+def test_relaunch_passes_the_partition(argv, partition):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    sub = g500_cli._PARSER if args.command == "graph500" else bfs_cli._PARSER
+    tokens = relaunch_argv(sub, args, args.command)
+    assert tokens[0] == args.command and tokens.count(f"--partition={partition}") == 1
+    assert not any(t.startswith("--ranks") for t in tokens)
+    again = parser.parse_args(tokens)
+    assert again.partition == partition and again.exchange == args.exchange and again.ranks is None
+
+
+def test_partition_choices_come_from_the_registry():
+    from breadth.distributed import registry
+
+    parser = build_parser()
+    action = next(a for a in bfs_cli._PARSER._actions if a.dest == "partition")
+    assert tuple(action.choices) == ("auto", "none") + registry.partitions()
+    action = next(a for a in bfs_cli._PARSER._actions if a.dest == "exchange")
+    assert tuple(action.choices) == registry.exchanges() and action.default is None
+    assert parser is not None
+
+
+@pytest.mark.parametrize("api,cli", [
+    ("nroots must be >= 1, got 0", "--roots must be >= 1, got 0"),
+    ("fanout must be a positive integer, got 0", "--fanout must be a positive integer, got 0"),
+    ("threads must be an integer between 1 and 2, got 9", "--threads must be an integer between 1 and 2, got 9"),
+])
+def test_engine_errors_reach_the_cli_as_flags(api, cli):
+    from breadth.cli.messages import translate
+
+    assert translate(api) == cli
+
+
+def test_graph500_bad_roots_names_the_flag(capsys):
+    from breadth.cli import main
+
+    assert main(["graph500", "--scale", "5", "--roots", "0", "--quiet"]) == 2
+    assert "error: --roots must be >= 1, got 0" in capsys.readouterr().err

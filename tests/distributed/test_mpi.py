@@ -1,5 +1,7 @@
 """Distributed BFS under real mpiexec: depths equal the single-node search, trees validate, message
 counts follow the exchange schedules (tests/distributed/driver.py does the checking on every rank)."""
+import textwrap
+
 import pytest
 
 from mpi_helpers import DRIVER, run_mpi
@@ -51,3 +53,36 @@ def test_butterfly_id_lists_only(warm_kernels):
 @pytest.mark.parametrize("nprocs,graphs", [(4, ["kron14"]), (8, ["kron12", "kron13"]), (3, ["kron13"])])
 def test_larger_kronecker(nprocs, graphs, warm_kernels):
     _check(nprocs, graphs)
+
+
+@pytest.mark.parametrize("nprocs", [1, 4, 6])
+def test_comm_split_rows_and_columns(nprocs):
+    # Comm.split: a 2D grid's row and column communicators compute right and are counted in the parent's tallies
+    proc, _ = run_mpi(nprocs, [DRIVER, "split"], timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert f"OK split P={nprocs}" in proc.stdout, proc.stdout
+
+
+def test_engine_leaves_global_state_alone(tmp_path, warm_kernels):
+    # DistEngine runs its kernels with its own thread count and restores the caller's; it installs no excepthook
+    script = tmp_path / "state.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        import numba
+        from breadth.distributed import DistEngine, registry
+        from breadth.graph500.engine import Engine
+
+        before, hook = numba.get_num_threads(), sys.excepthook
+        engine = DistEngine(threads=1, exchange="alltoall")
+        engine.generate(9, 8, 2)
+        engine.construct()
+        result = engine.search(0)
+        engine.validate(0, result)
+        assert numba.get_num_threads() == before and sys.excepthook is hook
+        assert engine.describe()["threads_per_rank"] == 1 and isinstance(engine, Engine)
+        assert engine.name == "mpi-1d-alltoall" and registry.get("1d", "alltoall") is engine.layout
+        print("OK state", engine.comm.rank)
+    """))
+    proc, _ = run_mpi(2, [str(script)], timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stdout.count("OK state") == 2

@@ -1,4 +1,6 @@
 """The Graph500 benchmark driver: search keys, TEPS edge counts, report format."""
+import inspect
+
 import numpy as np
 import pytest
 
@@ -70,3 +72,20 @@ def test_bad_config():
         run_benchmark(Graph500Config(scale=5, nroots=0), LocalEngine(), progress=False)
     with pytest.raises(breadth.MemoryEstimateError):
         run_benchmark(Graph500Config(scale=38), LocalEngine(), progress=False)
+
+
+def test_engines_implement_the_protocol():
+    from breadth.distributed.engine import DistEngine
+    from breadth.graph500 import Engine
+
+    assert isinstance(LocalEngine(), Engine)
+    members = [name for name in dir(Engine) if not name.startswith("_")] + list(Engine.__annotations__)
+    source = inspect.getsource(DistEngine.__init__)
+    for name in members:
+        assert hasattr(LocalEngine(), name), name
+        assert callable(getattr(DistEngine, name, None)) or f"self.{name}" in source, name
+
+
+def test_bad_roots_named_by_the_api():
+    with pytest.raises(breadth.InputError, match="nroots must be >= 1"):
+        run_benchmark(Graph500Config(scale=5, nroots=0), LocalEngine(), progress=False)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import breadth
+from breadth.distributed import runtime
 from breadth.multisource import closeness, mpi, msbfs, multi_bfs
 
 pytest.importorskip("mpi4py")
@@ -41,8 +42,9 @@ def graph_file(tmp_path_factory):
 
 
 def test_not_launched_means_no_world():
-    assert mpi.launched_size() == int(os.environ.get("OMPI_COMM_WORLD_SIZE", "1"))
-    if mpi.launched_size() == 1:
+    size = runtime.world_size_from_env()
+    assert size == (int(os.environ["OMPI_COMM_WORLD_SIZE"]) if "OMPI_COMM_WORLD_SIZE" in os.environ else size)
+    if (size or 1) == 1:
         assert mpi.world() is None
 
 
@@ -134,3 +136,28 @@ def test_bad_input_stops_every_rank(tmp_path):
     r = run_mpi(["-m", "breadth", "msbfs", str(tmp_path / "missing.npz"), "--all"], timeout=120)
     assert r.returncode != 0
     assert "no such file" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_error_on_some_ranks_stops_all_with_its_class(tmp_path):
+    # the one error policy (runtime.agree): every rank raises the lowest failing rank's error, of its class
+    script = tmp_path / "agree.py"
+    script.write_text(textwrap.dedent("""
+        from breadth.errors import InputError, MemoryEstimateError
+        from breadth.multisource import mpi
+
+        comm = mpi.world()
+        rank = comm.Get_rank()
+        error = MemoryEstimateError("too big here") if rank == 1 else None
+        error = InputError("bad file") if rank == 2 else error
+        try:
+            mpi.check_all(comm, error)
+        except Exception as exc:
+            print(f"rank {rank}: {type(exc).__name__}: {exc} collective={getattr(exc, 'collective', False)}")
+        mpi.check_all(comm, None)
+    """))
+    r = run_mpi([str(script)], timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = sorted(r.stdout.splitlines())
+    assert lines == ["rank 0: MemoryEstimateError: rank 1: too big here collective=True",
+                     "rank 1: MemoryEstimateError: too big here collective=True",
+                     "rank 2: MemoryEstimateError: rank 1: too big here collective=True"], r.stdout

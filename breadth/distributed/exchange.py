@@ -1,0 +1,46 @@
+"""The ``Exchange`` interface: how one BFS level's discoveries reach the ranks that need them.
+
+A distributed search is a partition (who holds which vertices, ``partition.Partition``),
+local steps (the single-node kernels with their own per-edge visits) and an exchange
+between levels. Every exchange implements this interface:
+
+* ``name`` -- what ``--exchange`` calls it; ``describe()`` its parameters for reports;
+* ``nbytes`` -- the buffers it holds for the life of the search state (memory reports);
+* ``messages_per_level(direction)`` -- the messages one level of that direction
+  (``policy.TD`` / ``policy.BU``) sends in the ``exchange`` category, summed over
+  ranks, exactly as ``Comm`` counts them: the exchange's schedule, which the tests
+  check level by level against the counted traffic.
+
+The operations themselves differ by what the exchange moves (pairs routed to owners,
+frontier bitmaps gathered, a replicated queue synchronised, a row contracted ...) and
+are used by the search written for that exchange (see ``registry``), which is why they
+are not part of this interface. Counting rule: every operation goes through the
+search's ``Comm`` with category ``"exchange"``.
+
+Implementations: ``exchange_alltoall.AllToAll``, ``exchange_butterfly.Butterfly``.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+
+class Exchange(ABC):
+    """A frontier exchange over ``comm`` (a counted ``Comm``)."""
+
+    name = "abstract"
+
+    def __init__(self, comm):
+        self.comm = comm
+
+    @property
+    @abstractmethod
+    def nbytes(self) -> int:
+        """Bytes of the buffers this exchange keeps."""
+
+    @abstractmethod
+    def messages_per_level(self, direction: int) -> int:
+        """Exchange messages of one level in ``direction`` (policy.TD / policy.BU), summed over ranks."""
+
+    def describe(self) -> dict:
+        """The exchange and its parameters, for reports (``fanout`` None when it has none)."""
+        return {"exchange": self.name, "fanout": None}

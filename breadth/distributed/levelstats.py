@@ -1,0 +1,87 @@
+"""Per-level statistics of a distributed search: every rank's figures, gathered by field name.
+
+A search records one ``LevelRecord`` per level (the same values on every rank, except
+``edges_examined`` and ``seconds``, which are this rank's); ``Comm`` logs each level's
+traffic per category. ``gather_levels`` packs this rank's figures into a row of
+``RANK_FIELDS``, gathers every rank's rows with one uncounted ``Allgather`` (reporting
+only) and builds the global ``LevelStats`` and the ``communication`` report:
+
+* ``LevelStats``: frontier and discovered (global), edges examined summed over ranks,
+  seconds and comm_seconds the slowest rank's, messages and bytes summed over ranks
+  and categories;
+* ``communication``: the exchange's description, totals over the search, per-rank
+  totals and, per level, every rank's messages/bytes/seconds and the per-category
+  counts (``exchange_*``, ``control_*``; see ``comm.CATEGORIES``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels.policy import DIRECTIONS
+from ..result import LevelStats
+from .comm import CATEGORIES
+
+RANK_FIELDS = ("edges_examined", "seconds") + tuple(f"{c}_{k}" for c in CATEGORIES
+                                                    for k in ("messages", "bytes", "seconds"))
+_F = {name: k for k, name in enumerate(RANK_FIELDS)}
+
+
+@dataclass
+class LevelRecord:
+    """One level as the search saw it (``direction``: policy.TD or policy.BU)."""
+
+    direction: int
+    frontier: int
+    discovered: int
+    edges_examined: int
+    seconds: float
+
+
+def _column(every, name, dtype=np.float64):
+    return every[:, :, _F[name]].astype(dtype)
+
+
+def gather_levels(comm, records: list[LevelRecord], log, describe: dict) -> tuple[list[LevelStats], dict]:
+    """(global LevelStats per level, the ``communication`` report); collective, not counted."""
+    nlev = len(records)
+    local = np.zeros((nlev, len(RANK_FIELDS)), dtype=np.float64)
+    for i, (rec, tallies) in enumerate(zip(records, log)):
+        local[i, _F["edges_examined"]] = rec.edges_examined
+        local[i, _F["seconds"]] = rec.seconds
+        for c in CATEGORIES:
+            local[i, _F[f"{c}_messages"]] = tallies[c].messages
+            local[i, _F[f"{c}_bytes"]] = tallies[c].bytes
+            local[i, _F[f"{c}_seconds"]] = tallies[c].seconds
+    every = np.empty((comm.size, nlev, len(RANK_FIELDS)), dtype=np.float64)
+    comm.mpi.Allgather(local, every)         # reporting only: not counted
+    per_cat = {(c, k): _column(every, f"{c}_{k}", np.int64 if k != "seconds" else np.float64)
+               for c in CATEGORIES for k in ("messages", "bytes", "seconds")}
+    msgs = sum(per_cat[c, "messages"] for c in CATEGORIES)            # (ranks, levels)
+    nbytes = sum(per_cat[c, "bytes"] for c in CATEGORIES)
+    csec = sum(per_cat[c, "seconds"] for c in CATEGORIES)
+    examined = _column(every, "edges_examined", np.int64)
+    seconds = _column(every, "seconds")
+    levels, per_level = [], []
+    for i, rec in enumerate(records):
+        levels.append(LevelStats(level=i, direction=DIRECTIONS[rec.direction], frontier=rec.frontier,
+                                 edges_examined=int(examined[:, i].sum()), discovered=rec.discovered,
+                                 seconds=float(seconds[:, i].max()), messages=int(msgs[:, i].sum()),
+                                 bytes=int(nbytes[:, i].sum()), comm_seconds=float(csec[:, i].max())))
+        entry = {"level": i, "messages": msgs[:, i].tolist(), "bytes": nbytes[:, i].tolist(),
+                 "comm_seconds": csec[:, i].tolist()}
+        for c in CATEGORIES:
+            entry[f"{c}_messages"] = per_cat[c, "messages"][:, i].tolist()
+            entry[f"{c}_bytes"] = per_cat[c, "bytes"][:, i].tolist()
+        per_level.append(entry)
+    rank_msgs, rank_bytes, rank_sec = msgs.sum(axis=1), nbytes.sum(axis=1), csec.sum(axis=1)
+    info = {"exchange": describe["exchange"], "fanout": describe.get("fanout"), "ranks": comm.size,
+            "messages": int(rank_msgs.sum()), "bytes": int(rank_bytes.sum()),
+            "comm_seconds": float(rank_sec.max()) if comm.size else 0.0}
+    for c in CATEGORIES:
+        info[f"{c}_messages"] = int(per_cat[c, "messages"].sum())
+        info[f"{c}_bytes"] = int(per_cat[c, "bytes"].sum())
+    info["per_rank"] = {"messages": rank_msgs.tolist(), "bytes": rank_bytes.tolist(), "comm_seconds": rank_sec.tolist()}
+    info["levels"] = per_level
+    return levels, info

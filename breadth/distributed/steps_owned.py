@@ -1,0 +1,152 @@
+"""Local BFS steps on *owner* state (the all-to-all exchange): each rank holds parent and depth
+of its own vertices only (Buluç & Madduri, SC'11, 1D algorithm; the pattern ButterFly replaces).
+
+Rows are local ids, columns global ids; ownership is asked of the partition's kernel map
+(``partition.local_of`` / ``global_of``), so the steps serve any layout whose ranks hold
+the rows of the vertices they own.
+
+* top-down (``td_step``): the shared block walk (``kernels.top_down.walk_block``) over
+  the owned frontier. An owned neighbour is claimed directly; for a remote one a
+  (vertex, parent) candidate is emitted, each remote vertex at most once per search
+  (the ``sent`` bitmap: once sent, its owner will have settled it by the end of that
+  level). Candidates are buffered per block and flushed with one atomic add;
+* ``apply_received``: the owner settles the candidates routed to it;
+* bottom-up (``bu_step``): owned unvisited vertices read the all-gathered global
+  frontier bitmap; each rank writes only its own words of the next one (bit = local
+  id: the partition's ranges are 64-aligned, see ``Partition.word_counts``).
+
+``atomic`` False means numba runs one thread (``kernels.atomics.claim``). Invariant of
+every step: on exit, the vertices it newly settled are exactly those appended to its
+output queue, and each returns their scout count (out-degree sum).
+"""
+import numpy as np
+from numba import njit, prange
+
+from ..kernels.atomics import atomic_add, claim, set_bit
+from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
+from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
+from .partition import global_of, local_of
+
+# the top-down visit's ctx: shared state, then this block's candidate buffers and the shared candidate lists
+(_PARENT, _DEPTH, _INDPTR, _PMAP, _SENT, _NEXT_LEVEL, _ATOMIC,
+ _BUF_V, _BUF_P, _NBUF, _CAND_V, _CAND_P, _CTAIL) = range(13)
+
+
+@njit(cache=True)
+def flush_pairs(bv, bp, count, out_v, out_p, tail):
+    """Append the pairs (bv[k], bp[k]), k < count, to the shared lists (one atomic add on ``tail[0]``)."""
+    if count == 0:
+        return
+    start = atomic_add(tail, 0, count)
+    for k in range(count):
+        out_v[start + k] = bv[k]
+        out_p[start + k] = bp[k]
+
+
+@njit(inline="always", cache=True)
+def _visit(ctx, u, v):
+    """Claim an owned v for parent u (a local row), or emit the candidate (v, parent) for its owner."""
+    loc = local_of(ctx[_PMAP], v)
+    if loc >= 0:
+        if ctx[_PARENT][loc] < 0 and claim(ctx[_PARENT], loc, global_of(ctx[_PMAP], u), ctx[_ATOMIC]):
+            ctx[_DEPTH][loc] = ctx[_NEXT_LEVEL]
+            return loc, ctx[_INDPTR][loc + 1] - ctx[_INDPTR][loc]
+    elif not (ctx[_SENT][v >> 6] & (np.uint64(1) << np.uint64(v & 63))) and set_bit(ctx[_SENT], v, ctx[_ATOMIC]):
+        k = ctx[_NBUF][0]
+        ctx[_BUF_V][k] = v
+        ctx[_BUF_P][k] = global_of(ctx[_PMAP], u)
+        ctx[_NBUF][0] = k + 1
+        if k + 1 == TD_BUFFER:
+            flush_pairs(ctx[_BUF_V], ctx[_BUF_P], TD_BUFFER, ctx[_CAND_V], ctx[_CAND_P], ctx[_CTAIL])
+            ctx[_NBUF][0] = 0
+    return np.int64(-1), np.int64(0)
+
+
+@njit(cache=True)
+def _td_block(b, indptr, indices, queue, qsize, offsets, pmap, parent, depth, level, sent, next_queue, ntail,
+              cand_v, cand_p, ctail, atomic):
+    buf_v = np.empty(TD_BUFFER, dtype=np.int64)
+    buf_p = np.empty(TD_BUFFER, dtype=np.int64)
+    nbuf = np.zeros(1, dtype=np.int64)
+    ctx = (parent, depth, indptr, pmap, sent, level + 1, atomic, buf_v, buf_p, nbuf, cand_v, cand_p, ctail)
+    scout = walk_block(b, indptr, indices, queue, qsize, offsets, _visit, ctx, next_queue, ntail)
+    flush_pairs(buf_v, buf_p, nbuf[0], cand_v, cand_p, ctail)
+    return scout
+
+
+@njit(parallel=True, cache=True)
+def td_step(indptr, indices, queue, qsize, offsets, pmap, parent, depth, level, sent, next_queue, ntail,
+            cand_v, cand_p, ctail, atomic):
+    """Expand owned frontier queue[:qsize]: settle owned neighbours (into next_queue, local ids),
+    emit (vertex, parent) candidates for remote ones (into cand_v/cand_p, global ids).
+
+    Returns the scout count (out-degree sum) of the owned vertices settled here.
+    """
+    nblocks = (offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
+    scout = 0
+    for b in prange(nblocks):
+        scout += _td_block(b, indptr, indices, queue, qsize, offsets, pmap, parent, depth, level, sent, next_queue,
+                           ntail, cand_v, cand_p, ctail, atomic)
+    return scout
+
+
+@njit(parallel=True, cache=True)
+def apply_received(pairs, npairs, pmap, indptr, parent, depth, level, next_queue, ntail, atomic):
+    """Settle received (vertex, parent) pairs for owned vertices; returns the new vertices' scout count."""
+    nblocks = (npairs + ELEM_BLOCK - 1) // ELEM_BLOCK
+    nxt = level + 1
+    scout = 0
+    for b in prange(nblocks):
+        buf = np.empty(TD_BUFFER, dtype=np.int64)
+        nn = 0
+        sc = 0
+        for i in range(b * ELEM_BLOCK, min(npairs, (b + 1) * ELEM_BLOCK)):
+            loc = local_of(pmap, pairs[2 * i])
+            if parent[loc] < 0 and claim(parent, loc, np.int64(pairs[2 * i + 1]), atomic):
+                depth[loc] = nxt
+                sc += indptr[loc + 1] - indptr[loc]
+                nn = push(buf, nn, loc, next_queue, ntail)
+        flush_buffer(buf, nn, next_queue, ntail)
+        scout += sc
+    return scout
+
+
+@njit(parallel=True, cache=True)
+def bu_step(in_indptr, in_indices, indptr, parent, depth, front, next_words, level):
+    """Bottom-up over owned vertices against the global frontier bitmap ``front``.
+
+    ``next_words`` are this rank's words of the next frontier (local bit = local id).
+    Returns (awake count, edges examined, scout count of the awake vertices).
+    """
+    nl = parent.size
+    nwords = next_words.size
+    nblocks = (nwords + WORD_BLOCK - 1) // WORD_BLOCK
+    nxt = level + 1
+    awake = 0
+    examined = 0
+    scout = 0
+    for b in prange(nblocks):
+        aw = 0
+        ex = 0
+        sc = 0
+        for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
+            word = np.uint64(0)
+            base = w * 64
+            for bit in range(min(64, nl - base)):
+                loc = base + bit
+                if parent[loc] < 0:
+                    for j in range(in_indptr[loc], in_indptr[loc + 1]):
+                        u = in_indices[j]
+                        ex += 1
+                        if (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
+                            parent[loc] = u
+                            depth[loc] = nxt
+                            word |= np.uint64(1) << np.uint64(bit)
+                            aw += 1
+                            sc += indptr[loc + 1] - indptr[loc]
+                            break
+            next_words[w] = word
+        awake += aw
+        examined += ex
+        scout += sc
+    return awake, examined, scout
