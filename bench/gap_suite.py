@@ -70,7 +70,8 @@ def time_breadth(g, roots, reps):
 
 
 def run_gap(gap, args, threads):
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    env = {k: v for k, v in os.environ.items() if k not in breadth.omp_env.APPLIED}   # GAP's own defaults
+    env["OMP_NUM_THREADS"] = str(threads)
     t0 = time.perf_counter()
     out = subprocess.run([gap, *args], env=env, capture_output=True, text=True, check=True).stdout
     wall = time.perf_counter() - t0
