@@ -105,9 +105,11 @@ def peers(g, src, dst, want):
     return out
 
 
-def graphblas_bfs(gb, A, root):
+def graphblas_bfs(gb, A, root, AT=None):
     """Level BFS with Beamer's switch, on GraphBLAS: push (vxm) while the frontier is small,
-    pull (mxv over the complement mask, dot products) while it is large."""
+    pull (mxv over the complement mask, dot products) while it is large. ``AT``: the transpose
+    of a directed graph's A (pull reads in-edges), A itself when symmetric (the default)."""
+    AT = A if AT is None else AT
     n = A.nrows
     nnz = A.nvals
     levels = gb.Vector(gb.dtypes.INT32, n)
@@ -118,7 +120,7 @@ def graphblas_bfs(gb, A, root):
     while frontier.nvals:
         depth += 1
         if frontier.nvals * (nnz / n) > nnz / 15:       # pull
-            frontier(~levels.S, replace=True) << A.mxv(frontier, gb.semiring.any_pair)
+            frontier(~levels.S, replace=True) << AT.mxv(frontier, gb.semiring.any_pair)
         else:                                           # push
             frontier(~levels.S, replace=True) << frontier.vxm(A, gb.semiring.any_pair)
         levels(frontier.S) << depth

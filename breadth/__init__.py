@@ -7,6 +7,7 @@ Quick start::
     r = breadth.bfs(g, root=0)
     breadth.validate(g, 0, r.parent)
 """
+from . import omp_env  # noqa: F401  (first: before anything can start OpenMP threads)
 from .analysis import Components, DiameterEstimate, connected_components, estimate_diameter
 from .errors import BreadthError, InputError, MemoryEstimateError, ValidationError
 from .graph import Graph, kronecker, kronecker_edges, uniform_random, uniform_random_edges

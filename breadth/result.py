@@ -1,6 +1,7 @@
 """BFSResult: the one result type every engine returns (single-node, MPI, GPU), and ValidationReport."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,6 +28,47 @@ class LevelStats:
         return dict(self.__dict__)
 
 
+class LevelList(Sequence):
+    """A kernel's level rows (columns ``LEVEL_FIELDS``) read as a sequence of LevelStats.
+
+    The LevelStats objects are made on first access, not when the search returns: a
+    deep graph has thousands of levels, and building them in Python costs milliseconds
+    that a caller who never looks would pay inside every search.
+    """
+
+    __slots__ = ("_stats", "_seconds", "_items")
+
+    def __init__(self, stats, seconds):
+        self._stats = stats
+        self._seconds = seconds
+        self._items = None
+
+    def _materialise(self) -> list:
+        if self._items is None:
+            items = []
+            for row, t in zip(self._stats.tolist(), self._seconds.tolist()):
+                fields = dict(zip(LEVEL_FIELDS, row))
+                fields["direction"] = DIRECTIONS[fields["direction"]]
+                items.append(LevelStats(seconds=t, **fields))
+            self._items = items
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._stats) if self._items is None else len(self._items)
+
+    def __getitem__(self, i):
+        return self._materialise()[i]
+
+    def __iter__(self):
+        return iter(self._materialise())
+
+    def __eq__(self, other):
+        return list(self) == list(other) if isinstance(other, (list, LevelList)) else NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(self._materialise())
+
+
 @dataclass
 class ValidationReport:
     """Outcome of a passed validation (any engine's validator returns one)."""
@@ -46,7 +88,7 @@ class BFSResult:
     roots: np.ndarray
     algorithm: str
     seconds: float
-    levels: list[LevelStats] = field(default_factory=list)
+    levels: Sequence[LevelStats] = field(default_factory=list)   # a list or a LevelList
     engine: str = "numba"
     extra: dict = field(default_factory=dict)
 
@@ -78,10 +120,6 @@ class BFSResult:
 
     @classmethod
     def from_kernel(cls, parent, depth, roots, algorithm, seconds, stats, times, engine="numba"):
-        """From a kernel's level rows (columns ``LEVEL_FIELDS``) and per-level seconds."""
-        levels = []
-        for row, t in zip(stats, times):
-            fields = {name: int(row[k]) for k, name in enumerate(LEVEL_FIELDS)}
-            fields["direction"] = DIRECTIONS[fields["direction"]]
-            levels.append(LevelStats(seconds=float(t), **fields))
-        return cls(parent, depth, roots, algorithm, seconds, levels, engine)
+        """From a kernel's level rows (columns ``LEVEL_FIELDS``) and per-level seconds
+        (``levels`` is a LevelList: the LevelStats are made when first read)."""
+        return cls(parent, depth, roots, algorithm, seconds, LevelList(stats, times), engine)

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import time
 
+import numba
 import numpy as np
 
 from .checks import as_graph, as_roots, check_algorithm, check_alpha_beta, check_device, check_max_depth
 from .errors import InputError
 from .kernels import direction_optimizing as do
 from .kernels.frontier import parallel_chunksize
+from .kernels.levels import seconds_per_tick
 from .kernels.policy import ALPHA, BETA
 from .result import BFSResult
 
@@ -78,10 +80,12 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
         raise InputError(f"workspace is for {workspace.n} vertices, the graph has {g.num_vertices}")
     # a top-down search never scans in-edges: don't make a lazily converted graph build them
     in_indptr, in_indices = (g.indptr, g.indices) if algorithm == "td" else (g.in_indptr, g.in_indices)
+    tick = seconds_per_tick()
     t0 = time.perf_counter()
     with parallel_chunksize(1):
-        stats, times = do.search(g.indptr, g.indices, in_indptr, in_indices, roots,
-                                 mode, alpha, beta, max_depth,
+        stats, ticks = do.search(g.indptr, g.indices, in_indptr, in_indices, roots,
+                                 mode, alpha, beta, max_depth, numba.get_num_threads(),
                                  *workspace.buffers())
     seconds = time.perf_counter() - t0
-    return BFSResult.from_kernel(workspace.parent, workspace.depth, roots, algorithm, seconds, stats, times)
+    return BFSResult.from_kernel(workspace.parent, workspace.depth, roots, algorithm, seconds, stats,
+                                 ticks * tick)

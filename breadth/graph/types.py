@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import InputError
 from . import convert
 from . import labels as _labels
-from .build import BuildInfo, build_csr, check_edge_arrays, csr_violations
+from .build import BuildInfo, build_csr, build_directed_csr, check_edge_arrays, csr_violations
 from .memory import choose_index_dtype
 
 
@@ -160,8 +160,7 @@ class Graph:
         src, dst, n = check_edge_arrays(src, dst, num_vertices)
         idt = choose_index_dtype(n, index_dtype)
         if directed:
-            indptr, indices, info = build_csr(src, dst, n, False, idt)
-            in_indptr, in_indices, _ = build_csr(dst, src, n, False, idt)
+            indptr, indices, in_indptr, in_indices, info = build_directed_csr(src, dst, n, idt)
             return cls(indptr, indices, directed=True, in_indptr=in_indptr, in_indices=in_indices,
                        build_info=info, check=False)
         indptr, indices, info = build_csr(src, dst, n, True, idt)

@@ -10,32 +10,48 @@ at least one top-down step. The rule is ``policy.go_bottom_up`` /
 always top-down (``TOP_DOWN``) or always bottom-up (``BOTTOM_UP``), which is
 how the pure algorithms run: one driver, three policies.
 
+One ``visited`` bitmap is kept through the whole search (top-down claims bits
+in it, bottom-up iterates its zero bits), so switching direction costs no pass
+over the parent array. parent and depth are written once per visited vertex
+and, at the end, -1 for the rest (``frontier.mark_unvisited``): no O(n) fill
+up front. A top-down frontier with at most ``SERIAL_EDGES`` out-edges (known
+before the level: it is the scout count) runs in the calling thread
+(``top_down.td_serial``), so a level of a deep, thin graph costs microseconds:
+no parallel region, no edge offsets, no atomics, no allocation, no clock that
+leaves compiled code (``levels.ticks``). With one thread every top-down level
+runs that way.
+
 Invariants between levels: ``depth[v] == level`` exactly for the frontier,
-``parent[v] == -1`` iff v is unvisited, every seed is its own parent at depth 0.
-The search ends when the frontier is empty or ``level == max_depth``
-(``max_depth < 0``: no limit).
+v's visited bit is set iff v is visited, and then ``parent[v]``/``depth[v]``
+are final; every seed is its own parent at depth 0. The search ends when the
+frontier is empty or ``level == max_depth`` (``max_depth < 0``: no limit); on
+return ``parent[v] == depth[v] == -1`` iff v is unvisited.
 
 Per-level statistics are recorded as rows of ``levels.LEVEL_FIELDS`` (direction
-``policy.TD`` or ``policy.BU``) plus the level's wall seconds.
+``policy.TD`` or ``policy.BU``) plus the level's wall time in ticks.
 """
 import numpy as np
 from numba import njit
 
 from .bottom_up import bu_step
-from .frontier import bitmap_to_queue, fill2, queue_to_bitmap, visited_bitmap
-from .levels import LEVEL_FIELDS, new_level_stats, now, record
+from .frontier import bitmap_to_queue, clear_visited, mark_unvisited, queue_to_bitmap
+from .levels import LEVEL_FIELDS, new_level_stats, record, ticks
 from .policy import BU, TD, go_bottom_up, stay_bottom_up
-from .top_down import frontier_edge_offsets, td_step
+from .top_down import frontier_edge_offsets, td_serial, td_step
 
-__all__ = ["search", "LEVEL_FIELDS"]
+__all__ = ["search", "LEVEL_FIELDS", "SERIAL_EDGES"]
+
+SERIAL_EDGES = 1 << 14   # a top-down frontier with at most this many out-edges runs in the calling thread
 
 
 @njit(cache=True)
-def _seed(indptr, roots, parent, depth, queue):
+def _seed(indptr, roots, parent, depth, visited, queue):
     qsize = 0
     scout = 0
     for r in roots:
-        if parent[r] < 0:
+        m = np.uint64(1) << np.uint64(r & 63)
+        if not visited[r >> 6] & m:
+            visited[r >> 6] |= m
             parent[r] = r
             depth[r] = 0
             queue[qsize] = r
@@ -45,19 +61,23 @@ def _seed(indptr, roots, parent, depth, queue):
 
 
 @njit(cache=True)
-def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max_depth,
+def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max_depth, threads,
            parent, depth, queue, next_queue, offsets, front, next_front, visited, tail):
-    """Run one BFS from the seed set ``roots`` into ``parent``/``depth``; returns (stats, times).
+    """Run one BFS from the seed set ``roots`` into ``parent``/``depth``; returns (stats, ticks).
+
+    ``threads``: numba's thread count (1: every top-down level runs serially).
 
     The remaining arrays are scratch (see ``breadth.search.BFSWorkspace``): queues and
     ``offsets`` of n (+1) int64, bitmaps of ceil(n / 64) uint64 words, ``tail`` of 1.
+    ``ticks`` holds each level's ``levels.ticks()`` difference.
     """
     n = indptr.size - 1
-    fill2(parent, depth, -1)
+    serial_edges = SERIAL_EDGES if threads > 1 else indptr[n]
+    clear_visited(visited, n)
     stats, times = new_level_stats(len(LEVEL_FIELDS))
     nlev = 0
 
-    qsize, scout = _seed(indptr, roots, parent, depth, queue)
+    qsize, scout = _seed(indptr, roots, parent, depth, visited, queue)
     edges_to_check = indptr[n]
     level = 0
     force_td = False
@@ -66,15 +86,14 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
         force_td = False
         if go_bu:
             queue_to_bitmap(queue, qsize, front)
-            visited_bitmap(parent, visited)
             awake = qsize
             while True:
                 old_awake = awake
-                t0 = now()
+                t0 = ticks()
                 awake, examined = bu_step(in_indptr, in_indices, parent, depth, front, next_front, visited,
                                           level)
                 stats, times, nlev = record(stats, times, nlev, level, BU, old_awake, examined, awake,
-                                             now() - t0)
+                                             ticks() - t0)
                 front, next_front = next_front, front
                 level += 1
                 if awake == 0 or level == max_depth:
@@ -87,14 +106,19 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
             force_td = True
         else:
             edges_to_check -= scout
-            tail[0] = 0
-            t0 = now()
-            frontier_edge_offsets(indptr, queue, qsize, offsets)
-            next_scout = td_step(indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail,
-                                 level)
-            stats, times, nlev = record(stats, times, nlev, level, TD, qsize, scout, tail[0], now() - t0)
+            t0 = ticks()
+            if scout <= serial_edges:
+                nq, next_scout = td_serial(indptr, indices, parent, depth, visited, queue, qsize, next_queue, level)
+            else:
+                tail[0] = 0
+                frontier_edge_offsets(indptr, queue, qsize, offsets)
+                next_scout = td_step(indptr, indices, parent, depth, visited, queue, qsize, offsets, next_queue,
+                                     tail, level)
+                nq = tail[0]
+            stats, times, nlev = record(stats, times, nlev, level, TD, qsize, scout, nq, ticks() - t0)
             queue, next_queue = next_queue, queue
-            qsize = tail[0]
+            qsize = nq
             scout = next_scout
             level += 1
+    mark_unvisited(visited, parent, depth)
     return stats[:nlev], times[:nlev]

@@ -27,13 +27,43 @@ def fill(a, value):
             a[i] = value
 
 
+@njit(cache=True)
+def clear_visited(visited, n):
+    """visited := no vertex, with the bits past n set (they are never searched)."""
+    fill(visited, np.uint64(0))
+    if n % 64:
+        visited[n // 64] = ~((np.uint64(1) << np.uint64(n % 64)) - np.uint64(1))
+
+
+@njit(cache=True)
+def _unvisited_words(visited, lo, hi, parent, depth):
+    for w in range(lo, hi):
+        x = ~visited[w]
+        while x:
+            v = w * 64 + cttz(x)
+            parent[v] = -1
+            depth[v] = -1
+            x &= x - np.uint64(1)
+
+
 @njit(parallel=True, cache=True)
-def fill2(a, b, value):
-    """a[:] = b[:] = value in one pass (arrays of equal size)."""
-    for k in prange((a.size + ELEM_BLOCK - 1) // ELEM_BLOCK):
-        for i in range(k * ELEM_BLOCK, min(a.size, (k + 1) * ELEM_BLOCK)):
-            a[i] = value
-            b[i] = value
+def _unvisited_parallel(visited, parent, depth):
+    nblocks = (visited.size + ELEM_BLOCK - 1) // ELEM_BLOCK
+    for b in prange(nblocks):
+        _unvisited_words(visited, b * ELEM_BLOCK, min(visited.size, (b + 1) * ELEM_BLOCK), parent, depth)
+
+
+@njit(cache=True)
+def mark_unvisited(visited, parent, depth):
+    """parent[v] = depth[v] = -1 for every v whose visited bit is clear (the others are left alone).
+
+    How a search that writes only what it visits leaves the rest: one pass over the
+    bitmap's words plus one store per unvisited vertex, instead of an O(n) fill up front.
+    """
+    if visited.size <= ELEM_BLOCK:
+        _unvisited_words(visited, 0, visited.size, parent, depth)
+    else:
+        _unvisited_parallel(visited, parent, depth)
 
 
 @njit(parallel=True, cache=True)
@@ -43,20 +73,6 @@ def queue_to_bitmap(queue, qsize, bitmap, atomic=True):
     for b in prange((qsize + ELEM_BLOCK - 1) // ELEM_BLOCK):
         for i in range(b * ELEM_BLOCK, min(qsize, (b + 1) * ELEM_BLOCK)):
             set_bit(bitmap, queue[i], atomic)
-
-
-@njit(parallel=True, cache=True)
-def visited_bitmap(parent, visited):
-    """visited := {v : parent[v] >= 0}, with the bits past n set (they are never searched)."""
-    n = parent.size
-    for b in prange((visited.size + WORD_BLOCK - 1) // WORD_BLOCK):
-        for w in range(b * WORD_BLOCK, min(visited.size, (b + 1) * WORD_BLOCK)):
-            word = np.uint64(0)
-            for bit in range(64):
-                v = w * 64 + bit
-                if v >= n or parent[v] >= 0:
-                    word |= np.uint64(1) << np.uint64(bit)
-            visited[w] = word
 
 
 @njit(parallel=True, cache=True)

@@ -9,23 +9,72 @@ shifting anyone's numbers. ``BFSResult.from_kernel`` turns rows into
 
 ``direction`` holds ``policy.TD`` or ``policy.BU``. The arrays start small and
 double when full (``grown``), so a deep, thin graph costs no up-front O(depth).
+
+Level times are taken with ``ticks()``: the CPU's time-stamp counter on x86-64
+(``llvm.readcyclecounter``, ~20 ns, no call out of compiled code), elsewhere
+``time.perf_counter_ns`` through numba's object mode (~1 us: it takes the GIL).
+Kernels keep tick differences; Python turns them into seconds with
+``seconds_per_tick()`` (measured once per process against ``time.perf_counter``),
+so a high-diameter search (thousands of levels) does not pay microseconds per
+level for its clock.
 """
+import functools
+import platform
 import time
 
 import numpy as np
-from numba import njit, objmode
+from llvmlite import ir
+from numba import njit, objmode, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 LEVEL_FIELDS = ("level", "direction", "frontier", "edges_examined", "discovered")
 LEVEL, DIRECTION, FRONTIER, EDGES_EXAMINED, DISCOVERED = range(len(LEVEL_FIELDS))
 INITIAL_ROWS = 64
 
 
+TSC = platform.machine().lower() in ("x86_64", "amd64")
+
+
+@intrinsic
+def _cycle_counter(typingctx):
+    sig = types.int64()
+
+    def codegen(context, builder, sig, args):
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []),
+                                            "llvm.readcyclecounter")
+        return builder.call(fn, [])
+
+    return sig, codegen
+
+
 @njit(cache=True)
-def now():
-    """``time.perf_counter()`` from inside a jitted function."""
-    with objmode(t="float64"):
-        t = time.perf_counter()
+def _tsc_ticks():
+    return _cycle_counter()
+
+
+@njit(cache=True)
+def _clock_ticks():
+    with objmode(t="int64"):
+        t = time.perf_counter_ns()
     return t
+
+
+ticks = _tsc_ticks if TSC else _clock_ticks
+ticks.__doc__ = "A monotonic tick count from inside a jitted function (``seconds_per_tick()`` converts)."
+
+
+@functools.cache
+def seconds_per_tick() -> float:
+    """Seconds per ``ticks()`` unit: 1e-9 for the clock fallback, else measured over ~5 ms."""
+    if not TSC:
+        return 1e-9
+    ticks()                                     # load / compile before measuring
+    c0, t0 = ticks(), time.perf_counter()
+    while time.perf_counter() - t0 < 0.005:
+        pass
+    c1, t1 = ticks(), time.perf_counter()
+    return (t1 - t0) / max(c1 - c0, 1)
 
 
 @njit(cache=True)
@@ -40,19 +89,26 @@ def grown(a, nrows):
 
 @njit(cache=True)
 def new_level_stats(ncols):
-    """Empty (stats, times) arrays for ``ncols`` fields."""
-    return np.zeros((INITIAL_ROWS, ncols), dtype=np.int64), np.zeros(INITIAL_ROWS, dtype=np.float64)
+    """Empty (stats, times) arrays for ``ncols`` fields (times in ticks)."""
+    return np.zeros((INITIAL_ROWS, ncols), dtype=np.int64), np.zeros(INITIAL_ROWS, dtype=np.int64)
 
 
 @njit(cache=True)
-def record(stats, times, nlev, level, direction, frontier, examined, discovered, seconds):
-    """Append one level's row; returns (stats, times, nlev + 1) (the arrays may have grown)."""
-    stats = grown(stats, nlev)
-    times = grown(times, nlev)
+def _grown_pair(stats, times, nrows):
+    return grown(stats, nrows), grown(times, nrows)
+
+
+@njit(inline="always", cache=True)
+def record(stats, times, nlev, level, direction, frontier, examined, discovered, elapsed):
+    """Append one level's row and its ``ticks()`` difference; returns (stats, times, nlev + 1)
+    (the arrays may have grown). Inlined into the level loop: a level of a deep, thin graph
+    must not pay a call that passes and returns arrays."""
+    if nlev == stats.shape[0]:
+        stats, times = _grown_pair(stats, times, nlev)
     stats[nlev, LEVEL] = level
     stats[nlev, DIRECTION] = direction
     stats[nlev, FRONTIER] = frontier
     stats[nlev, EDGES_EXAMINED] = examined
     stats[nlev, DISCOVERED] = discovered
-    times[nlev] = seconds
+    times[nlev] = elapsed
     return stats, times, nlev + 1

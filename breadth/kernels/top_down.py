@@ -1,10 +1,14 @@
 """Top-down BFS step (frontier queue), after GAP's ``TDStep`` (Beamer et al., SC'12).
 
 Every frontier vertex u scans its out-edges; an unvisited neighbour v is
-claimed with a compare-and-swap of ``parent[v]`` from -1 to u, so exactly one
-thread wins each vertex and the next frontier holds every vertex once. Winners
-are appended to a block-local buffer that is flushed into the shared next
-queue with one atomic add per flush.
+claimed by an atomic OR of its bit in the ``visited`` bitmap, so exactly one
+thread wins each vertex and the next frontier holds every vertex once (the
+bitmap is n / 8 bytes: the per-edge test reads a cache-resident word instead of
+the parent array, GAP's test). Winners are appended to a block-local buffer
+that is flushed into the shared next queue with one atomic add per flush.
+
+Small frontiers (``td_serial``; the driver picks it from the frontier's
+out-edge count) are expanded in the calling thread with plain loads and stores.
 
 Load balance: the frontier's out-edges, concatenated in queue order, are cut
 into blocks of equal edge count (a prefix sum of the frontier's degrees and a
@@ -16,10 +20,10 @@ breadth: the distributed steps (``breadth.distributed.steps_*``) and iBFS
 (``breadth.multisource.ibfs``) call it with their own per-edge visit, so only
 what happens to an edge differs between the engines.
 
-Invariants: on entry ``parent[v] == -1`` iff v is unvisited and the queue
-holds each vertex of the current level once; on exit every neighbour of the
-frontier is visited, and the newly visited ones (depth ``level + 1``) are in
-``next_queue[:tail[0]]`` exactly once.
+Invariants: on entry v's ``visited`` bit is set iff v is visited (then its
+parent and depth are written), and the queue holds each vertex of the current
+level once; on exit every neighbour of the frontier is visited, and the newly
+visited ones (depth ``level + 1``) are in the next queue exactly once.
 
 Returns the scout count: the out-degree sum of the next frontier, which the
 direction-optimizing policy compares against the unexplored edges.
@@ -27,7 +31,7 @@ direction-optimizing policy compares against the unexplored edges.
 import numpy as np
 from numba import njit, prange
 
-from .atomics import atomic_add, atomic_cas, borrowed
+from .atomics import atomic_add, borrowed, set_bit
 
 TD_EDGE_BLOCK = 4096   # frontier out-edges per parallel block
 TD_BUFFER = 1024       # block-local queue buffer
@@ -132,45 +136,70 @@ def walk_block(b, indptr, indices, queue, qsize, offsets, visit, ctx, out, tail)
     return block_sum
 
 
-_PARENT, _DEPTH, _INDPTR, _NEXT_LEVEL = range(4)     # the single-node visit's ctx
+_PARENT, _DEPTH, _INDPTR, _NEXT_LEVEL, _VISITED = range(5)     # the single-node visit's ctx
 
 
 @njit(inline="always", cache=True)
 def visit_tree(ctx, u, v):
-    """Single-node visit: claim unvisited v for parent u (compare-and-swap) at the next level."""
-    if ctx[_PARENT][v] < 0 and atomic_cas(ctx[_PARENT], v, -1, u):
+    """Single-node visit: claim unvisited v for parent u at the next level.
+
+    The claim is an atomic OR of v's bit in the ``visited`` bitmap (n / 8 bytes, cache
+    resident where ``parent`` is not); the thread that found the bit clear owns v and
+    writes its parent and depth with plain stores (nothing reads them during the search).
+    """
+    visited = ctx[_VISITED]
+    if not (visited[v >> 6] >> np.uint64(v & 63)) & np.uint64(1) and set_bit(visited, v, True):
+        ctx[_PARENT][v] = u
         ctx[_DEPTH][v] = ctx[_NEXT_LEVEL]
         return np.int64(v), ctx[_INDPTR][v + 1] - ctx[_INDPTR][v]
     return np.int64(-1), np.int64(0)
 
 
 @njit(cache=True)
-def _td_block(b, indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level):
+def _td_block(b, indptr, indices, parent, depth, visited, queue, qsize, offsets, next_queue, tail, level):
     """Expand block b of the frontier's edges; returns the scout count of what it claimed."""
-    return walk_block(b, indptr, indices, queue, qsize, offsets, visit_tree, (parent, depth, indptr, level + 1),
-                      next_queue, tail)
+    return walk_block(b, indptr, indices, queue, qsize, offsets, visit_tree,
+                      (parent, depth, indptr, level + 1, visited), next_queue, tail)
 
 
 @njit(parallel=True, cache=True)
-def td_step(indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level):
-    """One top-down level.
+def td_step(indptr, indices, parent, depth, visited, queue, qsize, offsets, next_queue, tail, level):
+    """One top-down level, in parallel over blocks of TD_EDGE_BLOCK frontier edges.
 
     ``offsets`` holds ``frontier_edge_offsets`` of the queue; ``tail`` is a
-    1-element int64 array the caller sets to 0. A level with a single block of
-    edges runs in the calling thread: waking the pool would cost more than the
-    work (deep, thin graphs such as paths have one tiny level after another).
+    1-element int64 array the caller sets to 0; the next queue is
+    ``next_queue[:tail[0]]``. Returns the scout count.
     """
     nblocks = (offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
-    if nblocks <= 1:
-        return _td_serial(indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level)
     scout = 0
     for b in prange(nblocks):
-        scout += _td_block(b, indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level)
+        scout += _td_block(b, indptr, indices, parent, depth, visited, queue, qsize, offsets, next_queue, tail,
+                           level)
     return scout
 
 
 @njit(cache=True)
-def _td_serial(indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level):
-    if offsets[qsize] == 0:
-        return 0
-    return _td_block(0, indptr, indices, parent, depth, queue, qsize, offsets, next_queue, tail, level)
+def td_serial(indptr, indices, parent, depth, visited, queue, qsize, next_queue, level):
+    """One top-down level in the calling thread: returns (next queue size, scout count).
+
+    For frontiers with few out-edges (deep, thin graphs have one small level after
+    another): no parallel region, no edge offsets, no atomics, the next queue
+    written directly -- a level costs what its edges cost.
+    """
+    nq = 0
+    scout = 0
+    nl = level + 1
+    for i in range(qsize):
+        u = queue[i]
+        for j in range(indptr[u], indptr[u + 1]):
+            v = indices[j]
+            w = v >> 6
+            m = np.uint64(1) << np.uint64(v & 63)
+            if not visited[w] & m:
+                visited[w] |= m
+                parent[v] = u
+                depth[v] = nl
+                next_queue[nq] = v
+                nq += 1
+                scout += indptr[v + 1] - indptr[v]
+    return nq, scout

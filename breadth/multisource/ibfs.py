@@ -178,8 +178,8 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     idle = np.empty(words, dtype=np.uint64)
     hist = np.zeros((16, counts.size), dtype=np.int64)
     stats = np.zeros((16, len(LEVEL_FIELDS)), dtype=np.int64)
-    times = np.zeros(16, dtype=np.float64)
-    t0 = lv.now()
+    times = np.zeros(16, dtype=np.int64)       # levels.ticks() differences
+    t0 = lv.ticks()
     qsize, nunfull = seed_group(sources, in_indptr, words, pattern, prev, status, changed, unfull, queue)
     counts[:] = 0
     scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize,
@@ -189,7 +189,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     stats[0, lv.FRONTIER] = sources.size
     stats[0, lv.DISCOVERED] = sources.size
     stats[0, JOINT_FRONTIER] = qsize
-    times[0] = lv.now() - t0
+    times[0] = lv.ticks() - t0
     nunfull -= nfull
     unexplored = in_indptr[n] - nfull_in
     nf = qsize
@@ -208,7 +208,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
         elif not stay_bottom_up(mode, nf, last_nf, n, beta, True):
             direction = TD
         last_nf = nf
-        t0 = lv.now()
+        t0 = lv.ticks()
         _idle_bits(counts, pattern, idle)
         counts[:] = 0
         if direction == BU:
@@ -247,5 +247,5 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
         stats[level, lv.EDGES_EXAMINED] = examined
         stats[level, lv.DISCOVERED] = counts.sum()
         stats[level, JOINT_FRONTIER] = nf
-        times[level] = lv.now() - t0
+        times[level] = lv.ticks() - t0
     return hist[:level + 1], stats[:level + 1], times[:level + 1], overflow

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import BreadthError
 from ..kernels.frontier import num_words
+from ..kernels.levels import seconds_per_tick
 from . import ibfs
 from .checkpoint import Checkpoint
 from .plan import Traversal
@@ -70,7 +71,7 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
         dtype = wider(target.dtype)
         if depth_out is not None:
             depth_out.widen(dtype)
-    res = GroupResult(gi, hist[:, :srcs.size].copy(), stats, times, seconds,
+    res = GroupResult(gi, hist[:, :srcs.size].copy(), stats, times * seconds_per_tick(), seconds,
                       target if trav.keep_depths and depth_out is None else None)
     if trav.keep_reach:
         res.reach_indptr, res.reach_indices = reach_csr(ws.prev, trav.words, srcs.size, trav.n)

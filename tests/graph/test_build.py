@@ -107,3 +107,27 @@ def test_scipy_round_trip_and_vertex_errors():
     with pytest.raises(breadth.InputError):
         breadth.Graph.from_scipy(np.eye(3))
     assert "undirected" in repr(g)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_skewed_graph_same_for_every_thread_count(directed):
+    """Hubs make the transposition's row chunks uneven; the CSR must not depend on the chunking."""
+    import numba
+
+    s, d = breadth.kronecker_edges(10, 16, 3)
+    n = 1 << 10
+    ref = scipy_csr(s, d, n, directed)
+    before = numba.get_num_threads()
+    try:
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS), numba.config.NUMBA_NUM_THREADS}):
+            numba.set_num_threads(threads)
+            g = breadth.Graph.from_edges(s, d, n, directed=directed)
+            np.testing.assert_array_equal(g.indptr, ref.indptr)
+            np.testing.assert_array_equal(g.indices, ref.indices)
+            if directed:
+                t = ref.T.tocsr()
+                t.sort_indices()
+                np.testing.assert_array_equal(g.in_indptr, t.indptr)
+                np.testing.assert_array_equal(g.in_indices, t.indices)
+    finally:
+        numba.set_num_threads(before)

@@ -1,0 +1,32 @@
+"""How idle OpenMP worker threads wait: a short spin, set before numba's OpenMP pool starts.
+
+numba's ``omp`` threading layer runs on GNU OpenMP (libgomp), whose idle workers spin
+for a long time after every parallel region before they sleep. On a quiet machine that
+is free; on a shared one the spinning worker takes CPU time from the thread that does
+the work -- and a deep, thin graph (a grid, a road network) runs thousands of small
+levels serially in the calling thread (``kernels.direction_optimizing``), so its search
+ran ~8x slower next to one busy process (a 200,000-level path: 1.2 us per level against
+0.15 us, 2 threads, under load). A spin of ``SPIN_COUNT`` rounds covers the gaps between
+the parallel regions of one level and then lets the worker sleep.
+
+``import breadth`` applies it when neither ``OMP_WAIT_POLICY`` nor ``GOMP_SPINCOUNT`` is
+set (either one set by the user wins); libgomp reads them once, when it is loaded, so it
+works when breadth is imported before anything has run OpenMP code in the process.
+``APPLIED`` holds what was set (bench/gap_suite.py keeps it away from GAP's environment).
+"""
+from __future__ import annotations
+
+import os
+
+SPIN_COUNT = "10000"
+
+
+def apply_defaults(environ=os.environ) -> dict:
+    """Set ``GOMP_SPINCOUNT`` in ``environ`` unless the user chose a waiting policy; returns what was set."""
+    if "OMP_WAIT_POLICY" in environ or "GOMP_SPINCOUNT" in environ:
+        return {}
+    environ["GOMP_SPINCOUNT"] = SPIN_COUNT
+    return {"GOMP_SPINCOUNT": SPIN_COUNT}
+
+
+APPLIED = apply_defaults()
