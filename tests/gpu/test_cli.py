@@ -38,7 +38,7 @@ def test_bfs_device_cuda_equals_cpu(cuda, graph_file, tmp_path, capsys):
 
 def test_msbfs_and_closeness_device_cuda(cuda, graph_file, tmp_path, capsys):
     out_gpu, out_cpu = tmp_path / "g.npy", tmp_path / "c.npy"
-    args = ["--sample", "70", "--seed", "2", "--group-size", "64"]
+    args = ["--sample", "40", "--seed", "2", "--group-size", "32"]
     gpu = _json(capsys, ["msbfs", str(graph_file), *args, "--device", "cuda", "--output", str(out_gpu)])
     cpu = _json(capsys, ["msbfs", str(graph_file), *args, "--output", str(out_cpu)])
     assert gpu["per_source"] == cpu["per_source"] and gpu["groups"] == 2
@@ -58,11 +58,6 @@ def test_no_gpu_is_one_line_exit_2(cuda, graph_file, command):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--device cuda needs an NVIDIA GPU" in lines[0], proc.stderr
     assert proc.stdout == ""
-
-
-def test_device_cuda_with_ranks_is_refused(cuda, graph_file, capsys):
-    assert main(["bfs", str(graph_file), "--root", "0", "--device", "cuda", "--ranks", "2"]) == 2
-    assert "--device cuda searches on one process" in capsys.readouterr().err
 
 
 def test_library_device_argument(cuda):
