@@ -10,7 +10,7 @@ ZOO = list(graphs())
 # Python threads): these zoo graphs are searched to DEEP_LEVELS levels, and whole paths and
 # cycles of a few dozen vertices are searched to the end (test_short_paths_and_cycles_to_the_end).
 DEEP = {"path-1000", "path-1000-mid", "path-1000-directed", "path-1000-directed-rev", "cycle-301",
-        "cycle-301-directed", "grid-30x20"}
+        "cycle-301-directed", "grid-30x20", "binary-tree-leaf"}
 DEEP_LEVELS = 12
 ALGORITHMS = ["do", "td", "bu"]
 

@@ -48,11 +48,13 @@ def test_msbfs_and_closeness_device_cuda(cuda, graph_file, tmp_path, capsys):
     np.testing.assert_allclose(gpu["scores"]["score"], cpu["scores"]["score"])
 
 
-@pytest.mark.parametrize("command", [["bfs", "--root", "0"], ["msbfs", "--sample", "4"], ["closeness"]])
+@pytest.mark.parametrize("command", [["bfs", "GRAPH", "--root", "0"], ["msbfs", "GRAPH", "--sample", "4"],
+                                     ["closeness", "GRAPH"], ["graph500", "--scale", "5", "--roots", "2"]])
 def test_no_gpu_is_one_line_exit_2(cuda, graph_file, command):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     env.update(NUMBA_ENABLE_CUDASIM="0", CUDA_VISIBLE_DEVICES="")
-    argv = [sys.executable, "-m", "breadth", command[0], str(graph_file), *command[1:], "--device", "cuda"]
+    args = [str(graph_file) if a == "GRAPH" else a for a in command]
+    argv = [sys.executable, "-m", "breadth", *args, "--device", "cuda"]
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
