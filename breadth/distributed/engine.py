@@ -219,7 +219,8 @@ class DistEngine:
         from ..gpu import device
 
         return {"device": "cuda", "gpu": device.device_name(), "simulator": device.simulated(),
-                "cuda_aware_mpi": bool(self.state and self.state.cuda_aware)}
+                "cuda_aware_mpi": bool(self.state and self.state.cuda_aware),
+                "device_buffers_to_mpi": bool(self.state and self.state.device_mpi)}
 
     def graph_summary(self) -> dict:
         lg = self.lg

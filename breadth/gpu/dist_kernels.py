@@ -14,7 +14,11 @@ unvisited) is replicated on the device as on the host.
   bitmap (uint32 words, built on the device from the synchronised frontier) and stops
   at the first; it counts the edges it examined;
 * ``set_levels``: after the exchange, ``lvl[v] = value`` for the whole synchronised
-  frontier (idempotent for the vertices this rank found itself).
+  frontier (idempotent for the vertices this rank found itself);
+* with CUDA-aware MPI (the frontier never leaves the device): ``merge_ids`` merges a
+  received id list into the device global queue (CAS on ``lvl``), and ``owned_frontier``
+  extracts the owned part of the synchronised frontier with its scout count and LRB
+  histogram.
 
 Invariant of a step: on exit, the vertices it newly settled are exactly those
 appended to its output queue (``counters[row + COUNT]`` of them).
@@ -26,7 +30,7 @@ from numba import cuda, int64, uint32
 
 from .device import STAGE
 from .lrb import top_down_kernels
-from .primitives import BCUR0, COUNT, EXAMINED, begin, flush, flush_counts, stage
+from .primitives import BCUR0, BIN0, COUNT, EXAMINED, SCOUT, begin, degree_bin, flush, flush_counts, stage
 
 
 @cuda.jit(device=True)
@@ -82,3 +86,55 @@ def set_levels(vertices, count, lvl, value):
     while i < count:
         lvl[vertices[i]] = value
         i += cuda.gridsize(1)
+
+
+@cuda.jit
+def merge_ids(recv, count, lvl, value, gq, counters, tail):
+    """Append to ``gq`` (cursor ``counters[tail]``) every v in recv[:count] whose level is still -1,
+    setting it to ``value`` with a CAS (the device twin of ``exchange_butterfly.merge_new``)."""
+    s_buf = cuda.shared.array(STAGE, int64)
+    s_n = cuda.shared.array(1, int64)
+    s_base = cuda.shared.array(1, int64)
+    if cuda.threadIdx.x == 0:
+        s_n[0] = 0
+    cuda.syncthreads()
+    bdim = cuda.blockDim.x
+    for base in range(cuda.blockIdx.x * bdim, count, cuda.gridDim.x * bdim):
+        i = base + cuda.threadIdx.x
+        if i < count:
+            v = recv[i]
+            if lvl[v] < 0:
+                if cuda.atomic.cas(lvl, v, int64(-1), int64(value)) == -1:
+                    stage(s_buf, s_n, v)
+        flush(s_buf, s_n, s_base, gq, counters, tail)
+
+
+@cuda.jit
+def owned_frontier(gq, total, row0, odeg, indptr, queue, counters, row):
+    """From the synchronised frontier gq[:total]: its scout count (replicated out-degrees ``odeg``)
+    into SCOUT, the owned vertices (local ids) appended to ``queue`` (count: COUNT) with their LRB
+    histogram in BIN0.. and their out-edges in EXAMINED -- what ``lrb.lrb_scatter``, the host's
+    policy and the level statistics read."""
+    s_buf = cuda.shared.array(STAGE, int64)
+    s_n = cuda.shared.array(1, int64)
+    s_base = cuda.shared.array(1, int64)
+    s_cnt = cuda.shared.array(BCUR0, int64)
+    begin(s_cnt, s_n, counters, -1)
+    bdim = cuda.blockDim.x
+    nl = indptr.size - 1
+    scout = int64(0)
+    for base in range(cuda.blockIdx.x * bdim, total, cuda.gridDim.x * bdim):
+        i = base + cuda.threadIdx.x
+        if i < total:
+            v = gq[i]
+            scout += odeg[v]
+            loc = v - row0
+            if 0 <= loc < nl:
+                stage(s_buf, s_n, loc)
+                d = indptr[loc + 1] - indptr[loc]
+                cuda.atomic.add(s_cnt, BIN0 + degree_bin(d), 1)
+                cuda.atomic.add(s_cnt, EXAMINED, d)
+        flush(s_buf, s_n, s_base, queue, counters, row + COUNT)
+    if scout > 0:
+        cuda.atomic.add(s_cnt, SCOUT, scout)
+    flush_counts(s_cnt, counters, row)

@@ -43,6 +43,8 @@ def kernels():
         yield f"rep_td_block[{vid}]", dk.rep_td_block, td
         yield f"rep_bu[{vid}]", dk.rep_bu, (a64, q, i64, a64, w32, i64, a64, q, a64, i64)
         yield f"set_levels[{vid}]", dk.set_levels, (q, i64, a64, i64)
+        yield f"merge_ids[{vid}]", dk.merge_ids, (q, i64, a64, i64, q, a64, i64)
+        yield f"owned_frontier[{vid}]", dk.owned_frontier, (q, i64, i64, q, a64, q, a64, i64)
         yield f"lrb_scatter[{vid}]", lrb.lrb_scatter, (a64, q, i64, q, a64, i64)
         yield f"bu_step[{vid}]", bu.bu_step, (a64, a64, q, a64, a64, w32, w32, w32, w32, i64, i64, a64, i64, i64)
         yield f"seed[{vid}]", bu.seed, (a64, a64, a64, a64, q, a64)

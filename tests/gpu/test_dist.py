@@ -1,5 +1,6 @@
 """One MPI rank per GPU (``--device cuda`` under mpiexec, 2 ranks, simulator): the 1D butterfly search with
-the local steps on the GPU equals the single-node search, validates, and copies host<->device only per level."""
+the local steps on the GPU equals the single-node search, validates, and copies host<->device only per level,
+with host buffers for MPI or (forced, as a CUDA-aware MPI would be used) device buffers."""
 import json
 import os
 import subprocess
@@ -29,12 +30,15 @@ def _mpiexec(nprocs, args, env, timeout=600):
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
-def test_two_ranks_equal_single_node_and_count_copies(cuda, gpu_env):
-    r = _mpiexec(2, [os.path.join(HERE, "dist_driver.py")], gpu_env)
+@pytest.mark.parametrize("mode", ["host-buffers", "device-mpi"])
+def test_two_ranks_equal_single_node_and_count_copies(cuda, gpu_env, mode):
+    r = _mpiexec(2, [os.path.join(HERE, "dist_driver.py"), mode], gpu_env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
-    assert len(lines) == 9 and {x["engine"] for x in lines} == {"mpi-1d-butterfly-cuda"}
+    assert len(lines) == (3 if mode == "device-mpi" else 6)
+    assert {x["engine"] for x in lines} == {"mpi-1d-butterfly-cuda"}
     assert {x["algorithm"] for x in lines} == {"do", "td", "bu"}
+    assert {x["device_mpi"] for x in lines} == {mode == "device-mpi"}
 
 
 def test_cli_bfs_and_graph500_with_ranks_and_device_cuda(cuda, gpu_env, tmp_path):
@@ -57,6 +61,7 @@ def test_cli_bfs_and_graph500_with_ranks_and_device_cuda(cuda, gpu_env, tmp_path
     assert r.returncode == 0, r.stderr[-3000:]
     data = json.loads(run.read_text())
     assert data["engine"]["device"] == "cuda" and data["engine"]["cuda_aware_mpi"] is False
+    assert data["engine"]["device_buffers_to_mpi"] is False           # never CUDA-aware under the simulator
     assert data["validated"] and data["NBFS"] == 2 and data["num_mpi_processes"] == 2
 
 
