@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Set up (idempotent) and run the whole test suite.
+#
+# NUMBA_ENABLE_CUDASIM: the GPU tests (tests/gpu) run numba-cuda's simulator unless told
+# otherwise. The variable fixes what numba.cuda is when it is first imported, so it is set
+# here, once, for the whole run (every test and subprocess sees the same value); on a
+# machine with a GPU, `NUMBA_ENABLE_CUDASIM=0 ./test.sh` runs the same tests on it.
 set -euo pipefail
 cd "$(dirname "$0")"
 ./setup.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export NUMBA_ENABLE_CUDASIM="${NUMBA_ENABLE_CUDASIM:-1}"
 exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

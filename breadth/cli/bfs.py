@@ -97,8 +97,6 @@ def run(args) -> int:
     from .dist_options import partition_mode
 
     if partition_mode(args) != "none":
-        if args.device == "cuda":
-            raise InputError("--device cuda searches on one process; the MPI engine runs on the CPU")
         return run_distributed(args)
     set_threads(args.threads)
     graph = open_graph(args.graph)

@@ -76,7 +76,8 @@ def engine_options(args) -> dict:
     """``DistEngine`` keyword arguments from the parsed options (its errors name API parameters;
     ``messages.translate`` turns them into these flags)."""
     return {"partition": partition_mode(args), "exchange": args.exchange, "fanout": args.fanout,
-            "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads}
+            "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads,
+            "device": getattr(args, "device", "cpu")}
 
 
 def comm_summary(searches: list[dict], construction: dict | None = None) -> dict:

@@ -1,7 +1,8 @@
 """``breadth graph500``: the Graph500 BFS benchmark."""
 from __future__ import annotations
 
-from .common import add_quiet_option, add_search_options, add_threads_option, run_on_ranks, set_threads, write_json
+from .common import (add_device_option, add_quiet_option, add_search_options, add_threads_option, run_on_ranks,
+                     set_threads, write_json)
 from .dist_options import add_dist_options
 from .helpformat import examples
 
@@ -19,6 +20,7 @@ def register(sub):
         epilog=examples("breadth graph500 --scale 20",
                         "breadth graph500 --scale 18 --roots 16 --json run.json --plot levels.png",
                         "breadth graph500 --scale 22 --ranks 4 --exchange alltoall",
+                        "breadth graph500 --scale 20 --device cuda",
                         "mpiexec -n 8 breadth graph500 --scale 24"),
     )
     p.add_argument("--scale", type=int, required=True, help="log2 of the number of vertices")
@@ -26,6 +28,7 @@ def register(sub):
     p.add_argument("--roots", type=int, default=64, help="number of search keys (NBFS)")
     p.add_argument("--seed", type=int, default=1, help="seed of the generator and of the search keys")
     add_search_options(p)
+    add_device_option(p)
     p.add_argument("--no-validate", action="store_true", help="skip validating the BFS trees")
     p.add_argument("--json", metavar="FILE", default=None,
                    help="also write every statistic, search and per-level record as JSON to FILE ('-': stdout, "
@@ -49,7 +52,12 @@ def run(args) -> int:
     set_threads(args.threads)
     config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,
                             seed=args.seed, validate=not args.no_validate)
-    engine = LocalEngine(args.algorithm, args.alpha, args.beta)
+    if args.device == "cuda":
+        from ..graph500.engine_cuda import CudaEngine
+
+        engine = CudaEngine(args.algorithm, args.alpha, args.beta)
+    else:
+        engine = LocalEngine(args.algorithm, args.alpha, args.beta)
     result = run_benchmark(config, engine, progress=not args.quiet)
     if engine.is_root:
         print(format_report(result), flush=True)

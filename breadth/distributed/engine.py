@@ -56,12 +56,15 @@ def _threaded(method):
 class DistEngine:
     """MPI engine over a registered layout: ``partition`` ("1d"), ``exchange`` ("alltoall" or
     "butterfly" with ``fanout`` and ``encoding``; None: the partition's default), ``params``
-    for layout-specific options. Construction is collective."""
+    for layout-specific options; ``device="cuda"``: one rank per GPU, the local steps on the GPU
+    (``breadth.gpu.dist_butterfly``; 1d/butterfly only). Construction is collective."""
 
     def __init__(self, exchange=None, fanout=1, algorithm="do", alpha=ALPHA, beta=BETA, directed=False,
-                 comm=None, threads=None, encoding="auto", partition=registry.DEFAULT_PARTITION, params=None):
+                 comm=None, threads=None, encoding="auto", partition=registry.DEFAULT_PARTITION, params=None,
+                 device="cpu"):
         self.comm = comm if isinstance(comm, Comm) else Comm(comm)
         self.layout = collective(registry.get, partition, exchange)
+        self.device = collective(_check_device, device, self.layout)
         self.options = collective(SearchOptions(algorithm, alpha, beta, fanout, encoding, dict(params or {})).checked)
         threads = collective(check_threads, threads)
         self.threads = auto_threads(self.comm) if threads is None else threads
@@ -69,7 +72,7 @@ class DistEngine:
         self.partition, self.exchange = self.layout.partition, self.layout.exchange
         self.algorithm = self.options.algorithm
         self.nprocs, self.rank, self.is_root = self.comm.size, self.comm.rank, self.comm.rank == 0
-        self.name = f"mpi-{self.partition}-{self.exchange}"
+        self.name = f"mpi-{self.partition}-{self.exchange}" + ("-cuda" if self.device == "cuda" else "")
         self.lg = None
         self.state = None
         self._edges = None
@@ -123,7 +126,12 @@ class DistEngine:
 
     def _make_state(self):
         with self.comm.phase("construct"):
-            self.state = self.layout.search(self.comm, self.lg, self.options)
+            if self.device == "cuda":           # one rank per GPU (breadth.gpu.dist_butterfly)
+                from ..gpu.dist_butterfly import GpuButterflySearch
+
+                self.state = self._agreed(GpuButterflySearch, self.comm, self.lg, self.options)
+            else:
+                self.state = self.layout.search(self.comm, self.lg, self.options)
 
     def after_construct(self):
         self._edges = None
@@ -203,7 +211,16 @@ class DistEngine:
         return {"engine": self.name, "ranks": self.nprocs, "partition": self.partition, "exchange": self.exchange,
                 "fanout": ex.get("fanout"), "encoding": ex.get("encoding"), "threads_per_rank": self.threads,
                 "algorithm": self.algorithm, "alpha": self.options.alpha, "beta": self.options.beta,
-                "mpi": get_mpi().Get_library_version().splitlines()[0].strip()}
+                "mpi": get_mpi().Get_library_version().splitlines()[0].strip(), **self._device_info()}
+
+    def _device_info(self) -> dict:
+        if self.device != "cuda":
+            return {"device": "cpu"}
+        from ..gpu import device
+
+        return {"device": "cuda", "gpu": device.device_name(), "simulator": device.simulated(),
+                "cuda_aware_mpi": bool(self.state and self.state.cuda_aware),
+                "device_buffers_to_mpi": bool(self.state and self.state.device_mpi)}
 
     def graph_summary(self) -> dict:
         lg = self.lg
@@ -213,6 +230,21 @@ class DistEngine:
                 "partition": lg.partition.describe(),
                 "local_vertices": [v for v, _ in per_rank], "local_arcs": [a for _, a in per_rank],
                 "construction_communication": self.comm.reduced_phase_totals("construct")}
+
+
+def _check_device(device, layout) -> str:
+    """``device="cuda"`` runs the 1D butterfly layout with the local steps on each rank's GPU."""
+    from ..checks import check_device
+
+    check_device(device)
+    if device == "cuda" and (layout.partition, layout.exchange) != ("1d", "butterfly"):
+        raise InputError(f"device='cuda' runs the 1d partition with the butterfly exchange, not "
+                         f"{layout.partition}/{layout.exchange}")
+    if device == "cuda":
+        from ..gpu.device import require_cuda
+
+        require_cuda()
+    return device
 
 
 def _file_format(path):

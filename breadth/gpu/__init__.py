@@ -4,7 +4,8 @@ Modules: ``device`` (detection, launch shapes, counted copies), ``graph``
 (``DeviceGraph``), ``primitives`` (level counters, block-aggregated appends),
 ``lrb`` (top-down with Logarithmic Radix Binning), ``bottom_up`` (bottom-up and
 frontier conversions), ``search`` (the host loop of one search), ``ibfs``
-(concurrent BFS with bitwise status arrays). Importing this package does not
+(concurrent BFS with bitwise status arrays), ``dist_kernels`` / ``dist_butterfly``
+(one MPI rank per GPU: the 1D ButterFly search's local steps on the GPU). Importing this package does not
 import numba-cuda; the names below load it on first use, after
 ``device.require_cuda()`` has checked that kernels can run.
 """

@@ -173,6 +173,14 @@ def to_device(array):
     return cuda.to_device(array)
 
 
+def upload(device_array, host) -> None:
+    """Copy a host array into an existing device array (or a contiguous slice of one) (counted)."""
+    for t in _active:
+        t.to_device += 1
+        t.bytes_to_device += host.nbytes
+    device_array.copy_to_device(host)
+
+
 def to_host(device_array, out=None):
     """Copy a device array (or a contiguous slice of one) to the host (counted)."""
     host = device_array.copy_to_host(out) if out is not None else device_array.copy_to_host()

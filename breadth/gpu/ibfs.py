@@ -12,8 +12,10 @@ Groups are formed on the host by the CPU path's GroupBy
 
 Direction per group is decided by the one direction policy
 (``breadth.kernels.policy.go_bottom_up`` / ``stay_bottom_up``) on the group's
-counts: scout count of the JFQ against the in-edges of vertices not yet full,
-and the JFQ size against n / beta.
+counts, exactly as the CPU traversal decides: scout count of the JFQ against the
+in-edges of vertices not yet full, and the JFQ size against n / beta with
+``stay_at_limit=True`` (a JFQ of exactly n / beta vertices stays bottom-up), so
+both devices take the same direction at every level.
 
 Invariants between levels: ``prev == status`` (BSA_level); the JFQ is in
 ``queue[:nf]`` after a top-down level (``changed`` all zero) or is the
@@ -131,8 +133,8 @@ def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_
         if write_depth and level + 1 > cap:
             overflow = True
             break
-        if bottom_up:
-            bottom_up = stay_bottom_up(mode, nf, last_nf, n, beta)
+        if bottom_up:           # the CPU traversal's rule, stay_at_limit included: the same directions
+            bottom_up = stay_bottom_up(mode, nf, last_nf, n, beta, stay_at_limit=True)
         else:
             bottom_up = go_bottom_up(mode, False, scout, unexplored, alpha)
         last_nf = nf

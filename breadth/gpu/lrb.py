@@ -39,15 +39,20 @@ block's threads concurrently but blocks one after another, so inter-block races 
 warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
 (tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
 """
+import numpy as np
 from numba import cuda, int64
 
 from .device import STAGE
-from .primitives import (BCUR0, BIN0, COUNT, NBINS, begin, degree_bin, flush, flush_counts, stage, tally)
+from .primitives import (BCUR0, BIN0, BLOCK_BINS, COUNT, NBINS, THREAD_BINS, WARP_BINS, begin, degree_bin, flush,
+                         flush_counts, stage, tally)
+
+SMALL_FRONTIER = 256     # frontiers this small (and hub-free) skip the LRB binning pass
 
 
 @cuda.jit(device=True)
-def claim(v, u, level, parent, depth, indptr, s_buf, s_n, s_cnt):
-    """Visit edge (u, v): if v is unvisited and this thread wins the CAS, v joins the next frontier."""
+def claim(v, u, level, parent, depth, row0, indptr, s_buf, s_n, s_cnt):
+    """Visit edge (u, v) of a single-node search: if v is unvisited and this thread wins the CAS on
+    ``parent[v]``, v joins the next frontier (staged and tallied). ``row0`` is unused here."""
     if parent[v] < 0:
         if cuda.atomic.cas(parent, v, int64(-1), int64(u)) == -1:
             depth[v] = level + 1
@@ -93,95 +98,152 @@ def lrb_scatter(indptr, queue, qsize, binned, counters, cur):
         cuda.syncthreads()
 
 
-@cuda.jit
-def td_thread(indptr, indices, parent, depth, queue, start, count, level, next_queue, counters, nxt, clear):
-    """LRB thread bins: one frontier vertex (degree < 32) per thread."""
-    s_buf = cuda.shared.array(STAGE, int64)
-    s_n = cuda.shared.array(1, int64)
-    s_base = cuda.shared.array(1, int64)
-    s_cnt = cuda.shared.array(BCUR0, int64)
-    begin(s_cnt, s_n, counters, clear)
-    tid = cuda.threadIdx.x
-    bdim = cuda.blockDim.x
-    pending = 0                                # staged per thread since the last flush, at most
-    for base in range(cuda.blockIdx.x * bdim, count, cuda.gridDim.x * bdim):
-        if pending + 31 > STAGE // bdim:
-            flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-            pending = 0
-        i = base + tid
-        if i < count:
-            u = queue[start + i]
-            for j in range(indptr[u], indptr[u + 1]):
-                claim(indices[j], u, level, parent, depth, indptr, s_buf, s_n, s_cnt)
-        pending += 31
-    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-    flush_counts(s_cnt, counters, nxt)
+def top_down_kernels(claim):
+    """The three LRB top-down kernels (thread, warp and block granularity) visiting edges with ``claim``.
 
+    ``claim(v, u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)`` is a device function: it
+    decides whether edge (u, v) wins v (``a``, ``b`` and ``row0`` -- the global id of row 0 --
+    are the search's state, passed through unchanged) and stages v for the block's append when it does. The
+    kernels' arguments: ``(indptr, indices, a, b, row0, queue, start, count, level,
+    next_queue, counters, nxt, clear)``; they expand ``queue[start:start + count]``
+    (rows of ``indptr``), append to ``next_queue`` at cursor ``counters[nxt + COUNT]``, add
+    the block tallies into row ``nxt`` and zero row ``clear`` (none when -1).
+    """
 
-@cuda.jit
-def td_warp(indptr, indices, parent, depth, queue, start, count, level, next_queue, counters, nxt, clear):
-    """LRB warp bins: one frontier vertex per warp; each round, every lane takes one edge."""
-    s_buf = cuda.shared.array(STAGE, int64)
-    s_n = cuda.shared.array(1, int64)
-    s_base = cuda.shared.array(1, int64)
-    s_cnt = cuda.shared.array(BCUR0, int64)
-    s_max = cuda.shared.array(1, int64)
-    begin(s_cnt, s_n, counters, clear)
-    tid = cuda.threadIdx.x
-    warps = cuda.blockDim.x // 32
-    lane = tid % 32
-    pending = 0
-    for base in range(cuda.blockIdx.x * warps, count, cuda.gridDim.x * warps):
-        i = base + tid // 32
-        if tid == 0:
-            s_max[0] = 0
-        cuda.syncthreads()
-        u = int64(0)
-        first = int64(0)
-        d = int64(0)
-        if i < count:
-            u = queue[start + i]
-            first = indptr[u]
-            d = indptr[u + 1] - first
-            if lane == 0:
-                cuda.atomic.max(s_max, 0, d)
-        cuda.syncthreads()
-        rounds = (s_max[0] + 31) // 32          # the same on every thread of the block
-        cuda.syncthreads()
-        for r in range(rounds):
-            if pending + 1 > STAGE // cuda.blockDim.x:
+    @cuda.jit
+    def td_thread(indptr, indices, a, b, row0, queue, start, count, level, next_queue, counters, nxt, clear):
+        """LRB thread bins: one frontier vertex (degree < 32) per thread."""
+        s_buf = cuda.shared.array(STAGE, int64)
+        s_n = cuda.shared.array(1, int64)
+        s_base = cuda.shared.array(1, int64)
+        s_cnt = cuda.shared.array(BCUR0, int64)
+        begin(s_cnt, s_n, counters, clear)
+        tid = cuda.threadIdx.x
+        bdim = cuda.blockDim.x
+        pending = 0                                # staged per thread since the last flush, at most
+        for base in range(cuda.blockIdx.x * bdim, count, cuda.gridDim.x * bdim):
+            if pending + 31 > STAGE // bdim:
                 flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
                 pending = 0
-            k = r * 32 + lane
-            if k < d:
-                claim(indices[first + k], u, level, parent, depth, indptr, s_buf, s_n, s_cnt)
-            pending += 1
-    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-    flush_counts(s_cnt, counters, nxt)
+            i = base + tid
+            if i < count:
+                u = queue[start + i]
+                for j in range(indptr[u], indptr[u + 1]):
+                    claim(indices[j], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
+            pending += 31
+        flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+        flush_counts(s_cnt, counters, nxt)
+
+    @cuda.jit
+    def td_warp(indptr, indices, a, b, row0, queue, start, count, level, next_queue, counters, nxt, clear):
+        """LRB warp bins: one frontier vertex per warp; each round, every lane takes one edge."""
+        s_buf = cuda.shared.array(STAGE, int64)
+        s_n = cuda.shared.array(1, int64)
+        s_base = cuda.shared.array(1, int64)
+        s_cnt = cuda.shared.array(BCUR0, int64)
+        s_max = cuda.shared.array(1, int64)
+        begin(s_cnt, s_n, counters, clear)
+        tid = cuda.threadIdx.x
+        warps = cuda.blockDim.x // 32
+        lane = tid % 32
+        pending = 0
+        for base in range(cuda.blockIdx.x * warps, count, cuda.gridDim.x * warps):
+            i = base + tid // 32
+            if tid == 0:
+                s_max[0] = 0
+            cuda.syncthreads()
+            u = int64(0)
+            first = int64(0)
+            d = int64(0)
+            if i < count:
+                u = queue[start + i]
+                first = indptr[u]
+                d = indptr[u + 1] - first
+                if lane == 0:
+                    cuda.atomic.max(s_max, 0, d)
+            cuda.syncthreads()
+            rounds = (s_max[0] + 31) // 32          # the same on every thread of the block
+            cuda.syncthreads()
+            for r in range(rounds):
+                if pending + 1 > STAGE // cuda.blockDim.x:
+                    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+                    pending = 0
+                k = r * 32 + lane
+                if k < d:
+                    claim(indices[first + k], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
+                pending += 1
+        flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+        flush_counts(s_cnt, counters, nxt)
+
+    @cuda.jit
+    def td_block(indptr, indices, a, b, row0, queue, start, count, level, next_queue, counters, nxt, clear):
+        """LRB block bins: one frontier vertex (degree >= 1024) per block, its edges in block-wide chunks."""
+        s_buf = cuda.shared.array(STAGE, int64)
+        s_n = cuda.shared.array(1, int64)
+        s_base = cuda.shared.array(1, int64)
+        s_cnt = cuda.shared.array(BCUR0, int64)
+        begin(s_cnt, s_n, counters, clear)
+        tid = cuda.threadIdx.x
+        bdim = cuda.blockDim.x
+        pending = 0
+        for i in range(cuda.blockIdx.x, count, cuda.gridDim.x):
+            u = queue[start + i]
+            lo = indptr[u]
+            hi = indptr[u + 1]
+            for e in range(lo, hi, bdim):
+                if pending + 1 > STAGE // bdim:
+                    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+                    pending = 0
+                j = e + tid
+                if j < hi:
+                    claim(indices[j], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
+                pending += 1
+        flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+        flush_counts(s_cnt, counters, nxt)
+
+    return td_thread, td_warp, td_block
 
 
-@cuda.jit
-def td_block(indptr, indices, parent, depth, queue, start, count, level, next_queue, counters, nxt, clear):
-    """LRB block bins: one frontier vertex (degree >= 1024) per block, its edges in block-wide chunks."""
-    s_buf = cuda.shared.array(STAGE, int64)
-    s_n = cuda.shared.array(1, int64)
-    s_base = cuda.shared.array(1, int64)
-    s_cnt = cuda.shared.array(BCUR0, int64)
-    begin(s_cnt, s_n, counters, clear)
-    tid = cuda.threadIdx.x
-    bdim = cuda.blockDim.x
-    pending = 0
-    for i in range(cuda.blockIdx.x, count, cuda.gridDim.x):
-        u = queue[start + i]
-        lo = indptr[u]
-        hi = indptr[u + 1]
-        for e in range(lo, hi, bdim):
-            if pending + 1 > STAGE // bdim:
-                flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-                pending = 0
-            j = e + tid
-            if j < hi:
-                claim(indices[j], u, level, parent, depth, indptr, s_buf, s_n, s_cnt)
-            pending += 1
-    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-    flush_counts(s_cnt, counters, nxt)
+td_thread, td_warp, td_block = top_down_kernels(claim)
+
+
+def launch_top_down(kernels, launch, indptr, indices, a, b, row0, queue, qsize, bins, level, next_queue, binned,
+                    counters, cur, nxt, clear) -> bool:
+    """Launch one LRB top-down level of ``kernels`` (a ``top_down_kernels`` triple) over ``queue[:qsize]``.
+
+    ``bins`` is the frontier's LRB histogram as the host copied it; counter row ``cur``
+    holds the same histogram and zeroed scatter cursors (``lrb_scatter`` reads them). A
+    frontier of at most ``SMALL_FRONTIER`` vertices without block-bin hubs goes to the warp
+    kernel as it is; one whose vertices share a bin needs no scatter; otherwise it is
+    scattered into ``binned`` and each non-empty granularity gets one launch on its
+    segment. ``binned=None``: the host already ordered ``queue`` by bin (no scatter, row
+    ``cur`` unused). Returns False when no kernel ran (every frontier vertex has degree 0).
+    """
+    if np.count_nonzero(bins[1:]) == 0:
+        return False
+    td_thread, td_warp, td_block = kernels
+    state = (indptr, indices, a, b, row0)
+    tail = (level, next_queue, counters, nxt, clear)
+    if qsize <= SMALL_FRONTIER and not bins[BLOCK_BINS[0]:].any():
+        # a small frontier without block-bin hubs: one warp per vertex, no binning pass
+        td_warp[launch.blocks(qsize, launch.warp_tpb // 32), launch.warp_tpb](*state, queue, 0, qsize, *tail)
+        return True
+    classes = [(td_thread, THREAD_BINS, launch.thread_tpb, launch.thread_tpb),
+               (td_warp, WARP_BINS, launch.warp_tpb, launch.warp_tpb // 32),
+               (td_block, BLOCK_BINS, launch.block_tpb, 1)]
+    src = queue
+    presorted = binned is None
+    if not presorted and np.count_nonzero(bins) > 1:
+        lrb_scatter[launch.blocks(qsize, launch.thread_tpb), launch.thread_tpb](indptr, queue, qsize, binned,
+                                                                                counters, cur)
+        src = binned
+    starts = np.concatenate([[0], np.cumsum(bins)])
+    launched = False
+    for kernel, (lo, hi), tpb, per_block in classes:
+        count = int(starts[hi] - starts[lo])
+        if count == 0:
+            continue
+        start = int(starts[lo]) if presorted or src is binned else 0
+        kernel[launch.blocks(count, per_block), tpb](*state, src, start, count, *tail)
+        launched = True
+    return launched

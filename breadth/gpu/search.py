@@ -11,14 +11,13 @@ of the counter row (frontier size, scout count, edges examined, LRB histogram;
 and parent/depth come down once per search. ``device.count_transfers`` counts
 it, and the tests check it.
 
-A top-down level bins the frontier (``lrb.lrb_scatter``, skipped when one bin
-holds it all) and launches one LRB kernel per non-empty granularity; a frontier
-of at most ``SMALL_FRONTIER`` vertices without block-bin hubs (degree >= 1024)
-goes to the warp kernel as it is (a warp per vertex suits every degree below
-1024, and the level saves the binning launch: deep, thin graphs are a long run
-of such levels); a
-bottom-up level runs ``bottom_up.bu_step``; the frontier changes between a
-queue and a bitmap only when the direction changes.
+A top-down level is ``lrb.launch_top_down``: it bins the frontier (``lrb.lrb_scatter``,
+skipped when one bin holds it all) and launches one LRB kernel per non-empty
+granularity; a frontier of at most ``SMALL_FRONTIER`` vertices without block-bin
+hubs (degree >= 1024) goes to the warp kernel as it is (a warp per vertex suits
+every degree below 1024, and the level saves the binning launch: deep, thin graphs
+are a long run of such levels). A bottom-up level runs ``bottom_up.bu_step``; the
+frontier changes between a queue and a bitmap only when the direction changes.
 
 Invariants between levels (as on the CPU): ``depth[v] == level`` exactly for the
 frontier, ``parent[v] == -1`` iff v is unvisited, every seed is its own parent at
@@ -35,11 +34,10 @@ from ..kernels.policy import ALPHA, BETA, Policy
 from ..result import DIRECTIONS, BFSResult, LevelStats
 from . import device
 from .bottom_up import bitmap_to_queue, bu_step, fill_search, fill_words, queue_to_bitmap, seed, visited_from_parent
-from .lrb import lrb_scatter, td_block, td_thread, td_warp
-from .primitives import BIN0, BLOCK_BINS, COUNT, CURSOR, EXAMINED, HEAD, NBINS, ROW, SCOUT, THREAD_BINS, WARP_BINS
+from .lrb import SMALL_FRONTIER, launch_top_down, td_block, td_thread, td_warp
+from .primitives import BIN0, COUNT, CURSOR, EXAMINED, HEAD, NBINS, ROW, SCOUT
 
-
-SMALL_FRONTIER = 256     # frontiers this small (and hub-free) skip the LRB binning pass
+__all__ = ["bfs", "SearchSpace", "SMALL_FRONTIER", "host_bins"]
 
 
 class SearchSpace:
@@ -68,37 +66,6 @@ def host_bins(degrees) -> np.ndarray:
         b += x > 0
         x >>= 1
     return np.bincount(b, minlength=NBINS)[:NBINS].astype(np.int64)
-
-
-def _top_down(dg, sp, launch, queue, next_queue, qsize, bins, level, cur, nxt):
-    """Launch one top-down level; returns False when no kernel ran (every frontier vertex has degree 0)."""
-    if np.count_nonzero(bins[1:]) == 0:
-        return False
-    if qsize <= SMALL_FRONTIER and not bins[BLOCK_BINS[0]:].any():
-        # a small frontier without block-bin hubs: one warp per vertex, no binning pass
-        td_warp[launch.blocks(qsize, launch.warp_tpb // 32), launch.warp_tpb](
-            dg.indptr, dg.indices, sp.parent, sp.depth, queue, 0, qsize, level, next_queue, sp.counters, nxt, cur)
-        return True
-    classes = [(td_thread, THREAD_BINS, launch.thread_tpb, launch.thread_tpb),
-               (td_warp, WARP_BINS, launch.warp_tpb, launch.warp_tpb // 32),
-               (td_block, BLOCK_BINS, launch.block_tpb, 1)]
-    if np.count_nonzero(bins) > 1:
-        lrb_scatter[launch.blocks(qsize, launch.thread_tpb), launch.thread_tpb](
-            dg.indptr, queue, qsize, sp.binned, sp.counters, cur)
-        src = sp.binned
-    else:
-        src = queue
-    starts = np.concatenate([[0], np.cumsum(bins)])
-    launched = False
-    for kernel, (lo, hi), tpb, per_block in classes:
-        count = int(starts[hi] - starts[lo])
-        if count == 0:
-            continue
-        start = int(starts[lo]) if src is sp.binned else 0
-        kernel[launch.blocks(count, per_block), tpb](dg.indptr, dg.indices, sp.parent, sp.depth, src, start,
-                                                     count, level, next_queue, sp.counters, nxt, cur)
-        launched = True
-    return launched
 
 
 def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_depth: int = -1,
@@ -147,7 +114,8 @@ def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_dept
             if in_bitmap:
                 bitmap_to_queue[launch.blocks(front.size, tpb), tpb](front, queue, sp.counters, cur + CURSOR)
                 in_bitmap = False
-            if _top_down(dg, sp, launch, queue, next_queue, qsize, bins, level, cur, nxt):
+            if launch_top_down((td_thread, td_warp, td_block), launch, dg.indptr, dg.indices, sp.parent, sp.depth, 0,
+                               queue, qsize, bins, level, next_queue, sp.binned, sp.counters, cur, nxt, cur):
                 head = device.to_host(sp.counters[nxt:nxt + HEAD])
             else:
                 head = np.zeros(HEAD, dtype=np.int64)

@@ -13,6 +13,7 @@ from numba import cuda, types
 
 def kernels():
     from breadth.gpu import bottom_up as bu
+    from breadth.gpu import dist_kernels as dk
     from breadth.gpu import ibfs_kernels as ib
     from breadth.gpu import lrb
     from breadth.gpu import primitives as pr
@@ -33,10 +34,17 @@ def kernels():
                    (a64, a64, i64, w64, w64, w32, q, i64, dep, i64, types.boolean, a64, i64, i64))
             yield (f"ib_identify_dense[{vid},{dt}]", ib.ib_identify_dense,
                    (a64, a64, i64, w64, w64, w32, w32, i64, i64, dep, i64, types.boolean, a64, i64, i64))
-        td = (a64, q, a64, a64, q, i64, i64, i64, q, a64, i64, i64)
+        td = (a64, q, a64, a64, i64, q, i64, i64, i64, q, a64, i64, i64)
         yield f"td_thread[{vid}]", lrb.td_thread, td
         yield f"td_warp[{vid}]", lrb.td_warp, td
         yield f"td_block[{vid}]", lrb.td_block, td
+        yield f"rep_td_thread[{vid}]", dk.rep_td_thread, td
+        yield f"rep_td_warp[{vid}]", dk.rep_td_warp, td
+        yield f"rep_td_block[{vid}]", dk.rep_td_block, td
+        yield f"rep_bu[{vid}]", dk.rep_bu, (a64, q, i64, a64, w32, i64, a64, q, a64, i64)
+        yield f"set_levels[{vid}]", dk.set_levels, (q, i64, a64, i64)
+        yield f"merge_ids[{vid}]", dk.merge_ids, (q, i64, a64, i64, q, a64, i64)
+        yield f"owned_frontier[{vid}]", dk.owned_frontier, (q, i64, i64, q, a64, q, a64, i64)
         yield f"lrb_scatter[{vid}]", lrb.lrb_scatter, (a64, q, i64, q, a64, i64)
         yield f"bu_step[{vid}]", bu.bu_step, (a64, a64, q, a64, a64, w32, w32, w32, w32, i64, i64, a64, i64, i64)
         yield f"seed[{vid}]", bu.seed, (a64, a64, a64, a64, q, a64)

@@ -38,7 +38,7 @@ def test_bfs_device_cuda_equals_cpu(cuda, graph_file, tmp_path, capsys):
 
 def test_msbfs_and_closeness_device_cuda(cuda, graph_file, tmp_path, capsys):
     out_gpu, out_cpu = tmp_path / "g.npy", tmp_path / "c.npy"
-    args = ["--sample", "70", "--seed", "2", "--group-size", "64"]
+    args = ["--sample", "40", "--seed", "2", "--group-size", "32"]
     gpu = _json(capsys, ["msbfs", str(graph_file), *args, "--device", "cuda", "--output", str(out_gpu)])
     cpu = _json(capsys, ["msbfs", str(graph_file), *args, "--output", str(out_cpu)])
     assert gpu["per_source"] == cpu["per_source"] and gpu["groups"] == 2
@@ -48,21 +48,18 @@ def test_msbfs_and_closeness_device_cuda(cuda, graph_file, tmp_path, capsys):
     np.testing.assert_allclose(gpu["scores"]["score"], cpu["scores"]["score"])
 
 
-@pytest.mark.parametrize("command", [["bfs", "--root", "0"], ["msbfs", "--sample", "4"], ["closeness"]])
+@pytest.mark.parametrize("command", [["bfs", "GRAPH", "--root", "0"], ["msbfs", "GRAPH", "--sample", "4"],
+                                     ["closeness", "GRAPH"], ["graph500", "--scale", "5", "--roots", "2"]])
 def test_no_gpu_is_one_line_exit_2(cuda, graph_file, command):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     env.update(NUMBA_ENABLE_CUDASIM="0", CUDA_VISIBLE_DEVICES="")
-    argv = [sys.executable, "-m", "breadth", command[0], str(graph_file), *command[1:], "--device", "cuda"]
+    args = [str(graph_file) if a == "GRAPH" else a for a in command]
+    argv = [sys.executable, "-m", "breadth", *args, "--device", "cuda"]
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--device cuda needs an NVIDIA GPU" in lines[0], proc.stderr
     assert proc.stdout == ""
-
-
-def test_device_cuda_with_ranks_is_refused(cuda, graph_file, capsys):
-    assert main(["bfs", str(graph_file), "--root", "0", "--device", "cuda", "--ranks", "2"]) == 2
-    assert "--device cuda searches on one process" in capsys.readouterr().err
 
 
 def test_library_device_argument(cuda):

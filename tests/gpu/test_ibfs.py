@@ -77,9 +77,22 @@ def test_checkpoint_resumes_across_devices(gpu, kron, tmp_path):
 
 @pytest.mark.slow
 def test_deep_graph_widens_depth_dtype(gpu):
-    n = 300                                  # depths past 254 do not fit uint8: widened and rerun
+    n = 258                                  # depths past 254 do not fit uint8: widened and rerun
     v = np.arange(n - 1)
     g = breadth.Graph.from_edges(v, v + 1, n)
-    res = _run_on_gpu(gpu, g, [0, 299], keep_depths=True, algorithm="bu")
+    res = _run_on_gpu(gpu, g, [0, n - 1], keep_depths=True, algorithm="bu")
     assert res.depths.dtype == np.uint16
-    np.testing.assert_array_equal(res.depths, multi_bfs(g, [0, 299]))
+    np.testing.assert_array_equal(res.depths, multi_bfs(g, [0, n - 1]))
+
+
+def test_joint_frontier_at_the_beta_limit_stays_bottom_up_as_on_the_cpu(gpu, kron):
+    """A JFQ of exactly n / beta vertices after a bottom-up level stays bottom-up on both devices
+    (``stay_bottom_up(..., stay_at_limit=True)``, the CPU traversal's rule)."""
+    g = kron[0]
+    sources = np.random.default_rng(1).integers(0, 256, 64)
+    beta = 128.0                               # n / beta = 2 = the JFQ after level 4 (bottom-up)
+    cpu = msbfs(g, sources, group_size=64, beta=beta).group_results[0].stats
+    assert cpu[5, 1] == 1 and cpu[5, 5] == 256 / beta < cpu[4, 5]
+    assert cpu[6, 1] == 1                      # stayed bottom-up at the limit (GAP's rule would go top-down)
+    res = _run_on_gpu(gpu, g, sources, group_size=64, beta=beta)
+    np.testing.assert_array_equal(res.group_results[0].stats, cpu)

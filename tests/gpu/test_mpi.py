@@ -18,8 +18,6 @@ from breadth.multisource import msbfs
 pytest.importorskip("mpi4py")
 pytestmark = pytest.mark.mpi
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 
 def _mpiexec():
     local = os.path.join(os.path.dirname(sys.executable), "mpiexec")
@@ -29,13 +27,12 @@ def _mpiexec():
     return found
 
 
-def test_msbfs_device_cuda_on_two_ranks_equals_one_process(cuda, tmp_path):
+def test_msbfs_device_cuda_on_two_ranks_equals_one_process(cuda, gpu_env, tmp_path):
     path = tmp_path / "k8.npz"
     g = breadth.kronecker(8, seed=6)
     breadth.save(g, path)
     out = tmp_path / "d.npy"
-    env = dict(os.environ, PYTHONPATH=ROOT, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               NUMBA_NUM_THREADS="1", NUMBA_ENABLE_CUDASIM=os.environ.get("NUMBA_ENABLE_CUDASIM", "1"))
+    env = dict(gpu_env, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", NUMBA_NUM_THREADS="1")
     cmd = [_mpiexec(), "-n", "2", "--oversubscribe", sys.executable, "-m", "breadth", "msbfs", str(path),
            "--sample", "96", "--seed", "3", "--group-size", "32", "--device", "cuda", "--output", str(out), "--json"]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)

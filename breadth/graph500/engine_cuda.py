@@ -1,0 +1,65 @@
+"""The Graph500 engine of one process searching on one GPU (``breadth graph500 --device cuda``).
+
+Implements the ``Engine`` protocol (``graph500/engine.py``) with breadth's GPU path
+(``breadth.gpu``): kernel 0 and the TEPS edge count are the single-node engine's
+(``LocalEngine``); kernel 1 builds the CSR on the host and uploads it
+(``gpu.DeviceGraph``: the timed construction ends with the graph on the GPU, its
+size checked against free GPU memory first); kernel 2 is ``gpu.bfs`` on that
+DeviceGraph (device memory of the search allocated once and reused, the parent
+and depth arrays copied down once per search, inside the timer); validation runs
+on the host copy with the Graph500 rules. Everything is decided by the one
+direction policy, so a search takes the CPU engine's directions.
+
+Under numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``) the same code runs on the
+CPU for tests; its times mean nothing.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph.types import Graph
+from ..kernels.policy import ALPHA, BETA
+from ..result import BFSResult
+from .engine import LocalEngine
+
+
+class CudaEngine(LocalEngine):
+    """One process, one GPU: breadth's numba-cuda kernels (``device="cuda"``)."""
+
+    name = "cuda"
+
+    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, launch=None):
+        from ..gpu import device
+
+        device.require_cuda()                  # one clear line before any work when there is no GPU
+        super().__init__(algorithm, alpha, beta, directed)
+        self.launch = launch
+        self.device_graph = None
+
+    def warm_up(self):
+        """Load the host builder and run every GPU search path once on a tiny graph (JIT before timing)."""
+        from ..gpu.api import bfs
+
+        super().warm_up()
+        src = np.array([0, 0, 1, 2, 2], dtype=np.int64)
+        dst = np.array([1, 1, 2, 2, 3], dtype=np.int64)
+        g = Graph.from_edges(src, dst, num_vertices=4, directed=self.directed)
+        for algorithm in {self.algorithm, "do", "td", "bu"}:
+            bfs(g, 0, algorithm, launch=self.launch)
+
+    def construct(self):
+        from ..gpu.graph import DeviceGraph
+
+        super().construct()
+        self.device_graph = DeviceGraph(self.graph)
+
+    def search(self, root) -> BFSResult:
+        from ..gpu.api import bfs
+
+        return bfs(self.device_graph, root, self.algorithm, alpha=self.alpha, beta=self.beta, launch=self.launch)
+
+    def describe(self) -> dict:
+        from ..gpu import device
+
+        return {"engine": self.name, "device": device.device_name(), "simulator": device.simulated(),
+                "algorithm": self.algorithm, "alpha": self.alpha, "beta": self.beta}
