@@ -12,6 +12,7 @@ Modes:
                         "OK <graph> <grid>" on rank 0 per graph.
 A failed check raises on that rank, which aborts the whole job (exit status != 0).
 """
+import dataclasses
 import os
 import sys
 
@@ -30,9 +31,9 @@ from driver import edges_for  # noqa: E402
 from breadth.distributed.build import tuple_share  # noqa: E402
 
 
-def build(comm, name, grid, algorithm):
+def build(comm, name, grid):
     src, dst, n, directed, roots = edges_for(name)
-    engine = DistEngine(comm=comm, partition="2d", algorithm=algorithm, params={"grid": grid}, threads=1)
+    engine = DistEngine(comm=comm, partition="2d", params={"grid": grid}, threads=1)
     if src is None:
         scale = int(name[4:])
         engine.generate(scale, 16, 5)
@@ -88,13 +89,15 @@ def check(grid, names):
     comm = Comm()
     install_abort_hook(comm)
     for name in names:
+        engine, g, (src, dst), roots = build(comm, name, grid)
+        tdeg = tuple_degree(src, dst, g.num_vertices) if comm.rank == 0 else None
         for algorithm in ("do", "td", "bu"):
-            engine, g, (src, dst), roots = build(comm, name, grid, algorithm)
-            state = engine.state
-            tdeg = tuple_degree(src, dst, g.num_vertices) if comm.rank == 0 else None
+            options = dataclasses.replace(engine.options, algorithm=algorithm)
+            with numba_threads(1):
+                state = engine.layout.search(comm, engine.lg, options)
             for root in roots:
                 with numba_threads(1):
-                    result = engine.search(root)
+                    result = state.search(root)
                     engine.validate(root, result)
                 check_counts(state, result, name)
                 nedge = engine.nedge(result)
@@ -111,7 +114,7 @@ def check(grid, names):
             with numba_threads(1):
                 check_corrupt(comm, engine, result, root)
                 seeds = np.array(roots[:2], dtype=np.int64)
-                result = engine.search(seeds, max_depth=2)
+                result = state.search(seeds, max_depth=2)
             full = engine.gather(result)
             if comm.rank == 0:
                 ref = breadth.bfs(g, seeds, max_depth=2)
