@@ -22,7 +22,10 @@ def add_dist_options(p):
                    help="how each level's discoveries are exchanged (default: the partition's own, "
                         + ", ".join(f"{q}: {registry.default_exchange(q)}" for q in parts)
                         + "): alltoall routes (vertex, parent) pairs to their owners; butterfly synchronises "
-                          "a replicated level array over a butterfly network (Green, ButterFly BFS)")
+                          "a replicated level array over a butterfly network (Green, ButterFly BFS); with --partition "
+                          "2d, fold expands the frontier along grid columns and folds (vertex, parent) pairs along "
+                          "rows (Beamer, Bulu\u00e7), scan OR-contracts bitmap frontiers along rows in ceil(log2 C) "
+                          "rounds and computes parents from the levels (MapGraph)")
     g.add_argument("--fanout", type=int, default=DEFAULT_FANOUT, metavar="F",
                    help="butterfly partners per round (1: pairwise): a network of radix F+1 in ceil(log_(F+1) P) "
                         "rounds, P*F*log_(F+1)(P) messages per level when P is a power of F+1")
@@ -57,7 +60,8 @@ def partition_mode(args) -> str:
         raise InputError("--hostfile goes with --ranks (under your own mpiexec, pass it to mpiexec)")
     if mode == "auto":
         mode = registry.DEFAULT_PARTITION if world is not None and world > 1 else "none"
-    if args.grid is not None and mode != "2d":
+    grid = getattr(args, "grid", None)           # callers may build args without the 2D option
+    if grid is not None and mode != "2d":
         raise InputError("--grid applies to --partition 2d")
     if mode == "none":
         if world is not None and world > 1:
@@ -83,7 +87,7 @@ def engine_options(args) -> dict:
     ``messages.translate`` turns them into these flags)."""
     out = {"partition": partition_mode(args), "exchange": args.exchange, "fanout": args.fanout,
            "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads}
-    if args.grid is not None:
+    if getattr(args, "grid", None) is not None:
         out["params"] = {"grid": args.grid}
     return out
 

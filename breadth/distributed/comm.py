@@ -25,8 +25,8 @@ tallies of the search in progress; ``Comm.totals`` the per-phase totals.
 ``Comm.split`` makes sub-communicators (the rows and columns of a 2D processor
 grid) whose operations are counted in the same tallies, phases and levels as the
 communicator they came from, by the same rules (a collective on a sub-communicator
-of size q counts q - 1 messages; ``Bcast`` counts q - 1 messages on its root only,
-``Sendrecv`` one message unless the destination is this rank).
+of size q counts q - 1 messages; ``sendrecv`` counts one message unless the
+destination is this rank).
 
 Operations can also be labelled: inside ``with comm.operation("fold"):`` every
 message is counted, in addition, under that name for the current level
@@ -257,16 +257,6 @@ class Comm:
         data_bytes = (int(counts.sum()) - int(counts[me])) * send.itemsize
         self._account(category, 2 * (P - 1), 8 * (P - 1) + data_bytes, time.perf_counter() - t0)
         return recv, rcounts
-
-    def bcast(self, array, root, category="exchange") -> np.ndarray:
-        """Broadcast ``array`` (same shape and dtype on every rank) from ``root`` in place; returns it."""
-        a = array
-        t0 = time.perf_counter()
-        self.mpi.Bcast([a, _mpi_type(a.dtype)], root=root)
-        mine = self.rank == root
-        self._account(category, self.size - 1 if mine else 0, (self.size - 1) * a.nbytes if mine else 0,
-                      time.perf_counter() - t0)
-        return a
 
     def sendrecv(self, send, dest, recv, source, category="exchange") -> int:
         """Send ``send`` to ``dest`` while receiving from ``source`` into ``recv`` (a buffer large enough);

@@ -13,9 +13,10 @@ the arcs from column range j to row range i), one level moves, in order:
 * ``fold``: (vertex, parent) pairs found in the block go to the vertices' owners, all in
   this rank's processor row: an Alltoall of counts and an Alltoallv along the row;
 * ``rotate`` (bottom-up only, Algorithm 4): the row range is cut into the C owner pieces;
-  in sub-step s rank P(i, j) works on piece iC + (j + s) mod C, then passes that piece's
-  *completed* bitmap to P(i, j - 1) (Sendrecv along the row) -- C - 1 passes per level,
-  so a vertex found in one sub-step is not searched again by the ranks after it.
+  in sub-step s rank P(i, j) works on piece iC + (j - s) mod C, then passes that piece's
+  *completed* bitmap to its right neighbour P(i, j + 1) and receives the next one from its
+  left neighbour P(i, j - 1) (one Sendrecv along the row) -- C - 1 passes per level, so a
+  vertex found in one sub-step is not searched again by the ranks after it.
 
 Messages per level, summed over ranks (T = ranks with sigma(q) != q):
 top-down T + 2P(R - 1) + 2P(C - 1); bottom-up T + P(R - 1) + P(C - 1) + 2P(C - 1).
@@ -115,11 +116,11 @@ class Fold(Exchange):
         return recv, recv.size // 2
 
     def rotate(self, words, piece_next, out) -> np.ndarray:
-        """Pass ``words`` (a completed bitmap) to the left neighbour in the row; receive into ``out`` the
-        right neighbour's, of piece ``piece_next``; returns the received words."""
+        """Pass ``words`` (a completed bitmap) to the right neighbour in the row; receive into ``out`` the
+        left neighbour's, of piece ``piece_next``; returns the received words."""
         C, j = self.grid.cols, self.grid.j
         with self.comm.operation("rotate"):
-            got = self.row_comm.sendrecv(np.ascontiguousarray(words), (j - 1) % C, out, (j + 1) % C)
+            got = self.row_comm.sendrecv(np.ascontiguousarray(words), (j + 1) % C, out, (j - 1) % C)
         expect = int(self.piece_words[piece_next])
         if got != expect:
             raise RuntimeError(f"rotate: expected {expect} words of piece {piece_next}, received {got}")

@@ -1,7 +1,8 @@
-"""The 2D layout: edge blocks on an R x C processor grid (``partition_2d.Grid2D``) with the
-Beamer--Buluç expand/fold exchange (``exchange_fold``, ``search_2d_fold``). Registered with
-``registry`` as "2d"/"fold"; the grid is the layout parameter ``grid`` ("RxC", default: the
-most square factorisation of the job size, ``partition_2d.default_grid``).
+"""The 2D layouts: edge blocks on an R x C processor grid (``partition_2d.Grid2D``) with the
+Beamer--Buluç expand/fold exchange (``exchange_fold``, ``search_2d_fold``; "2d"/"fold", the
+default) or MapGraph's bitmap scan (``exchange_scan``, ``search_2d_scan``; "2d"/"scan").
+The grid is the layout parameter ``grid`` ("RxC", default: the most square factorisation
+of the job size, ``partition_2d.default_grid``).
 
 Construction: ``build_2d.build_2d`` (block histogram -> pieces -> Alltoallv routing to
 blocks -> block CSRs by source and by destination) or ``build_2d.slice_native_2d``.
@@ -15,6 +16,7 @@ from .layout_1d import INTERPRETER_BYTES
 from .partition_2d import check_params, parse_grid
 from .registry import Layout, register
 from .search_2d_fold import FoldSearch
+from .search_2d_scan import ScanSearch
 from .validate_2d import validate_2d
 
 
@@ -47,4 +49,8 @@ def _estimate(num_vertices, num_tuples, nprocs, options, directed):
 register(Layout("2d", "fold", _build, _slice, FoldSearch, validate_2d, _estimate, default=True,
                 summary="R x C edge blocks: frontier expanded along columns, (vertex, parent) pairs folded "
                         "along rows; bottom-up sub-steps rotate completed bitmaps (Beamer, Buluç)",
+                check_params=check_params))
+register(Layout("2d", "scan", _build, _slice, ScanSearch, validate_2d, _estimate,
+                summary="R x C edge blocks, bitmap frontiers: discoveries OR-contracted along rows in "
+                        "ceil(log2 C) pairwise rounds, broadcast along columns; parents from levels (MapGraph)",
                 check_params=check_params))

@@ -111,16 +111,9 @@ class Grid2D(OneD):
         return cls(balanced_bounds(weights, num_vertices, nprocs), rank, R, C)
 
     # ------------------------------------------------------------------ grid geometry
-    def rank_of(self, i: int, j: int) -> int:
-        return i * self.cols + j
-
     def row_pieces(self, i: int | None = None) -> range:
         i = self.i if i is None else i
         return range(i * self.cols, (i + 1) * self.cols)
-
-    def col_pieces(self, j: int | None = None) -> range:
-        j = self.j if j is None else j
-        return range(j * self.rows, (j + 1) * self.rows)
 
     def transposed(self, q: int) -> int:
         """sigma(q): the rank piece q goes to before the column gather (see the module header)."""
@@ -134,25 +127,6 @@ class Grid2D(OneD):
     def transpose_senders(self) -> int:
         """Ranks whose piece goes to another rank (sigma(q) != q): the transpose's messages per level."""
         return sum(1 for q in range(self.nprocs) if self.transposed(q) != q)
-
-    def column_roots(self, j: int | None = None) -> list[tuple[int, int, int]]:
-        """(grid row i, first piece, end piece) for every row range meeting column range j, in order:
-        the pieces of column range j that grid row i knows after a row contraction."""
-        j = self.j if j is None else j
-        lo, hi = j * self.rows, (j + 1) * self.rows
-        out = []
-        for i in range(self.rows):
-            a, b = max(lo, i * self.cols), min(hi, (i + 1) * self.cols)
-            if a < b:
-                out.append((i, a, b))
-        return out
-
-    def piece_words(self, q: int) -> tuple[int, int]:
-        return int(self.word_bounds[q]), int(self.word_bounds[q + 1])
-
-    @property
-    def row_words(self) -> int:
-        return int(self.word_bounds[(self.i + 1) * self.cols] - self.word_bounds[self.i * self.cols])
 
     @property
     def col_words(self) -> int:

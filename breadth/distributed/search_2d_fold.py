@@ -12,8 +12,8 @@ edges live in the R x C blocks (``build_2d.BlockGraph``). Per level, with the ex
   processor row to their owners, who settle the still-unvisited ones
   (``steps_owned.apply_received``);
 * bottom-up (Algorithm 4): the owned frontier as bitmap words is transposed and expanded
-  along the column; the row range's pieces then circulate along the processor row in C
-  sub-steps (``rotate``), each rank searching, in the piece it holds, the vertices not
+  along the column; the row range's pieces then circulate rightwards along the processor
+  row in C sub-steps (``rotate``), each rank searching, in the piece it holds, the vertices not
   yet completed for a parent in the column frontier (``steps_2d.bu_piece``); the parents
   found are folded to the owners like top-down's candidates (B2D: "2n" words per
   search, each vertex's parent sent once);
@@ -103,12 +103,12 @@ class FoldSearch(DistSearch):
         completed = self.words
         examined = 0
         for s in range(C):
-            q = first_piece + (grid.j + s) % C
+            q = first_piece + (grid.j - s) % C
             lo, hi = int(grid.bounds[q]), int(grid.bounds[q + 1])
             examined += bu_piece(lg.in_indptr, lg.in_indices, lo - grid.row_lo, lo, hi - lo, completed, self.front,
                                  grid.col_lo, self.sent, cand_v, cand_p, self.ctail)
             if s + 1 < C:
-                nxt = first_piece + (grid.j + s + 1) % C
+                nxt = first_piece + (grid.j - s - 1) % C
                 completed = ex.rotate(completed, nxt, self.completed[s % 2])
         return self._settle(cand_v, cand_p, parent, depth, level, next_queue, atomic) + (examined,)
 

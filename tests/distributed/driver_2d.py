@@ -3,22 +3,28 @@
 
 Modes:
   check GRID GRAPHS...  build each graph (driver.edges_for) on the R x C grid GRID, search it with
-                        the 2D fold exchange and check on every rank that the depths equal the
+                        both 2D exchanges (fold, scan) and check on every rank that the depths equal the
                         single-node search, that the tree passes the 2D validator and (rank 0, on
                         the gathered arrays) breadth.validate, that a do search takes the
                         single-node directions, and that every level's messages are exactly the
                         schedule (``expected_messages``, and per operation ``operation_messages``);
-                        then that a corrupted tree fails validation on every rank alike. Prints
-                        "OK <graph> <grid>" on rank 0 per graph.
+                        scan's parents step after the last level too; then that a corrupted tree
+                        fails validation on every rank alike. Prints "OK <graph> <grid>
+                        <exchange> P=<P>" on rank 0 per graph and exchange.
+  loop GRID             search a 2D-partitioned Kronecker graph forever (the failure tests make
+                        rank FAIL_RANK raise after FAIL_AFTER searches, or kill a rank; PID_DIR
+                        makes every rank write its pid there).
 A failed check raises on that rank, which aborts the whole job (exit status != 0).
 """
 import dataclasses
 import os
 import sys
+import time
 
 import numpy as np
 
 import breadth
+from breadth.distributed import registry
 from breadth.distributed.comm import Comm
 from breadth.distributed.engine import DistEngine
 from breadth.distributed.runtime import install_abort_hook, numba_threads
@@ -60,6 +66,15 @@ def check_counts(state, result, name):
         ops = {k: v["messages"] for k, v in per["operations"].items() if v["messages"]}
         assert ops == state.exchange.operation_messages(direction), (name, lv.level, ops)
         assert sum(v["bytes"] for v in per["operations"].values()) == sum(per["exchange_bytes"]), (name, lv.level)
+    after = info.get("after_levels")
+    want = state.expected_after_levels()
+    if after is None:
+        assert want == (0, 0), (name, want)
+    else:
+        assert (sum(after["exchange_messages"]), sum(after["control_messages"])) == want, (name, after, want)
+        ops = {k: v["messages"] for k, v in after["operations"].items() if v["messages"]}
+        assert ops == ({"parents": want[0]} if want[0] else {}), (name, ops)
+    assert info["messages"] == sum(lv.messages for lv in result.levels) + (sum(after["messages"]) if after else 0)
 
 
 def check_corrupt(comm, engine, result, root):
@@ -91,10 +106,10 @@ def check(grid, names):
     for name in names:
         engine, g, (src, dst), roots = build(comm, name, grid)
         tdeg = tuple_degree(src, dst, g.num_vertices) if comm.rank == 0 else None
-        for algorithm in ("do", "td", "bu"):
+        for exchange, algorithm in [(x, a) for x in ("fold", "scan") for a in ("do", "td", "bu")]:
             options = dataclasses.replace(engine.options, algorithm=algorithm)
             with numba_threads(1):
-                state = engine.layout.search(comm, engine.lg, options)
+                state = registry.get("2d", exchange).search(comm, engine.lg, options)
             for root in roots:
                 with numba_threads(1):
                     result = state.search(root)
@@ -105,7 +120,7 @@ def check(grid, names):
                 if comm.rank == 0:
                     ref = breadth.bfs(g, root, algorithm=algorithm)
                     bad = np.flatnonzero(full.depth != ref.depth)
-                    assert bad.size == 0, (name, grid, algorithm, root, bad[:5])
+                    assert bad.size == 0, (name, grid, exchange, algorithm, root, bad[:5])
                     breadth.validate(g, root, full.parent, full.depth)
                     assert result.num_reached == ref.num_reached and result.max_depth == ref.max_depth
                     assert nedge == int(tdeg[ref.parent >= 0].sum()) // 2, (name, nedge)
@@ -118,13 +133,38 @@ def check(grid, names):
             full = engine.gather(result)
             if comm.rank == 0:
                 ref = breadth.bfs(g, seeds, max_depth=2)
-                assert np.array_equal(full.depth, ref.depth), (name, "multi-seed max_depth=2")
-        if comm.rank == 0:
-            print(f"OK {name} {grid} P={comm.size}", flush=True)
+                assert np.array_equal(full.depth, ref.depth), (name, exchange, "multi-seed max_depth=2")
+            if comm.rank == 0 and algorithm == "bu":
+                print(f"OK {name} {grid} {exchange} P={comm.size}", flush=True)
+
+
+def loop(grid):
+    comm = Comm()
+    install_abort_hook(comm)
+    fail_rank = int(os.environ.get("FAIL_RANK", "-1"))
+    fail_after = int(os.environ.get("FAIL_AFTER", "1"))
+    pid_dir = os.environ.get("PID_DIR")
+    engine = DistEngine(comm=comm, partition="2d", params={"grid": grid})
+    engine.generate(10, 16, 1)
+    engine.construct()
+    engine.after_construct()
+    if pid_dir:
+        with open(os.path.join(pid_dir, f"rank{comm.rank}.pid"), "w") as f:
+            f.write(str(os.getpid()))
+    t0 = time.time()
+    k = 0
+    while time.time() - t0 < 120:
+        if comm.rank == fail_rank and k == fail_after:
+            raise RuntimeError(f"injected failure after {k} searches")
+        engine.search(k % 1024)
+        k += 1
+    raise SystemExit("loop ended without being stopped")
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "check":
         check(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "loop":
+        loop(sys.argv[2])
     else:
         raise SystemExit(f"unknown mode {sys.argv[1]}")

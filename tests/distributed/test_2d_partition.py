@@ -73,8 +73,15 @@ def test_arc_blocks(R, C):
         assert gb.i == g.owner(d) // C             # the destination's owner is in the block's row
 
 
-def test_registry_has_the_2d_layout():
-    assert "2d" in registry.partitions()
+def test_scan_rounds():
+    from breadth.distributed.exchange_scan import scan_rounds
+
+    assert [scan_rounds(C) for C in range(1, 10)] == [0, 1, 2, 2, 3, 3, 3, 3, 4]
+
+
+def test_registry_has_the_2d_layouts():
+    assert "2d" in registry.partitions() and registry.exchanges("2d") == ("fold", "scan")
+    assert registry.get("2d", "scan").check_params is check_params
     layout = registry.get("2d")
     assert layout.exchange == "fold" and layout.check_params is check_params
     small = layout.estimate_bytes(1 << 10, 1 << 14, 4, _opts("2x2"), False)
@@ -87,3 +94,27 @@ def _opts(grid):
     from breadth.distributed.search_base import SearchOptions
 
     return SearchOptions(params={"grid": grid})
+
+
+def _args(**kw):
+    import argparse
+
+    base = dict(partition="auto", exchange=None, fanout=1, ranks=None, hostfile=None, grid=None)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def test_cli_grid_options(monkeypatch):
+    from breadth.cli.dist_options import engine_options, partition_mode
+
+    monkeypatch.delenv("OMPI_COMM_WORLD_SIZE", raising=False)
+    assert partition_mode(_args(ranks=4, partition="2d", grid="2x2")) == "2d"
+    assert partition_mode(_args(ranks=4, partition="2d", exchange="fold")) == "2d"
+    for kw in (dict(grid="2x2"), dict(ranks=4, grid="2x2"), dict(partition="1d", grid="1x2")):
+        with pytest.raises(InputError, match="--grid applies to --partition 2d"):
+            partition_mode(_args(**kw))
+    opts = engine_options(_args(ranks=4, partition="2d", grid="4x1", algorithm="do", alpha=14, beta=24,
+                                threads=None))
+    assert opts["partition"] == "2d" and opts["params"] == {"grid": "4x1"}
+    assert "params" not in engine_options(_args(ranks=4, partition="2d", algorithm="do", alpha=14, beta=24,
+                                                threads=None))
