@@ -54,7 +54,9 @@ def test_same_error_on_every_rank_exits_cleanly(warm_kernels):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if "error:" in ln]
     assert len(lines) == 1 and "edgefactor" in lines[0], proc.stderr
-    assert "failed" not in proc.stderr
+    # no rank reports a failure of its own and none dumps a traceback (Open MPI's launcher may add its
+    # own notes -- libevent "Epoll ... failed" warnings, the non-zero-exit banner -- which are not ours)
+    assert "breadth: rank" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
 
 
 def test_graph_too_large_refused_up_front(warm_kernels):
