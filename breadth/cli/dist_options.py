@@ -22,10 +22,17 @@ def add_dist_options(p):
                    help="how each level's discoveries are exchanged (default: the partition's own, "
                         + ", ".join(f"{q}: {registry.default_exchange(q)}" for q in parts)
                         + "): alltoall routes (vertex, parent) pairs to their owners; butterfly synchronises "
-                          "a replicated level array over a butterfly network (Green, ButterFly BFS)")
+                          "a replicated level array over a butterfly network (Green, ButterFly BFS); with --partition "
+                          "2d, fold expands the frontier along grid columns and folds (vertex, parent) pairs along "
+                          "rows (Beamer, Bulu\u00e7), scan OR-contracts bitmap frontiers along rows in ceil(log2 C) "
+                          "rounds and computes parents from the levels (MapGraph)")
     g.add_argument("--fanout", type=int, default=DEFAULT_FANOUT, metavar="F",
                    help="butterfly partners per round (1: pairwise): a network of radix F+1 in ceil(log_(F+1) P) "
                         "rounds, P*F*log_(F+1)(P) messages per level when P is a power of F+1")
+    g.add_argument("--grid", default=None, metavar="RxC",
+                   help="with --partition 2d: the processor grid, R rows x C columns with R*C ranks (default: the "
+                        "most square factorisation, R <= C); edges are cut into R x C blocks, the frontier is "
+                        "expanded along grid columns and discoveries folded along grid rows (Beamer, Bulu\u00e7)")
     g.add_argument("--ranks", type=int, default=None, metavar="P",
                    help=f"start 'mpiexec -n P' with this same command yourself (implies --partition "
                         f"{registry.DEFAULT_PARTITION} unless another is given; adds --oversubscribe when P "
@@ -53,6 +60,9 @@ def partition_mode(args) -> str:
         raise InputError("--hostfile goes with --ranks (under your own mpiexec, pass it to mpiexec)")
     if mode == "auto":
         mode = registry.DEFAULT_PARTITION if world is not None and world > 1 else "none"
+    grid = getattr(args, "grid", None)           # callers may build args without the 2D option
+    if grid is not None and mode != "2d":
+        raise InputError("--grid applies to --partition 2d")
     if mode == "none":
         if world is not None and world > 1:
             raise InputError(f"--partition none runs on one process, but mpiexec started {world}; "
@@ -75,9 +85,12 @@ def partition_mode(args) -> str:
 def engine_options(args) -> dict:
     """``DistEngine`` keyword arguments from the parsed options (its errors name API parameters;
     ``messages.translate`` turns them into these flags)."""
-    return {"partition": partition_mode(args), "exchange": args.exchange, "fanout": args.fanout,
-            "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads,
-            "device": getattr(args, "device", "cpu")}
+    out = {"partition": partition_mode(args), "exchange": args.exchange, "fanout": args.fanout,
+           "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads,
+           "device": getattr(args, "device", "cpu")}
+    if getattr(args, "grid", None) is not None:
+        out["params"] = {"grid": args.grid}
+    return out
 
 
 def comm_summary(searches: list[dict], construction: dict | None = None) -> dict:

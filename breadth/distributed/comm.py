@@ -25,7 +25,13 @@ tallies of the search in progress; ``Comm.totals`` the per-phase totals.
 ``Comm.split`` makes sub-communicators (the rows and columns of a 2D processor
 grid) whose operations are counted in the same tallies, phases and levels as the
 communicator they came from, by the same rules (a collective on a sub-communicator
-of size q counts q - 1 messages).
+of size q counts q - 1 messages; ``sendrecv`` counts one message unless the
+destination is this rank).
+
+Operations can also be labelled: inside ``with comm.operation("fold"):`` every
+message is counted, in addition, under that name for the current level
+(``Comm.operation_log``), so that an exchange made of several steps (transpose,
+expand, fold, rotate ...) reports each step's messages and bytes separately.
 
 mpi4py is imported lazily (``runtime.get_mpi``), so single-node breadth works without it.
 """
@@ -89,6 +95,8 @@ class _Ledger:
     def __init__(self):
         self.totals: dict[str, dict[str, Tally]] = {}
         self.level_log: list[dict[str, Tally]] | None = None
+        self.op_log: list[dict[str, Tally]] = []
+        self.operation: str | None = None
         self.phase = "setup"
 
 
@@ -128,6 +136,22 @@ class Comm:
         """Per-level tallies of the search in progress (None outside ``begin_levels``/``end_levels``)."""
         return self._ledger.level_log
 
+    @property
+    def operation_log(self) -> list[dict[str, Tally]]:
+        """Per level of the current (or last) search, the tallies of labelled operations by name."""
+        return self._ledger.op_log
+
+    @contextmanager
+    def operation(self, name: str):
+        """Count the messages inside also under operation ``name`` (per level, see ``operation_log``)."""
+        ledger = self._ledger
+        old = ledger.operation
+        ledger.operation = name
+        try:
+            yield
+        finally:
+            ledger.operation = old
+
     @contextmanager
     def phase(self, name: str):
         """Attribute the operations inside to phase ``name`` (e.g. "construct", "search")."""
@@ -141,9 +165,11 @@ class Comm:
 
     def begin_levels(self):
         self._ledger.level_log = []
+        self._ledger.op_log = []
 
     def next_level(self):
         self._ledger.level_log.append({c: Tally() for c in CATEGORIES})
+        self._ledger.op_log.append({})
 
     def end_levels(self) -> list[dict[str, Tally]]:
         log, self._ledger.level_log = self._ledger.level_log, None
@@ -155,6 +181,8 @@ class Comm:
         per_phase[category].add(messages, nbytes, seconds)
         if ledger.level_log:
             ledger.level_log[-1][category].add(messages, nbytes, seconds)
+            if ledger.operation is not None:
+                ledger.op_log[-1].setdefault(ledger.operation, Tally()).add(messages, nbytes, seconds)
 
     def reduced_phase_totals(self, name: str) -> dict:
         """Phase totals summed over ranks (seconds: max over ranks). Collective, not counted."""
@@ -229,6 +257,24 @@ class Comm:
         data_bytes = (int(counts.sum()) - int(counts[me])) * send.itemsize
         self._account(category, 2 * (P - 1), 8 * (P - 1) + data_bytes, time.perf_counter() - t0)
         return recv, rcounts
+
+    def sendrecv(self, send, dest, recv, source, category="exchange") -> int:
+        """Send ``send`` to ``dest`` while receiving from ``source`` into ``recv`` (a buffer large enough);
+        returns the number of elements received. One message unless ``dest`` is this rank (then
+        ``source`` must be too, and ``send`` is copied)."""
+        send = np.ascontiguousarray(send)
+        if dest == self.rank:
+            if source != self.rank:
+                raise ValueError("sendrecv to oneself must receive from oneself")
+            recv[:send.size] = send
+            return send.size
+        MPI = self.MPI
+        t0 = time.perf_counter()
+        status = MPI.Status()
+        self.mpi.Sendrecv([send, _mpi_type(send.dtype)], dest=dest, sendtag=7201,
+                          recvbuf=[recv, _mpi_type(recv.dtype)], source=source, recvtag=7201, status=status)
+        self._account(category, 1, send.nbytes, time.perf_counter() - t0)
+        return status.Get_count(_mpi_type(recv.dtype))
 
     def gatherv(self, array, root=0):
         """Concatenate every rank's 1-D array on ``root`` (others get None). Not counted: reporting only."""

@@ -27,6 +27,7 @@ touch ``sys.excepthook`` -- entry points call ``runtime.install_abort_hook``.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 
@@ -66,6 +67,9 @@ class DistEngine:
         self.layout = collective(registry.get, partition, exchange)
         self.device = collective(_check_device, device, self.layout)
         self.options = collective(SearchOptions(algorithm, alpha, beta, fanout, encoding, dict(params or {})).checked)
+        if self.layout.check_params is not None:
+            checked = collective(self.layout.check_params, self.options.params, self.comm.size)
+            self.options = dataclasses.replace(self.options, params=checked)
         threads = collective(check_threads, threads)
         self.threads = auto_threads(self.comm) if threads is None else threads
         self.directed = bool(directed)
@@ -208,10 +212,12 @@ class DistEngine:
 
     def describe(self) -> dict:
         ex = self.state.exchange.describe() if self.state else {"exchange": self.exchange, "fanout": None}
-        return {"engine": self.name, "ranks": self.nprocs, "partition": self.partition, "exchange": self.exchange,
-                "fanout": ex.get("fanout"), "encoding": ex.get("encoding"), "threads_per_rank": self.threads,
-                "algorithm": self.algorithm, "alpha": self.options.alpha, "beta": self.options.beta,
-                "mpi": get_mpi().Get_library_version().splitlines()[0].strip(), **self._device_info()}
+        out = {"engine": self.name, "ranks": self.nprocs, "partition": self.partition, "exchange": self.exchange,
+               "fanout": ex.get("fanout"), "encoding": ex.get("encoding"), "threads_per_rank": self.threads,
+               "algorithm": self.algorithm, "alpha": self.options.alpha, "beta": self.options.beta,
+               "mpi": get_mpi().Get_library_version().splitlines()[0].strip(), **self._device_info()}
+        out.update({k: v for k, v in ex.items() if k not in out})      # layout parameters (e.g. the grid)
+        return out
 
     def _device_info(self) -> dict:
         if self.device != "cuda":

@@ -9,7 +9,11 @@ between levels. Every exchange implements this interface:
 * ``messages_per_level(direction)`` -- the messages one level of that direction
   (``policy.TD`` / ``policy.BU``) sends in the ``exchange`` category, summed over
   ranks, exactly as ``Comm`` counts them: the exchange's schedule, which the tests
-  check level by level against the counted traffic.
+  check level by level against the counted traffic;
+* ``operations`` -- the names of the steps the exchange labels with ``Comm.operation``
+  (empty: none; then no per-operation report is gathered), and
+  ``operation_messages(direction)`` -- the messages of each of them in one level;
+* ``messages_after_levels()`` -- the messages of a step after the last level (0: none).
 
 The operations themselves differ by what the exchange moves (pairs routed to owners,
 frontier bitmaps gathered, a replicated queue synchronised, a row contracted ...) and
@@ -28,6 +32,7 @@ class Exchange(ABC):
     """A frontier exchange over ``comm`` (a counted ``Comm``)."""
 
     name = "abstract"
+    operations: tuple[str, ...] = ()
 
     def __init__(self, comm):
         self.comm = comm
@@ -40,6 +45,14 @@ class Exchange(ABC):
     @abstractmethod
     def messages_per_level(self, direction: int) -> int:
         """Exchange messages of one level in ``direction`` (policy.TD / policy.BU), summed over ranks."""
+
+    def operation_messages(self, direction: int) -> dict[str, int]:
+        """Per labelled operation, its exchange messages in one level of ``direction``, summed over ranks."""
+        return {}
+
+    def messages_after_levels(self) -> int:
+        """Exchange messages of the step after the last level, summed over ranks (0: no such step)."""
+        return 0
 
     def describe(self) -> dict:
         """The exchange and its parameters, for reports (``fanout`` None when it has none)."""

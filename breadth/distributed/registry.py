@@ -14,7 +14,10 @@ here, so adding a partition or an exchange touches no caller. A ``Layout`` names
   distributed validator (raises ``ValidationError`` on every rank alike);
 * ``estimate_bytes(num_vertices, num_tuples, nprocs, options, directed) -> int`` --
   one rank's peak memory, checked before anything is allocated;
-* ``default``: the exchange a partition runs when none is named (one per partition).
+* ``default``: the exchange a partition runs when none is named (one per partition);
+* ``check_params(params, nprocs) -> dict`` (optional) -- the layout's own options in
+  ``options.params`` checked (InputError naming the parameter) and completed with their
+  defaults for a job of ``nprocs`` ranks; ``DistEngine`` calls it before anything else.
 
 ``options`` is a checked ``search_base.SearchOptions``; layout-specific parameters
 (a processor grid, a delegate threshold) travel by name in ``options.params``.
@@ -31,7 +34,7 @@ from typing import Callable
 
 from ..errors import InputError
 
-BUILTIN = ("breadth.distributed.layout_1d",)
+BUILTIN = ("breadth.distributed.layout_1d", "breadth.distributed.layout_2d")
 DEFAULT_PARTITION = "1d"
 
 
@@ -48,6 +51,7 @@ class Layout:
     estimate_bytes: Callable
     default: bool = False
     summary: str = ""
+    check_params: Callable | None = None
 
 
 _LAYOUTS: dict[tuple[str, str], Layout] = {}

@@ -7,7 +7,9 @@ layout's search subclasses ``DistSearch`` and implements ``_run`` (the level loo
 ``control_messages`` (its own small collectives per level); the frame here checks the
 arguments (``breadth.checks``, errors marked collective: every rank raises them alike),
 times the search, opens the per-level communication log and packs the statistics
-(``levelstats``).
+(``levelstats``). A search whose exchange communicates once after its last level (the
+2D scan hands parents to their owners) opens one more tally with ``comm.next_level()``
+after its loop; that traffic is reported as ``after_levels`` (``expected_after_levels``).
 
 Direction optimization follows the single-node driver decision for decision: the
 shared ``kernels.policy.Policy`` stepper on global values (frontier size, scout count,
@@ -127,6 +129,10 @@ class DistSearch(ABC):
         """(exchange, control) messages level ``level`` sends in ``direction``, summed over ranks."""
         return self.exchange.messages_per_level(direction), self.control_messages(level, direction)
 
+    def expected_after_levels(self) -> tuple[int, int]:
+        """(exchange, control) messages of the step after the last level, summed over ranks."""
+        return self.exchange.messages_after_levels(), 0
+
     def policy(self) -> Policy:
         """A fresh direction stepper on this graph's global counts."""
         return Policy(self.mode, self.options.alpha, self.options.beta, self.lg.num_vertices, self.num_arcs)
@@ -140,7 +146,13 @@ class DistSearch(ABC):
         with self.comm.phase("search"), parallel_chunksize(1):
             parent, depth, records = self._run(roots, max_depth)
         seconds = time.perf_counter() - t0
-        levels, info = gather_levels(self.comm, records, self.comm.end_levels() or [], self.exchange.describe())
+        log = self.comm.end_levels() or []
+        ops = self.comm.operation_log if self.exchange.operations else None
+        k = len(records)
+        after = log[k] if len(log) > k else None           # a step after the last level (``after_levels``)
+        levels, info = gather_levels(self.comm, records, log[:k], self.exchange.describe(),
+                                     None if ops is None else ops[:k], after,
+                                     ops[k] if ops is not None and after is not None else None)
         reached = int(np.unique(roots).size + sum(rec.discovered for rec in records))
         last = max((i + 1 for i, rec in enumerate(records) if rec.discovered > 0), default=0)
         return DistBFSResult(parent, depth, roots, self.algorithm, seconds, levels, self.engine_name,

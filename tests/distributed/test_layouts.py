@@ -18,7 +18,7 @@ from breadth.errors import InputError
 
 
 def test_registry_lists_the_1d_layouts():
-    assert registry.partitions() == ("1d",)
+    assert registry.partitions() == ("1d", "2d")
     assert registry.exchanges("1d") == ("alltoall", "butterfly")
     assert registry.default_exchange("1d") == "butterfly"
     assert registry.get("1d").exchange == "butterfly"
@@ -33,7 +33,7 @@ def test_registry_lists_the_1d_layouts():
 
 
 @pytest.mark.parametrize("partition,exchange,message", [
-    ("2x", None, "unknown partition '2x'; choose from 1d"),
+    ("2x", None, "unknown partition '2x'; choose from 1d, 2d"),
     ("1d", "fold", "unknown exchange 'fold' for partition '1d'; choose from alltoall, butterfly"),
 ])
 def test_registry_names_the_choices(partition, exchange, message):

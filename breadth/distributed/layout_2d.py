@@ -1,0 +1,56 @@
+"""The 2D layouts: edge blocks on an R x C processor grid (``partition_2d.Grid2D``) with the
+Beamer--Buluç expand/fold exchange (``exchange_fold``, ``search_2d_fold``; "2d"/"fold", the
+default) or MapGraph's bitmap scan (``exchange_scan``, ``search_2d_scan``; "2d"/"scan").
+The grid is the layout parameter ``grid`` ("RxC", default: the most square factorisation
+of the job size, ``partition_2d.default_grid``).
+
+Construction: ``build_2d.build_2d`` (block histogram -> pieces -> Alltoallv routing to
+blocks -> block CSRs by source and by destination) or ``build_2d.slice_native_2d``.
+Validation: ``validate_2d.validate_2d``. Memory: ``estimate_rank_bytes`` below.
+"""
+from __future__ import annotations
+
+from ..graph.memory import index_itemsize
+from .build_2d import build_2d, slice_native_2d
+from .layout_1d import INTERPRETER_BYTES
+from .partition_2d import check_params, parse_grid
+from .registry import Layout, register
+from .search_2d_fold import FoldSearch
+from .search_2d_scan import ScanSearch
+from .validate_2d import validate_2d
+
+
+def estimate_rank_bytes(num_vertices, num_tuples, nprocs, grid=None, directed=False) -> int:
+    """Peak bytes of one rank: max(construction, graph + search state + validation), averaged shares."""
+    n, P = int(num_vertices), max(1, int(nprocs))
+    R, C = parse_grid(grid, P)
+    isz = index_itemsize(n)
+    tuples = num_tuples / P
+    arcs = tuples * (1 if directed else 2)                 # arcs per block
+    rows, owned = n / R + n / C, n / P
+    blocks = 2 * arcs * isz + 8 * rows                      # out-arc and in-arc CSRs of the block
+    build = 16 * tuples + 2 * (2 * arcs * isz) + 2 * arcs * isz + 8 * rows
+    search = blocks + n / 8 + n / (8 * R) + 16 * arcs + 8 * n / C + 40 * owned + 16 * n   # + candidates, gathers
+    return int(max(build + 8 * rows, search)) + INTERPRETER_BYTES
+
+
+def _build(comm, src, dst, num_vertices, directed, options):
+    return build_2d(comm, src, dst, num_vertices, directed, options.params.get("grid"))
+
+
+def _slice(comm, graph, options):
+    return slice_native_2d(comm, graph, options.params.get("grid"))
+
+
+def _estimate(num_vertices, num_tuples, nprocs, options, directed):
+    return estimate_rank_bytes(num_vertices, num_tuples, nprocs, options.params.get("grid"), directed)
+
+
+register(Layout("2d", "fold", _build, _slice, FoldSearch, validate_2d, _estimate, default=True,
+                summary="R x C edge blocks: frontier expanded along columns, (vertex, parent) pairs folded "
+                        "along rows; bottom-up sub-steps rotate completed bitmaps (Beamer, Buluç)",
+                check_params=check_params))
+register(Layout("2d", "scan", _build, _slice, ScanSearch, validate_2d, _estimate,
+                summary="R x C edge blocks, bitmap frontiers: discoveries OR-contracted along rows in "
+                        "ceil(log2 C) pairwise rounds, broadcast along columns; parents from levels (MapGraph)",
+                check_params=check_params))

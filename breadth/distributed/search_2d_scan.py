@@ -1,0 +1,139 @@
+"""Direction-optimizing BFS on a 2D partition with bitmap frontiers and the row scan
+(Fu et al., "Parallel Breadth First Search on GPU Clusters" -- MapGraph --, Section 3;
+exchange ``exchange_scan.Scan``).
+
+Frontiers are bitmaps throughout. Every rank of processor row i keeps the row range's
+visited bitmap; per level, with the column range's frontier bitmap in hand:
+
+* local step on the block (``steps_scan``): top-down, the frontier's out-arcs mark unvisited
+  destinations; bottom-up, unvisited row-range vertices look for a frontier in-neighbour --
+  either way a row-range bitmap of this block's discoveries;
+* ``scan``: ceil(log2 C) rounds of pairwise OR along the row give every rank of the row the
+  level's discoveries in its row range; the visited bitmap takes them in, and each owner
+  sets the depths of its piece (``settle_piece``);
+* ``broadcast``: the new frontier of each column range is gathered along the column;
+* control: one Allreduce (new frontier size, scout count) per level, plus one before the
+  first level for the seeds' out-degrees; the direction is the shared policy's
+  (``kernels.policy.Policy``), so depths and directions are the single-node search's.
+
+No parent travels during the search. After the last level the owners' depths are
+all-gathered, every rank proposes, for its row range, the smallest in-neighbour one level
+closer found in its block, and a min-Allreduce along the row leaves each owner a BFS parent
+per reached vertex (``Scan.messages_after_levels``; reported as ``after_levels``).
+
+Invariants between levels: all ranks agree on level, frontier size and direction; the
+visited bitmaps of a row's ranks are equal and hold exactly the row range's reached
+vertices; ``front`` holds the column range's vertices at depth ``level``.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..kernels.frontier import bitmap_to_queue, fill
+from ..kernels.policy import BU, TD
+from ..kernels.top_down import frontier_edge_offsets
+from .exchange_scan import Scan
+from .search_base import DistSearch, multithreaded, new_record
+from .steps_scan import bu_scan, parent_candidates, settle_piece, td_scan
+
+
+class ScanSearch(DistSearch):
+    """The 2D levels-only search with the bitmap scan exchange."""
+
+    def __init__(self, comm, lg, options=None):
+        super().__init__(comm, lg, options)
+        grid = lg.partition
+        self.exchange = Scan(comm, lg)
+        rw = self.exchange.row_words
+        self.visited = np.empty(max(rw, 1), dtype=np.uint64)
+        self.next_row = np.empty(max(rw, 1), dtype=np.uint64)
+        self.front = np.empty(max(grid.col_words, 1), dtype=np.uint64)
+        self.rows = np.empty(max(grid.num_cols, 1), dtype=np.int64)
+        self.offsets = np.empty(grid.num_cols + 1, dtype=np.int64)
+        self.cand = np.empty(grid.num_rows, dtype=np.int64)
+        self.first_word = int(grid.word_bounds[grid.rank] - grid.word_bounds[grid.i * grid.cols])
+        self.none = np.empty(0, dtype=np.int64)
+        self.tail = np.zeros(1, dtype=np.int64)
+
+    @property
+    def nbytes(self) -> int:
+        return (self.visited.nbytes + self.next_row.nbytes + self.front.nbytes + self.rows.nbytes
+                + self.offsets.nbytes + self.cand.nbytes + self.exchange.nbytes)
+
+    def control_messages(self, level: int, direction: int) -> int:
+        P = self.comm.size
+        return P * (P - 1) * (2 if level == 0 else 1)
+
+    def _seed(self, seeds):
+        grid = self.lg.partition
+        fill(self.visited, np.uint64(0))
+        fill(self.front, np.uint64(0))
+        for s in seeds:
+            if grid.row_lo <= s < grid.row_hi:
+                b = s - grid.row_lo
+                self.visited[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+            if grid.col_lo <= s < grid.col_hi:
+                b = s - grid.col_lo
+                self.front[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+
+    def _run(self, roots, max_depth):
+        lg, ex, comm = self.lg, self.exchange, self.comm
+        grid, nl, rw = lg.partition, lg.num_local, ex.row_words
+        cw = grid.col_words
+        atomic = multithreaded()
+        depth = np.empty(nl, dtype=np.int64)
+        fill(depth, -1)
+        seeds = np.unique(roots)
+        self._seed(seeds)
+        own = grid.to_local(seeds[grid.owns(seeds)])
+        depth[own] = 0
+        degree = lg.out_degree()
+        next_row, front = self.next_row[:rw], self.front[:cw]
+        total = seeds.size
+        policy = self.policy()
+        records = []
+        level = 0
+        scout = None
+        while total > 0 and level != max_depth:
+            comm.next_level()
+            t0 = time.perf_counter()
+            if scout is None:          # the seeds' out-degrees: owners know them
+                local = int(degree[own].sum()) if own.size else 0
+                scout = int(comm.allreduce(np.array([local], dtype=np.int64))[0])
+            frontier = total
+            bottom_up = policy.direction(scout)
+            if bottom_up:
+                examined = bu_scan(lg.in_indptr, lg.in_indices, grid.num_rows, self.visited, front, grid.col_lo,
+                                   next_row)
+            else:
+                qsize, _ = bitmap_to_queue(front, lg.indptr, self.rows)
+                examined = frontier_edge_offsets(lg.indptr, self.rows, qsize, self.offsets)
+                fill(next_row, np.uint64(0))
+                td_scan(lg.indptr, lg.indices, self.rows, qsize, self.offsets, self.visited, next_row, grid.row_lo,
+                        atomic, self.none, self.tail)
+            ex.contract(next_row)
+            np.bitwise_or(self.visited[:rw], next_row, out=self.visited[:rw])
+            new, scout_l = settle_piece(next_row, self.first_word, depth, level, degree)
+            ex.broadcast(next_row, front)
+            total, scout = (int(x) for x in comm.allreduce(np.array([new, scout_l], dtype=np.int64)))
+            if bottom_up:
+                policy.after_bottom_up(total, frontier)
+            records.append(new_record(BU if bottom_up else TD, frontier, total, examined, t0))
+            level += 1
+        comm.next_level()              # the parents, after the last level (``after_levels``)
+        return self._parents(seeds, own, depth), depth, records
+
+    def _parents(self, seeds, own, depth):
+        """Each owned reached vertex's parent: an in-neighbour one level closer (min over the row's blocks)."""
+        lg, ex = self.lg, self.exchange
+        grid, n = lg.partition, lg.num_vertices
+        depth_all = ex.all_depths(depth)
+        parent_candidates(lg.in_indptr, lg.in_indices, grid.row_lo, depth_all, n, self.cand)
+        best = ex.row_min(self.cand)
+        parent = best[grid.lo - grid.row_lo:grid.hi - grid.row_lo].copy()
+        parent[parent == n] = -1
+        parent[own] = seeds[grid.owns(seeds)]
+        return parent
+

@@ -1,0 +1,114 @@
+"""Local steps of the 2D bitmap-scan search on one edge block (Fu et al., "Parallel Breadth First
+Search on GPU Clusters" -- MapGraph --, Section 3: 2D bitmap frontiers, levels only).
+
+Every rank of processor row i keeps the row range's *visited* bitmap (the same on all of them:
+the row contraction gives each the whole row's discoveries) and receives the column range's
+frontier as a bitmap. A level's local step writes the block's discoveries as a row-range bitmap
+``next_row`` (bit v - row_lo), in either direction:
+
+* top-down (``td_scan``): the shared block walk (``kernels.top_down.walk_block``) over the
+  frontier's block rows; an unvisited destination's bit is set (atomically: threads share words);
+* bottom-up (``bu_scan``): each unvisited row-range vertex scans its block in-arcs for a source
+  in the column frontier (one thread per word: plain stores).
+
+``settle_piece``: the owner's depths from its piece of the contracted bitmap. ``parent_candidates``
+(after the search): for every reached row-range vertex, the smallest block in-neighbour one level
+closer -- the row's minimum over its blocks is a BFS parent (levels are exact).
+"""
+import numpy as np
+from numba import njit, prange
+
+from ..kernels.atomics import set_bit
+from ..kernels.frontier import WORD_BLOCK
+from ..kernels.top_down import TD_EDGE_BLOCK, walk_block
+
+_VISITED, _NEXT, _ROW_LO, _ATOMIC = range(4)
+
+
+@njit(inline="always", cache=True)
+def _visit(ctx, u, v):
+    b = v - ctx[_ROW_LO]
+    if not (ctx[_VISITED][b >> 6] >> np.uint64(b & 63)) & np.uint64(1):
+        set_bit(ctx[_NEXT], b, ctx[_ATOMIC])
+    return np.int64(-1), np.int64(0)
+
+
+@njit(cache=True)
+def _td_block(b, indptr, indices, queue, qsize, offsets, visited, next_row, row_lo, atomic, out, tail):
+    ctx = (visited, next_row, np.int64(row_lo), atomic)
+    return walk_block(b, indptr, indices, queue, qsize, offsets, _visit, ctx, out, tail)
+
+
+@njit(parallel=True, cache=True)
+def td_scan(indptr, indices, queue, qsize, offsets, visited, next_row, row_lo, atomic, out, tail):
+    """next_row |= unvisited destinations of the block rows queue[:qsize] (offsets: their edge prefix)."""
+    nblocks = (offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
+    for b in prange(nblocks):
+        _td_block(b, indptr, indices, queue, qsize, offsets, visited, next_row, row_lo, atomic, out, tail)
+
+
+@njit(parallel=True, cache=True)
+def bu_scan(in_indptr, in_indices, nrows, visited, front, col_lo, next_row):
+    """next_row := unvisited row-range vertices with a block in-neighbour in ``front``; returns arcs examined."""
+    nwords = (nrows + 63) // 64
+    nblocks = (nwords + WORD_BLOCK - 1) // WORD_BLOCK
+    examined = 0
+    for b in prange(nblocks):
+        ex = 0
+        for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
+            seen = visited[w]
+            word = np.uint64(0)
+            base = w * 64
+            for bit in range(min(64, nrows - base)):
+                if (seen >> np.uint64(bit)) & np.uint64(1):
+                    continue
+                row = base + bit
+                for k in range(in_indptr[row], in_indptr[row + 1]):
+                    c = in_indices[k] - col_lo
+                    ex += 1
+                    if (front[c >> 6] >> np.uint64(c & 63)) & np.uint64(1):
+                        word |= np.uint64(1) << np.uint64(bit)
+                        break
+            next_row[w] = word
+        examined += ex
+    return examined
+
+
+@njit(parallel=True, cache=True)
+def settle_piece(next_row, first_word, depth, level, degree):
+    """depth := level + 1 for the owned vertices set in next_row (words from ``first_word``);
+    returns (their count, their out-degree sum)."""
+    nl = depth.size
+    nwords = (nl + 63) // 64
+    count = 0
+    scout = 0
+    for w in prange(nwords):
+        word = next_row[first_word + w]
+        c = 0
+        s = 0
+        if word:
+            for bit in range(min(64, nl - w * 64)):
+                if (word >> np.uint64(bit)) & np.uint64(1):
+                    loc = w * 64 + bit
+                    depth[loc] = level + 1
+                    c += 1
+                    s += degree[loc]
+        count += c
+        scout += s
+    return count, scout
+
+
+@njit(parallel=True, cache=True)
+def parent_candidates(in_indptr, in_indices, row_lo, depth, none, cand):
+    """cand[row] := the smallest block in-neighbour u of v = row_lo + row with depth[u] = depth[v] - 1
+    (``none`` when v is a seed, unreached, or has no such in-neighbour in this block)."""
+    for row in prange(cand.size):
+        v = row_lo + row
+        d = depth[v]
+        best = none
+        if d > 0:
+            for k in range(in_indptr[row], in_indptr[row + 1]):
+                u = in_indices[k]
+                if depth[u] == d - 1 and u < best:
+                    best = u
+        cand[row] = best
