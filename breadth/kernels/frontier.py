@@ -67,6 +67,23 @@ def mark_unvisited(visited, parent, depth):
 
 
 @njit(parallel=True, cache=True)
+def visited_bitmap(parent, visited):
+    """visited := {v : parent[v] >= 0}, with the bits past n set (they are never searched).
+
+    For searches that keep parents but no visited bitmap of their own (the 2D fold search
+    rebuilds its row piece's bitmap before each bottom-up level)."""
+    n = parent.size
+    for b in prange((visited.size + WORD_BLOCK - 1) // WORD_BLOCK):
+        for w in range(b * WORD_BLOCK, min(visited.size, (b + 1) * WORD_BLOCK)):
+            word = np.uint64(0)
+            for bit in range(64):
+                v = w * 64 + bit
+                if v >= n or parent[v] >= 0:
+                    word |= np.uint64(1) << np.uint64(bit)
+            visited[w] = word
+
+
+@njit(parallel=True, cache=True)
 def queue_to_bitmap(queue, qsize, bitmap, atomic=True):
     """bitmap := the set of queue[:qsize] (``atomic`` False: numba runs one thread, see ``atomics.set_bit``)."""
     fill(bitmap, np.uint64(0))
