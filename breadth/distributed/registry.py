@@ -31,7 +31,7 @@ from typing import Callable
 
 from ..errors import InputError
 
-BUILTIN = ("breadth.distributed.layout_1d",)
+BUILTIN = ("breadth.distributed.layout_1d", "breadth.distributed.layout_delegates")
 DEFAULT_PARTITION = "1d"
 
 

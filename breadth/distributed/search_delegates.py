@@ -1,0 +1,277 @@
+"""Distributed BFS with degree separation (Pan, Pearce, Owens, "Scalable Breadth-First Search on a
+GPU Cluster", IPDPS'18, Sec. IV "local computation" and V "communication").
+
+Per level, on every rank (``steps_delegates``, ``steps_owned``):
+
+1. nn, top-down only (Sec. IV-B: the nn subgraph is not symmetric and has low in-degrees):
+   the normal frontier's nn edges claim local normals at once and emit (vertex, parent)
+   candidates for remote ones, each remote vertex at most once per search;
+2. nd, dd, dn, each in its own direction (Sec. IV-B: "the three visiting kernels with DO
+   have three sets of direction-switching factors"): one ``kernels.policy.Policy`` stepper
+   per subgraph on that subgraph's own workload -- its scout count (out-edges of the
+   frontier in the subgraph, summed over ranks) against its own unexplored arcs; back to
+   top-down by the shared beta rule on the level's global frontier. Forward nd/dd set
+   bits of delegates found in this rank's ``dnew`` mask, reverse ones let each unreached
+   delegate look for a frontier source among its local in-arcs; dn claims local normals
+   (forward from the frontier delegates, or reverse from each unreached normal);
+3. exchange (``DelegateExchange``): the nn candidates go to their owners with one
+   ``Alltoallv`` (after the count ``Alltoall``) -- the paper posts Isend/Irecv pairs; one
+   collective keeps the schedule fixed and counted, and at the rank counts breadth runs
+   (a handful per host) the pairwise messages are the same -- and the delegate mask is
+   OR-reduced with one blocking ``Allreduce`` of d bits, only in levels where a delegate
+   can be found (some frontier vertex has nd or dd arcs: the global scout counts say so,
+   identically on every rank; the paper's "whenever any update occurs");
+4. control: one Allreduce of the new normal count and the four scout counts (level 0:
+   one more for the seeds').
+
+Parents: normals get theirs where they are claimed (locally, or from the routed pair);
+a delegate's parent is known on the rank(s) that set its bit (``dcand``); after the last
+level every such rank sends (delegate, parent) to the delegate's range owner with one
+``Alltoallv`` (counted in the last level), which stores it in the result (Sec. VI-A3:
+"only the destination vertices of nn edges ... would need to communicate their parent
+information"; delegates need a consistent parent for the tree). Depths of delegates are
+the level their bit first appears in the reduced mask, the same on every rank.
+
+Invariants between levels: every rank holds the same ``dvisited``/``dfront`` masks and
+delegate depths, and the same global counts; a local normal is settled (parent >= 0)
+exactly when reached; the normal frontier is ``queue[:qsize]`` (local ids).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..kernels.frontier import fill, num_words, queue_to_bitmap
+from ..kernels.policy import BU, DIRECTIONS, TD, Policy
+from ..kernels.top_down import frontier_edge_offsets
+from . import steps_owned
+from .exchange_alltoall import AllToAll
+from .search_base import DistSearch, multithreaded, new_record
+from .steps_delegates import degree_sum, dn_bu, dn_td, mask_bu, mask_td
+
+SUBGRAPHS = ("nd", "dd", "dn")          # the ones with their own direction (nn: top-down)
+
+
+class DelegateExchange(AllToAll):
+    """nn candidates routed to owners (``AllToAll.route``) plus the delegate-mask OR-reduction."""
+
+    name = "alltoall"
+
+    def __init__(self, comm, partition, dtype):
+        super().__init__(comm, partition, dtype)
+        self.mask_words = num_words(partition.num_delegates)
+
+    def messages_per_level(self, direction: int) -> int:
+        """A level that reduces the mask: the nn Alltoall + Alltoallv, 2 P (P - 1), and the Allreduce,
+        P (P - 1) (none without delegates). A level that cannot find delegates skips the Allreduce."""
+        P = self.comm.size
+        return 2 * P * (P - 1) + (P * (P - 1) if self.mask_words else 0)
+
+    def reduce_mask(self, mask) -> np.ndarray:
+        """The OR of every rank's ``mask`` (one Allreduce, category exchange)."""
+        return self.comm.allreduce(mask, op="bor", category="exchange")
+
+    def describe(self) -> dict:
+        return {"exchange": self.name, "fanout": None, "delegate_mask": "allreduce"}
+
+
+def _mask_list(mask, d) -> np.ndarray:
+    """Delegate numbers whose bits are set in ``mask``."""
+    bits = np.unpackbits(mask.view(np.uint8), bitorder="little")[:d]
+    return np.flatnonzero(bits).astype(np.int64)
+
+
+class DelegatesSearch(DistSearch):
+    """The degree-separated search (see the module header)."""
+
+    def __init__(self, comm, lg, options=None):
+        super().__init__(comm, lg, options)
+        part = lg.partition
+        n, nr, d = lg.num_vertices, part.num_local, part.num_delegates
+        self.exchange = DelegateExchange(comm, part, lg.vid_dtype)
+        self.queue = np.empty(max(nr, 1), dtype=np.int64)
+        self.next_queue = np.empty(max(nr, 1), dtype=np.int64)
+        self.offsets = np.empty(max(nr, d) + 1, dtype=np.int64)
+        self.sent = np.empty(num_words(n), dtype=np.uint64)
+        self.nfront = np.empty(num_words(nr), dtype=np.uint64)
+        self.dvisited = np.empty(num_words(d), dtype=np.uint64)
+        self.dnew = np.empty(num_words(d), dtype=np.uint64)
+        self.dfront = np.empty(num_words(d), dtype=np.uint64)
+        self.ddepth = np.empty(d, dtype=np.int64)
+        self.dcand = np.empty(d, dtype=np.int64)
+        self.ntail = np.zeros(1, dtype=np.int64)
+        self.ctail = np.zeros(1, dtype=np.int64)
+        self.dummy_tail = np.zeros(1, dtype=np.int64)
+        self.sub_arcs = {s: int(part.stats.get(f"{s}_arcs", 0)) for s in ("nn",) + SUBGRAPHS}
+        self.mask_levels: list[bool] = []       # per level of the last search: the mask was reduced
+        self.level_directions: list[dict] = []
+        self.routed_parents = False
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.queue, self.next_queue, self.offsets, self.sent, self.nfront, self.dvisited, self.dnew,
+                  self.dfront, self.ddepth, self.dcand)
+        return sum(a.nbytes for a in arrays) + self.exchange.nbytes
+
+    def control_messages(self, level: int, direction: int) -> int:
+        P = self.comm.size
+        return P * (P - 1) * (2 if level == 0 else 1)
+
+    def expected_messages(self, level: int, direction: int) -> tuple[int, int]:
+        """(exchange, control) messages of level ``level`` of the last search, summed over ranks."""
+        P = self.comm.size
+        ex = 2 * P * (P - 1) + (P * (P - 1) if self.mask_levels[level] else 0)
+        if self.routed_parents and level == len(self.mask_levels) - 1:
+            ex += 2 * P * (P - 1)
+        return ex, self.control_messages(level, direction)
+
+    def _scouts(self, queue, qsize, dq) -> list[int]:
+        sub = self.lg.sub
+        return [degree_sum(sub.nn_ip, queue, qsize), degree_sum(sub.nd_ip, queue, qsize),
+                degree_sum(sub.dn_ip, dq, dq.size), degree_sum(sub.dd_ip, dq, dq.size)]
+
+    def _run(self, roots, max_depth):
+        lg, comm, ex, sub = self.lg, self.comm, self.exchange, self.lg.sub
+        part, pmap = lg.partition, lg.partition.kernel_map()
+        nr, d, lo, dels = part.num_local, part.num_delegates, part.lo, part.delegates
+        atomic = multithreaded()
+        none = np.empty(0, dtype=np.int64)
+        parent = np.full(nr, -1, dtype=np.int64)
+        depth = np.full(nr, -1, dtype=np.int64)
+        fill(self.sent, np.uint64(0))
+        for a in (self.dvisited, self.dfront):
+            a[:] = 0
+        self.ddepth[:] = -1
+        self.dcand[:] = -1
+        seeds = np.unique(roots)
+        sidx = part.delegate_index(seeds)
+        dq = sidx[sidx >= 0]
+        normal = seeds[sidx < 0]
+        own = normal[part.owns(normal)] - lo
+        parent[own] = own + lo
+        depth[own] = 0
+        np.bitwise_or.at(self.dvisited, dq >> 6, np.left_shift(np.uint64(1), (dq & 63).astype(np.uint64)))
+        self.dfront[:] = self.dvisited
+        self.ddepth[dq] = 0
+        queue, next_queue = self.queue, self.next_queue
+        queue[:own.size] = own
+        qsize = own.size
+        opt = self.options                     # one stepper per subgraph, on its own arcs (Sec. IV-B)
+        policies = {s: Policy(self.mode, opt.alpha, opt.beta, lg.num_vertices, self.sub_arcs[s]) for s in SUBGRAPHS}
+        total = seeds.size
+        records, self.mask_levels, self.level_directions = [], [], []
+        level = 0
+        scouts = None
+        while total > 0 and level != max_depth:
+            comm.next_level()
+            t0 = time.perf_counter()
+            if scouts is None:
+                scouts = comm.allreduce(np.array(self._scouts(queue, qsize, dq), dtype=np.int64)).tolist()
+            sc = dict(zip(("nn", "nd", "dn", "dd"), scouts))
+            frontier = total
+            bu = {s: policies[s].direction(sc[s]) for s in SUBGRAPHS}
+            # nn: top-down, local claims and remote candidates
+            examined = frontier_edge_offsets(sub.nn_ip, queue, qsize, self.offsets)
+            cand_v = np.empty(examined, dtype=np.int64)
+            cand_p = np.empty(examined, dtype=np.int64)
+            self.ntail[0] = 0
+            self.ctail[0] = 0
+            steps_owned.td_step(sub.nn_ip, sub.nn_ix, queue, qsize, self.offsets, pmap, parent, depth, level,
+                                self.sent, next_queue, self.ntail, cand_v, cand_p, self.ctail, atomic)
+            self.dnew[:] = 0
+            if bu["nd"]:
+                fill(self.nfront, np.uint64(0))
+                queue_to_bitmap(queue, qsize, self.nfront, atomic)
+                examined += mask_bu(sub.ndT_ip, sub.ndT_ix, self.nfront, self.dvisited, self.dnew, self.dcand,
+                                    none, lo, atomic)
+            else:
+                frontier_edge_offsets(sub.nd_ip, queue, qsize, self.offsets)
+                examined += mask_td(sub.nd_ip, sub.nd_ix, queue, qsize, self.offsets, self.dvisited, self.dnew,
+                                    self.dcand, none, lo, atomic, next_queue, self.dummy_tail)
+            if bu["dd"]:
+                examined += mask_bu(sub.ddT_ip, sub.ddT_ix, self.dfront, self.dvisited, self.dnew, self.dcand,
+                                    dels, 0, atomic)
+            else:
+                frontier_edge_offsets(sub.dd_ip, dq, dq.size, self.offsets)
+                examined += mask_td(sub.dd_ip, sub.dd_ix, dq, dq.size, self.offsets, self.dvisited, self.dnew,
+                                    self.dcand, dels, 0, atomic, next_queue, self.dummy_tail)
+            if bu["dn"]:
+                examined += dn_bu(sub.dnT_ip, sub.dnT_ix, self.dfront, parent, depth, dels, level, next_queue,
+                                  self.ntail)
+            else:
+                frontier_edge_offsets(sub.dn_ip, dq, dq.size, self.offsets)
+                examined += dn_td(sub.dn_ip, sub.dn_ix, dq, dq.size, self.offsets, parent, depth, dels, level,
+                                  atomic, next_queue, self.ntail)
+            # normal exchange, then the delegate mask
+            pairs, npairs = ex.route(cand_v, cand_p, int(self.ctail[0]))
+            steps_owned.apply_received(pairs, npairs, pmap, sub.nn_ip, parent, depth, level, next_queue,
+                                       self.ntail, atomic)
+            mask_ran = d > 0 and sc["nd"] + sc["dd"] > 0
+            if mask_ran:
+                self.dnew[:] = ex.reduce_mask(self.dnew) & ~self.dvisited
+                self.dvisited |= self.dnew
+            self.dfront[:] = self.dnew
+            dq = _mask_list(self.dfront, d)
+            self.ddepth[dq] = level + 1
+            queue, next_queue = next_queue, queue
+            qsize = int(self.ntail[0])
+            counts = comm.allreduce(np.array([qsize] + self._scouts(queue, qsize, dq), dtype=np.int64)).tolist()
+            total, scouts = counts[0] + dq.size, counts[1:]
+            for s in SUBGRAPHS:
+                if bu[s]:
+                    policies[s].after_bottom_up(total, frontier)
+            self.mask_levels.append(mask_ran)
+            self.level_directions.append({s: DIRECTIONS[BU if bu[s] else TD] for s in SUBGRAPHS})
+            records.append(new_record(BU if any(bu.values()) else TD, frontier, total, examined, t0))
+            level += 1
+        self.queue, self.next_queue = queue, next_queue
+        self._settle_delegates(parent, depth, dq_seeds=sidx[sidx >= 0], levels=len(records))
+        return parent, depth, records
+
+    def _settle_delegates(self, parent, depth, dq_seeds, levels):
+        """Store the owned delegates' depth and parent in the result (parents routed to owners)."""
+        part, d = self.lg.partition, self.lg.partition.num_delegates
+        lo, hi, dels = part.lo, part.hi, part.delegates
+        self.routed_parents = d > 0 and levels > 0
+        self.parent_bytes = 0
+        if self.routed_parents:
+            before = self.comm.level_log[-1]["exchange"].bytes
+            found = np.flatnonzero((self.dcand >= 0) & (self.ddepth >= 1))
+            pairs, npairs = self.exchange.route(dels[found], self.dcand[found], found.size)
+            pairs = np.asarray(pairs[:2 * npairs], dtype=np.int64)
+            parent[pairs[0::2] - lo] = pairs[1::2]
+            self.parent_bytes = self.comm.level_log[-1]["exchange"].bytes - before
+        mine = np.flatnonzero((dels >= lo) & (dels < hi))
+        depth[dels[mine] - lo] = self.ddepth[mine]
+        seeds = dels[dq_seeds]
+        seeds = seeds[(seeds >= lo) & (seeds < hi)]
+        parent[seeds - lo] = seeds
+
+    def search(self, roots, max_depth=None):
+        result = super().search(roots, max_depth)
+        result.extra["delegates"] = self.traffic(result)
+        return result
+
+    def traffic(self, result) -> dict:
+        """Delegate-mask vs normal-exchange bytes per level and per search (summed over ranks), next to
+        the paper's model: mask d/8 bytes per rank and peer in levels with updates; normal traffic
+        bounded by the cut nn arcs (one pair each)."""
+        P, part = self.comm.size, self.lg.partition
+        mask_bytes = P * (P - 1) * self.dnew.nbytes
+        parent_bytes = int(self.comm.mpi.allreduce(self.parent_bytes))     # reporting: not counted
+        levels = []
+        for i, per in enumerate(result.extra["communication"]["levels"]):
+            exchange = int(sum(per["exchange_bytes"]))
+            mask = mask_bytes if self.mask_levels[i] else 0
+            parents = parent_bytes if self.routed_parents and i == len(self.mask_levels) - 1 else 0
+            levels.append({"level": i, "mask_bytes": mask, "normal_bytes": exchange - mask - parents,
+                           "directions": self.level_directions[i]})
+        itemsize = np.dtype(self.lg.vid_dtype).itemsize
+        return {"threshold": part.threshold, "delegates": part.num_delegates,
+                "mask_bytes": sum(lv["mask_bytes"] for lv in levels),
+                "normal_bytes": sum(lv["normal_bytes"] for lv in levels), "delegate_parent_bytes": parent_bytes,
+                "mask_levels": int(sum(self.mask_levels)), "levels": levels,
+                "model": {"mask_bytes_per_update_level": mask_bytes,
+                          "normal_bytes_bound": int(part.stats.get("cut_nn_arcs", 0)) * 2 * itemsize
+                          + P * (P - 1) * 8 * len(levels)}}
