@@ -38,6 +38,7 @@ TRANSLATIONS = [
     (r"^nroots must", "--roots must"),
     (r"^fanout must", "--fanout must"),
     (r"^threads must", "--threads must"),
+    (r"^threshold must", "--threshold must"),
 ]
 _COMPILED = [(re.compile(api), cli) for api, cli in TRANSLATIONS]
 

@@ -76,10 +76,12 @@ def separate(comm, lg1: LocalGraph, options) -> DelegatesGraph:
 
 
 def _build(comm, src, dst, num_vertices, directed, options):
+    collective(check_threshold, options.params.get("threshold", "auto"))       # before any work
     return separate(comm, build_1d(comm, src, dst, num_vertices, directed), options)
 
 
 def _slice(comm, graph, options):
+    collective(check_threshold, options.params.get("threshold", "auto"))
     return separate(comm, slice_native(comm, graph), options)
 
 
