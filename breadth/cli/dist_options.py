@@ -29,7 +29,7 @@ def add_dist_options(p):
     g.add_argument("--threshold", default=None, metavar="TH|auto",
                    help="with --partition delegates: vertices of out-degree > TH are delegates, replicated on "
                         "every rank (Pan et al.); auto (default): the smallest power of two leaving at most "
-                        "n/(8P) delegates")
+                        "n/P delegates (the paper's rule)")
     g.add_argument("--ranks", type=int, default=None, metavar="P",
                    help=f"start 'mpiexec -n P' with this same command yourself (implies --partition "
                         f"{registry.DEFAULT_PARTITION} unless another is given; adds --oversubscribe when P "

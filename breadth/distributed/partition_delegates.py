@@ -15,13 +15,11 @@ unchanged. The replicated delegate copies are search state: ``delegate_index(v)`
 global id to its delegate number (-1 for a normal vertex).
 
 Threshold rule (``auto_threshold``, the paper's guidance of Sec. VI-B: "keep d, the
-number of delegates, under n/P", with TH as small as that allows so that the nn edges --
-the only ones that cross ranks -- stay a small share, the paper aims under 10%): TH is the
-smallest power of two with d(TH) <= n / (P * AUTO_DIVISOR). AUTO_DIVISOR = 8 keeps the
-per-level delegate mask (d bits, OR-reduced over all ranks) at an eighth of one rank's
-slice of a frontier bitmap, so that a level with mask updates costs at most about what a
-1D bottom-up level's bitmap all-gather costs; the chosen TH, d and the nn/nd/dn/dd shares
-are reported (``describe``). Out-degrees are those of the deduplicated, self-loop-free graph.
+number of delegates, under n/P", with TH as small as that allows, so that the nn edges --
+the only ones whose discoveries cross ranks point to point -- stay a small share; the paper
+aims under 10%): TH is the smallest power of two with d(TH) <= n / (P * AUTO_DIVISOR),
+AUTO_DIVISOR = 1. The chosen TH, d and the nn/nd/dn/dd shares are reported (``describe``).
+Out-degrees are those of the deduplicated, self-loop-free graph.
 
 Invariants: ``delegates`` is sorted, unique, and holds exactly the vertices of out-degree
 > ``threshold``; every rank holds the same array.
@@ -33,7 +31,7 @@ import numpy as np
 from ..checks import check_threshold
 from .partition import OneD
 
-AUTO_DIVISOR = 8
+AUTO_DIVISOR = 1
 HIST_BINS = 65
 
 

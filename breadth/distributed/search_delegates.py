@@ -48,7 +48,7 @@ from ..kernels.top_down import frontier_edge_offsets
 from . import steps_owned
 from .exchange_alltoall import AllToAll
 from .search_base import DistSearch, multithreaded, new_record
-from .steps_delegates import degree_sum, dn_bu, dn_td, mask_bu, mask_td
+from .steps_delegates import degree_sum, dn_bu, dn_td, mask_bu, mask_td, owner_parents
 
 SUBGRAPHS = ("nd", "dd", "dn")          # the ones with their own direction (nn: top-down)
 
@@ -104,9 +104,9 @@ class DelegatesSearch(DistSearch):
         self.ctail = np.zeros(1, dtype=np.int64)
         self.dummy_tail = np.zeros(1, dtype=np.int64)
         self.sub_arcs = {s: int(part.stats.get(f"{s}_arcs", 0)) for s in ("nn",) + SUBGRAPHS}
-        self.mask_levels: list[bool] = []       # per level of the last search: the mask was reduced
+        self.schedule: list[dict] = []          # per level of the last search: messages by rule, what ran
         self.level_directions: list[dict] = []
-        self.routed_parents = False
+        self.parent_stage = {}
 
     @property
     def nbytes(self) -> int:
@@ -119,12 +119,40 @@ class DelegatesSearch(DistSearch):
         return P * (P - 1) * (2 if level == 0 else 1)
 
     def expected_messages(self, level: int, direction: int) -> tuple[int, int]:
-        """(exchange, control) messages of level ``level`` of the last search, summed over ranks."""
-        P = self.comm.size
-        ex = 2 * P * (P - 1) + (P * (P - 1) if self.mask_levels[level] else 0)
-        if self.routed_parents and level == len(self.mask_levels) - 1:
-            ex += 2 * P * (P - 1)
-        return ex, self.control_messages(level, direction)
+        """(exchange, control) messages of level ``level`` of the last search, summed over ranks, from the
+        operations the level ran (each by the counting rule of ``Comm``); the last level includes the
+        delegate-parent stage."""
+        sched = self.schedule[level]
+        return sched["exchange"], sched["control"]
+
+    def _bytes(self):
+        log = self.comm.level_log[-1]
+        return log["exchange"].bytes + log["control"].bytes
+
+    def _exchange_mask(self, sched):
+        """OR of every rank's new delegate bits into ``dnew`` (the global new delegates), in the cheaper
+        encoding: an Allgather of the per-rank counts (control) picks nothing (no new bit anywhere),
+        an Allgatherv of int32 delegate numbers (when 4 bytes per new bit is less than the mask) or the
+        mask Allreduce (bitwise or). Every rank takes the same branch."""
+        comm, P, d = self.comm, self.comm.size, self.lg.partition.num_delegates
+        pp = P * (P - 1)
+        local = _mask_list(self.dnew, d)
+        counts = comm.allgatherv(np.array([local.size], dtype=np.int64), counts=np.ones(P, dtype=np.int64))
+        sched["control"] += pp
+        total = int(counts.sum())
+        if total == 0:
+            sched["mask"] = "none"
+        elif 4 * total < P * self.dnew.nbytes:
+            ids = comm.allgatherv(local.astype(np.int32), counts=counts, category="exchange").astype(np.int64)
+            self.dnew[:] = 0
+            np.bitwise_or.at(self.dnew, ids >> 6, np.left_shift(np.uint64(1), (ids & 63).astype(np.uint64)))
+            sched["exchange"] += pp
+            sched["mask"] = "ids"
+        else:
+            self.dnew[:] = self.exchange.reduce_mask(self.dnew)
+            sched["exchange"] += pp
+            sched["mask"] = "bitmap"
+        self.dnew &= ~self.dvisited
 
     def _scouts(self, queue, qsize, dq) -> list[int]:
         sub = self.lg.sub
@@ -160,12 +188,14 @@ class DelegatesSearch(DistSearch):
         opt = self.options                     # one stepper per subgraph, on its own arcs (Sec. IV-B)
         policies = {s: Policy(self.mode, opt.alpha, opt.beta, lg.num_vertices, self.sub_arcs[s]) for s in SUBGRAPHS}
         total = seeds.size
-        records, self.mask_levels, self.level_directions = [], [], []
+        records, self.schedule, self.level_directions = [], [], []
+        pp = comm.size * (comm.size - 1)
         level = 0
         scouts = None
         while total > 0 and level != max_depth:
             comm.next_level()
             t0 = time.perf_counter()
+            sched = {"exchange": 2 * pp, "control": pp * (2 if scouts is None else 1), "mask": "-", "mask_bytes": 0}
             if scouts is None:
                 scouts = comm.allreduce(np.array(self._scouts(queue, qsize, dq), dtype=np.int64)).tolist()
             sc = dict(zip(("nn", "nd", "dn", "dd"), scouts))
@@ -204,12 +234,15 @@ class DelegatesSearch(DistSearch):
                 examined += dn_td(sub.dn_ip, sub.dn_ix, dq, dq.size, self.offsets, parent, depth, dels, level,
                                   atomic, next_queue, self.ntail)
             # normal exchange, then the delegate mask
+            before = self._bytes()
             pairs, npairs = ex.route(cand_v, cand_p, int(self.ctail[0]))
+            sched["normal_bytes"] = self._bytes() - before
             steps_owned.apply_received(pairs, npairs, pmap, sub.nn_ip, parent, depth, level, next_queue,
                                        self.ntail, atomic)
-            mask_ran = d > 0 and sc["nd"] + sc["dd"] > 0
-            if mask_ran:
-                self.dnew[:] = ex.reduce_mask(self.dnew) & ~self.dvisited
+            if d > 0 and sc["nd"] + sc["dd"] > 0:        # a delegate can have been found
+                before = self._bytes()
+                self._exchange_mask(sched)
+                sched["mask_bytes"] = self._bytes() - before
                 self.dvisited |= self.dnew
             self.dfront[:] = self.dnew
             dq = _mask_list(self.dfront, d)
@@ -221,7 +254,7 @@ class DelegatesSearch(DistSearch):
             for s in SUBGRAPHS:
                 if bu[s]:
                     policies[s].after_bottom_up(total, frontier)
-            self.mask_levels.append(mask_ran)
+            self.schedule.append(sched)
             self.level_directions.append({s: DIRECTIONS[BU if bu[s] else TD] for s in SUBGRAPHS})
             records.append(new_record(BU if any(bu.values()) else TD, frontier, total, examined, t0))
             level += 1
@@ -230,23 +263,42 @@ class DelegatesSearch(DistSearch):
         return parent, depth, records
 
     def _settle_delegates(self, parent, depth, dq_seeds, levels):
-        """Store the owned delegates' depth and parent in the result (parents routed to owners)."""
-        part, d = self.lg.partition, self.lg.partition.num_delegates
+        """Store the owned delegates' depth and parent in the result. Parents: found by the owner
+        itself where it can (``owner_parents``); one Allreduce counts the rest and, if any, their
+        bits are OR-reduced and the ranks holding a candidate send it to the owner (Alltoallv)."""
+        part, sub, comm, d = self.lg.partition, self.lg.sub, self.comm, self.lg.partition.num_delegates
         lo, hi, dels = part.lo, part.hi, part.delegates
-        self.routed_parents = d > 0 and levels > 0
-        self.parent_bytes = 0
-        if self.routed_parents:
-            before = self.comm.level_log[-1]["exchange"].bytes
-            found = np.flatnonzero((self.dcand >= 0) & (self.ddepth >= 1))
-            pairs, npairs = self.exchange.route(dels[found], self.dcand[found], found.size)
-            pairs = np.asarray(pairs[:2 * npairs], dtype=np.int64)
-            parent[pairs[0::2] - lo] = pairs[1::2]
-            self.parent_bytes = self.comm.level_log[-1]["exchange"].bytes - before
         mine = np.flatnonzero((dels >= lo) & (dels < hi))
         depth[dels[mine] - lo] = self.ddepth[mine]
         seeds = dels[dq_seeds]
         seeds = seeds[(seeds >= lo) & (seeds < hi)]
         parent[seeds - lo] = seeds
+        self.parent_stage = {"unresolved": 0, "bytes": 0}
+        if d == 0 or levels == 0:
+            return
+        sched, pp = self.schedule[-1], comm.size * (comm.size - 1)
+        before = self._bytes()
+        reached = mine[self.ddepth[mine] >= 1]
+        found = np.empty(reached.size, dtype=np.int64)
+        owner_parents(reached, self.ddepth, self.dcand, sub.dd_ip, sub.dd_ix, not self.lg.directed, sub.ddT_ip,
+                      sub.ddT_ix, sub.ndT_ip, sub.ndT_ix, depth, lo, dels, found)
+        parent[dels[reached] - lo] = found
+        missing = reached[found < 0]
+        total = int(comm.allreduce(np.array([missing.size], dtype=np.int64))[0])
+        sched["control"] += pp
+        if total:
+            need = np.zeros_like(self.dnew)
+            np.bitwise_or.at(need, missing >> 6, np.left_shift(np.uint64(1), (missing & 63).astype(np.uint64)))
+            need = self.exchange.reduce_mask(need)
+            asked = np.flatnonzero(np.unpackbits(need.view(np.uint8), bitorder="little")[:d])
+            asked = asked[(self.dcand[asked] >= 0) & ((dels[asked] < lo) | (dels[asked] >= hi))]
+            pairs, npairs = self.exchange.route(dels[asked], self.dcand[asked], asked.size)
+            pairs = np.asarray(pairs[:2 * npairs], dtype=np.int64)
+            v, p = pairs[0::2] - lo, pairs[1::2]
+            keep = parent[v] < 0
+            parent[v[keep]] = p[keep]
+            sched["exchange"] += 3 * pp
+        self.parent_stage = {"unresolved": total, "bytes": self._bytes() - before}
 
     def search(self, roots, max_depth=None):
         result = super().search(roots, max_depth)
@@ -254,24 +306,23 @@ class DelegatesSearch(DistSearch):
         return result
 
     def traffic(self, result) -> dict:
-        """Delegate-mask vs normal-exchange bytes per level and per search (summed over ranks), next to
-        the paper's model: mask d/8 bytes per rank and peer in levels with updates; normal traffic
-        bounded by the cut nn arcs (one pair each)."""
-        P, part = self.comm.size, self.lg.partition
-        mask_bytes = P * (P - 1) * self.dnew.nbytes
-        parent_bytes = int(self.comm.mpi.allreduce(self.parent_bytes))     # reporting: not counted
-        levels = []
-        for i, per in enumerate(result.extra["communication"]["levels"]):
-            exchange = int(sum(per["exchange_bytes"]))
-            mask = mask_bytes if self.mask_levels[i] else 0
-            parents = parent_bytes if self.routed_parents and i == len(self.mask_levels) - 1 else 0
-            levels.append({"level": i, "mask_bytes": mask, "normal_bytes": exchange - mask - parents,
-                           "directions": self.level_directions[i]})
+        """Delegate-mask vs normal-exchange bytes per level and per search (summed over ranks; the mask
+        stage includes its count Allgather, the normal exchange its count Alltoall), the delegate-parent
+        stage after the last level, and the paper's model: mask d/8 bytes per rank and peer in levels
+        with updates; normal traffic bounded by the cut nn arcs (one pair each) plus the counts."""
+        P, part, nlev = self.comm.size, self.lg.partition, len(self.schedule)
+        local = ([s["mask_bytes"] for s in self.schedule] + [s["normal_bytes"] for s in self.schedule]
+                 + [self.parent_stage.get("bytes", 0)])
+        summed = self.comm.mpi.allreduce(np.array(local, dtype=np.int64))       # reporting: not counted
+        levels = [{"level": i, "mask": self.schedule[i]["mask"], "mask_bytes": int(summed[i]),
+                   "normal_bytes": int(summed[nlev + i]), "directions": self.level_directions[i]}
+                  for i in range(nlev)]
         itemsize = np.dtype(self.lg.vid_dtype).itemsize
         return {"threshold": part.threshold, "delegates": part.num_delegates,
-                "mask_bytes": sum(lv["mask_bytes"] for lv in levels),
-                "normal_bytes": sum(lv["normal_bytes"] for lv in levels), "delegate_parent_bytes": parent_bytes,
-                "mask_levels": int(sum(self.mask_levels)), "levels": levels,
-                "model": {"mask_bytes_per_update_level": mask_bytes,
+                "mask_bytes": int(summed[:nlev].sum()), "normal_bytes": int(summed[nlev:2 * nlev].sum()),
+                "delegate_parent_bytes": int(summed[-1]),
+                "unresolved_delegate_parents": self.parent_stage.get("unresolved", 0),
+                "mask_levels": sum(1 for s in self.schedule if s["mask"] in ("ids", "bitmap")), "levels": levels,
+                "model": {"mask_bytes_per_update_level": P * (P - 1) * self.dnew.nbytes,
                           "normal_bytes_bound": int(part.stats.get("cut_nn_arcs", 0)) * 2 * itemsize
-                          + P * (P - 1) * 8 * len(levels)}}
+                          + P * (P - 1) * 8 * nlev}}

@@ -139,3 +139,31 @@ def degree_sum(ip, items, count):
         u = items[i]
         total += ip[u + 1] - ip[u]
     return total
+
+
+@njit(cache=True)
+def owner_parents(mine, ddepth, dcand, dd_ip, dd_ix, use_dd, ddT_ip, ddT_ix, ndT_ip, ndT_ix, depth, lo, dels, out):
+    """Parents of this rank's reached delegates ``mine`` (numbers) found without communication:
+    its own candidate, else an in-neighbour one level up among the delegates of its dd rows
+    (``use_dd``: undirected, a row holds every delegate neighbour) and transposed dd rows, else
+    among its local normals with an nd arc to the delegate. out[i] = -1 where none is known here."""
+    for i in range(mine.size):
+        j = mine[i]
+        want = ddepth[j] - 1
+        p = dcand[j]
+        if p < 0 and use_dd:
+            for e in range(dd_ip[j], dd_ip[j + 1]):
+                if ddepth[dd_ix[e]] == want:
+                    p = dels[dd_ix[e]]
+                    break
+        if p < 0:
+            for e in range(ddT_ip[j], ddT_ip[j + 1]):
+                if ddepth[ddT_ix[e]] == want:
+                    p = dels[ddT_ix[e]]
+                    break
+        if p < 0:
+            for e in range(ndT_ip[j], ndT_ip[j + 1]):
+                if depth[ndT_ix[e]] == want:
+                    p = np.int64(ndT_ix[e]) + lo
+                    break
+        out[i] = p

@@ -81,11 +81,19 @@ def check_counts(comm, state, result):
     for lv, per, dl in zip(result.levels, info["levels"], dinfo["levels"]):
         ex, ct = sum(per["exchange_messages"]), sum(per["control_messages"])
         assert (ex, ct) == state.expected_messages(lv.level, 0), (lv.level, ex, ct)
-        assert dl["mask_bytes"] == (P * (P - 1) * state.dnew.nbytes if state.mask_levels[lv.level] else 0)
-        assert dl["normal_bytes"] >= 0
+        sched = state.schedule[lv.level]
+        if sched["mask"] == "bitmap":      # the count Allgather (8 bytes) and the mask Allreduce
+            assert dl["mask_bytes"] == P * (P - 1) * (8 + state.dnew.nbytes), (lv.level, dl)
+        elif sched["mask"] == "none":
+            assert dl["mask_bytes"] == P * (P - 1) * 8
+        elif sched["mask"] == "-":
+            assert dl["mask_bytes"] == 0
+        assert dl["normal_bytes"] >= P * (P - 1) * 8
         if P == 1:
             assert lv.messages == 0 and lv.bytes == 0
-    assert dinfo["mask_bytes"] + dinfo["normal_bytes"] + dinfo["delegate_parent_bytes"] == info["exchange_bytes"]
+    control = sum(P * (P - 1) * 8 * (5 if lv.level else 9) for lv in result.levels)    # scout Allreduces
+    assert (dinfo["mask_bytes"] + dinfo["normal_bytes"] + dinfo["delegate_parent_bytes"] + control
+            == info["exchange_bytes"] + info["control_bytes"]), (dinfo, info["exchange_bytes"], info["control_bytes"])
 
 
 def check(names, thresholds, algorithms):
