@@ -280,7 +280,7 @@ class DelegatesSearch(DistSearch):
         before = self._bytes()
         reached = mine[self.ddepth[mine] >= 1]
         found = np.empty(reached.size, dtype=np.int64)
-        owner_parents(reached, self.ddepth, self.dcand, sub.dd_ip, sub.dd_ix, not self.lg.directed, sub.ddT_ip,
+        owner_parents(reached, self.ddepth, self.dcand, sub.dd_ip, sub.dd_ix, False, sub.ddT_ip,
                       sub.ddT_ix, sub.ndT_ip, sub.ndT_ix, depth, lo, dels, found)
         parent[dels[reached] - lo] = found
         missing = reached[found < 0]

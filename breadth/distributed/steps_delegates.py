@@ -144,9 +144,9 @@ def degree_sum(ip, items, count):
 @njit(cache=True)
 def owner_parents(mine, ddepth, dcand, dd_ip, dd_ix, use_dd, ddT_ip, ddT_ix, ndT_ip, ndT_ix, depth, lo, dels, out):
     """Parents of this rank's reached delegates ``mine`` (numbers) found without communication:
-    its own candidate, else an in-neighbour one level up among the delegates of its dd rows
-    (``use_dd``: undirected, a row holds every delegate neighbour) and transposed dd rows, else
-    among its local normals with an nd arc to the delegate. out[i] = -1 where none is known here."""
+    its own candidate, else an in-neighbour one level up among the sources of its local dd arcs
+    into the delegate (``ddT``; ``use_dd`` also scans the dd row itself, valid only where every
+    dd arc's reverse is local too), else among its local normals with an nd arc to the delegate. out[i] = -1 where none is known here."""
     for i in range(mine.size):
         j = mine[i]
         want = ddepth[j] - 1

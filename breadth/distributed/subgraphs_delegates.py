@@ -10,16 +10,17 @@ dn + dd over all ranks = the graph's arcs, tested):
 * dn (delegate -> normal): with the *destination's* owner, so a delegate's neighbour list
   is scattered over the ranks that own its neighbours; rows = delegate numbers, columns =
   local normal ids (int32);
-* dd (delegate -> delegate): with the owner of the source's range (a delegate's primary
-  copy); rows and columns delegate numbers (int32).
+* dd (delegate -> delegate): undirected, both arcs of an edge with the range owner of its
+  smaller end (the paper's "symmetric" subgraphs: dd is then its own transpose); directed,
+  with the owner of the source's range; rows and columns delegate numbers (int32).
 
 They are cut from the rank's 1D rows (``build.build_1d`` routes every arc to its source's
 owner and, for a directed graph, every in-arc to its destination's owner): nn, nd and dd
 from the out-rows, dn from the in-rows of the owned normal vertices. The bottom-up
 (reverse) visits of Sec. IV-B need the transposes of nd, dn and dd on the same rank; for
 an undirected graph the transposes of nd and dn are dn and nd themselves (an undirected
-edge's two arcs meet at the normal endpoint's owner: the paper's "symmetric" property),
-so only dd's transpose is stored. nn has no reverse: the paper runs it top-down only.
+edge's two arcs meet at the normal endpoint's owner) and dd is symmetric by placement (the
+paper's "symmetric" property), so no transpose is stored; a directed graph stores all three. nn has no reverse: the paper runs it top-down only.
 
 CSR everywhere, int64 row offsets. Construction is vectorised numpy over the rank's arcs.
 """
@@ -66,18 +67,25 @@ class Subgraphs:
         sel = ~rdel & isd
         self.nd_ip, self.nd_ix = _indptr(rows[sel], nr), cdel[sel].astype(np.int32)
         sel = rdel & isd
-        self.dd_ip, self.dd_ix = _indptr(row_del[rows[sel]], d), cdel[sel].astype(np.int32)
+        a, b = row_del[rows[sel]], cdel[sel]
+        if self.directed:
+            self.dd_ip, self.dd_ix = _indptr(a, d), b.astype(np.int32)
+        else:               # both arcs of a dd edge on the rank of its smaller end: dd is its own transpose
+            keep = a < b
+            a, b = a[keep], b[keep]
+            self.dd_ip, self.dd_ix = _csr(np.concatenate([a, b]), np.concatenate([b, a]), d, np.int32)
         del rows, cdel, rdel, isd, sel
         irows = np.repeat(np.arange(nr, dtype=np.int64), np.diff(lg1.in_indptr))
         idel = part.delegate_index(lg1.in_indices)
         sel = (idel >= 0) & (row_del[irows] < 0)
         self.dn_ip, self.dn_ix = _csr(idel[sel], irows[sel], d, np.int32)
         del irows, idel, sel
-        self.ddT_ip, self.ddT_ix = _transpose(self.dd_ip, self.dd_ix, d, np.int32)
         if self.directed:
+            self.ddT_ip, self.ddT_ix = _transpose(self.dd_ip, self.dd_ix, d, np.int32)
             self.ndT_ip, self.ndT_ix = _transpose(self.nd_ip, self.nd_ix, d, np.int32)
             self.dnT_ip, self.dnT_ix = _transpose(self.dn_ip, self.dn_ix, nr, np.int32)
         else:
+            self.ddT_ip, self.ddT_ix = self.dd_ip, self.dd_ix
             self.ndT_ip, self.ndT_ix = self.dn_ip, self.dn_ix
             self.dnT_ip, self.dnT_ix = self.nd_ip, self.nd_ix
         self.cut_nn = int(np.count_nonzero((self.nn_ix < lo) | (self.nn_ix >= self.hi)))
@@ -94,7 +102,7 @@ class Subgraphs:
     @property
     def nbytes(self) -> int:
         """Bytes of everything the search reads: the four subgraphs and the stored transposes."""
-        extra = self.ddT_ip.nbytes + self.ddT_ix.nbytes
+        extra = 0
         if self.directed:
-            extra += self.ndT_ip.nbytes + self.ndT_ix.nbytes + self.dnT_ip.nbytes + self.dnT_ix.nbytes
+            extra += self.ddT_ip.nbytes + self.ddT_ix.nbytes + self.ndT_ip.nbytes + self.ndT_ix.nbytes + self.dnT_ip.nbytes + self.dnT_ix.nbytes
         return self.forward_nbytes + extra

@@ -54,3 +54,59 @@ def test_delegates_two_threads_per_rank(warm_delegates):
 @pytest.mark.slow
 def test_delegates_larger_kronecker(warm_delegates):
     _check(4, ["kron13"], thresholds="big,auto,16,64")
+
+
+def test_bfs_cli_delegates_native_file(tmp_path, warm_delegates):
+    # breadth bfs --partition delegates on a native file (slice_native path): global arrays, report, JSON
+    import json
+
+    import numpy as np
+
+    import breadth
+    from mpi_helpers import run_cli
+
+    g = breadth.kronecker(11, 8, seed=9)
+    breadth.save(g, tmp_path / "k.npz")
+    root = int(np.argmax(g.degree()))
+    depth_file, parent_file, js = tmp_path / "d.npy", tmp_path / "p.npy", tmp_path / "s.json"
+    proc = run_cli(["bfs", str(tmp_path / "k.npz"), "--root", str(root), "--ranks", "3", "--partition", "delegates",
+                    "--threshold", "16", "--validate", "--out", str(depth_file), "--parents", str(parent_file),
+                    "--json", str(js)], timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "validated" in proc.stdout and "delegate_threshold:             16 (given)" in proc.stdout
+    assert "x 16-byte edge list" in proc.stdout
+    depth, parent = np.load(depth_file), np.load(parent_file)
+    assert np.array_equal(depth, breadth.bfs(g, root).depth)
+    breadth.validate(g, root, parent, depth)
+    s = json.loads(js.read_text())
+    part = s["graph"]["partition"]
+    assert part["partition"] == "delegates" and part["delegates"] == int(np.count_nonzero(np.diff(g.indptr) > 16))
+    assert sum(part[f"{k}_arcs"] for k in ("nn", "nd", "dn", "dd")) == g.indptr[-1]
+    assert s["delegates"]["mask_bytes"] > 0 and len(s["delegates"]["levels"]) == len(s["levels"])
+
+
+def test_graph500_cli_delegates_auto(warm_delegates):
+    from mpi_helpers import run_cli
+
+    proc = run_cli(["graph500", "--scale", "10", "--roots", "3", "--ranks", "2", "--partition", "delegates",
+                    "--quiet"], timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for key in ("mask_bytes_per_search:", "normal_bytes_per_search:", "delegate_threshold:", "(auto)",
+                "arcs nn/nd/dn/dd:", "graph_bytes_rank_1:"):
+        assert key in proc.stdout, key
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["graph500", "--scale", "8", "--threshold", "5"], "--threshold applies to --partition delegates"),
+    (["graph500", "--scale", "8", "--ranks", "2", "--threshold", "5"], "--threshold applies to --partition delegates"),
+    (["graph500", "--scale", "8", "--roots", "2", "--ranks", "2", "--partition", "delegates", "--threshold", "ab"],
+     "--threshold must be 'auto' or an integer >= 0, got 'ab'"),
+    (["graph500", "--scale", "8", "--roots", "2", "--ranks", "2", "--partition", "delegates", "--threshold", "-3"],
+     "--threshold must be 'auto' or an integer >= 0, got -3"),
+])
+def test_cli_threshold_errors_one_line(args, needle):
+    from mpi_helpers import run_cli
+
+    proc = run_cli(args, timeout=300)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert needle in proc.stderr, proc.stderr
