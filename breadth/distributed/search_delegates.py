@@ -17,20 +17,25 @@ Per level, on every rank (``steps_delegates``, ``steps_owned``):
 3. exchange (``DelegateExchange``): the nn candidates go to their owners with one
    ``Alltoallv`` (after the count ``Alltoall``) -- the paper posts Isend/Irecv pairs; one
    collective keeps the schedule fixed and counted, and at the rank counts breadth runs
-   (a handful per host) the pairwise messages are the same -- and the delegate mask is
-   OR-reduced with one blocking ``Allreduce`` of d bits, only in levels where a delegate
-   can be found (some frontier vertex has nd or dd arcs: the global scout counts say so,
-   identically on every rank; the paper's "whenever any update occurs");
+   (a handful per host) the pairwise messages are the same -- and the delegates found are
+   shared, only in levels where one can be found (some frontier vertex has nd or dd arcs:
+   the global scout counts say so, identically on every rank; the paper's "whenever any
+   update occurs"): an ``Allgather`` of each rank's count of new bits (control) picks
+   nothing (none anywhere), an ``Allgatherv`` of the int32 delegate numbers (when 4 bytes
+   per new bit beat the mask: early and late levels) or the paper's OR-reduction of the
+   d-bit mask with one blocking ``Allreduce``;
 4. control: one Allreduce of the new normal count and the four scout counts (level 0:
    one more for the seeds').
 
-Parents: normals get theirs where they are claimed (locally, or from the routed pair);
-a delegate's parent is known on the rank(s) that set its bit (``dcand``); after the last
-level every such rank sends (delegate, parent) to the delegate's range owner with one
-``Alltoallv`` (counted in the last level), which stores it in the result (Sec. VI-A3:
-"only the destination vertices of nn edges ... would need to communicate their parent
-information"; delegates need a consistent parent for the tree). Depths of delegates are
-the level their bit first appears in the reduced mask, the same on every rank.
+Parents: normals get theirs where they are claimed (locally, or from the routed pair).
+A delegate's parent is known on the rank(s) that set its bit (``dcand``); after the last
+level each owner settles its delegates with what it sees itself (``owner_parents``: its
+own candidate, the sources of its local dd arcs into it, its local normals with an nd arc
+to it, whose depths it knows); the ones left are shared like the mask (count Allgather,
+then ids or bitmap, nothing if none) and the ranks holding a candidate for them send
+(delegate, parent) with one ``Alltoallv`` (all counted in the last level; Sec. VI-A3: "vertices visited by
+dd, dn, and nd kernels can get the parent information locally"). Depths of delegates are
+the level their bit first appears in the shared set, the same on every rank.
 
 Invariants between levels: every rank holds the same ``dvisited``/``dfront`` masks and
 delegate depths, and the same global counts; a local normal is settled (parent >= 0)
@@ -129,30 +134,27 @@ class DelegatesSearch(DistSearch):
         log = self.comm.level_log[-1]
         return log["exchange"].bytes + log["control"].bytes
 
-    def _exchange_mask(self, sched):
-        """OR of every rank's new delegate bits into ``dnew`` (the global new delegates), in the cheaper
-        encoding: an Allgather of the per-rank counts (control) picks nothing (no new bit anywhere),
-        an Allgatherv of int32 delegate numbers (when 4 bytes per new bit is less than the mask) or the
-        mask Allreduce (bitwise or). Every rank takes the same branch."""
+    def _share(self, mask, sched) -> str:
+        """``mask`` := the OR of every rank's ``mask`` (bits over delegate numbers), in the cheaper
+        encoding: an Allgather of the per-rank counts of set bits (control) picks nothing (no bit
+        anywhere), an Allgatherv of int32 delegate numbers (when 4 bytes per bit beat the mask)
+        or the mask Allreduce (bitwise or). Every rank takes the same branch; returns which."""
         comm, P, d = self.comm, self.comm.size, self.lg.partition.num_delegates
         pp = P * (P - 1)
-        local = _mask_list(self.dnew, d)
+        local = _mask_list(mask, d)
         counts = comm.allgatherv(np.array([local.size], dtype=np.int64), counts=np.ones(P, dtype=np.int64))
         sched["control"] += pp
         total = int(counts.sum())
         if total == 0:
-            sched["mask"] = "none"
-        elif 4 * total < P * self.dnew.nbytes:
+            return "none"
+        sched["exchange"] += pp
+        if 4 * total < P * mask.nbytes:
             ids = comm.allgatherv(local.astype(np.int32), counts=counts, category="exchange").astype(np.int64)
-            self.dnew[:] = 0
-            np.bitwise_or.at(self.dnew, ids >> 6, np.left_shift(np.uint64(1), (ids & 63).astype(np.uint64)))
-            sched["exchange"] += pp
-            sched["mask"] = "ids"
-        else:
-            self.dnew[:] = self.exchange.reduce_mask(self.dnew)
-            sched["exchange"] += pp
-            sched["mask"] = "bitmap"
-        self.dnew &= ~self.dvisited
+            mask[:] = 0
+            np.bitwise_or.at(mask, ids >> 6, np.left_shift(np.uint64(1), (ids & 63).astype(np.uint64)))
+            return "ids"
+        mask[:] = self.exchange.reduce_mask(mask)
+        return "bitmap"
 
     def _scouts(self, queue, qsize, dq) -> list[int]:
         sub = self.lg.sub
@@ -241,8 +243,9 @@ class DelegatesSearch(DistSearch):
                                        self.ntail, atomic)
             if d > 0 and sc["nd"] + sc["dd"] > 0:        # a delegate can have been found
                 before = self._bytes()
-                self._exchange_mask(sched)
+                sched["mask"] = self._share(self.dnew, sched)
                 sched["mask_bytes"] = self._bytes() - before
+                self.dnew &= ~self.dvisited
                 self.dvisited |= self.dnew
             self.dfront[:] = self.dnew
             dq = _mask_list(self.dfront, d)
@@ -284,12 +287,10 @@ class DelegatesSearch(DistSearch):
                       sub.ddT_ix, sub.ndT_ip, sub.ndT_ix, depth, lo, dels, found)
         parent[dels[reached] - lo] = found
         missing = reached[found < 0]
-        total = int(comm.allreduce(np.array([missing.size], dtype=np.int64))[0])
-        sched["control"] += pp
-        if total:
-            need = np.zeros_like(self.dnew)
-            np.bitwise_or.at(need, missing >> 6, np.left_shift(np.uint64(1), (missing & 63).astype(np.uint64)))
-            need = self.exchange.reduce_mask(need)
+        need = np.zeros_like(self.dnew)
+        np.bitwise_or.at(need, missing >> 6, np.left_shift(np.uint64(1), (missing & 63).astype(np.uint64)))
+        how = self._share(need, sched)
+        if how != "none":
             asked = np.flatnonzero(np.unpackbits(need.view(np.uint8), bitorder="little")[:d])
             asked = asked[(self.dcand[asked] >= 0) & ((dels[asked] < lo) | (dels[asked] >= hi))]
             pairs, npairs = self.exchange.route(dels[asked], self.dcand[asked], asked.size)
@@ -297,8 +298,9 @@ class DelegatesSearch(DistSearch):
             v, p = pairs[0::2] - lo, pairs[1::2]
             keep = parent[v] < 0
             parent[v[keep]] = p[keep]
-            sched["exchange"] += 3 * pp
-        self.parent_stage = {"unresolved": total, "bytes": self._bytes() - before}
+            sched["exchange"] += 2 * pp
+        self.parent_stage = {"unresolved": int(_mask_list(need, d).size) if how != "none" else 0, "how": how,
+                             "bytes": self._bytes() - before}
 
     def search(self, roots, max_depth=None):
         result = super().search(roots, max_depth)

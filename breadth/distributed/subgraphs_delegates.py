@@ -10,8 +10,9 @@ dn + dd over all ranks = the graph's arcs, tested):
 * dn (delegate -> normal): with the *destination's* owner, so a delegate's neighbour list
   is scattered over the ranks that own its neighbours; rows = delegate numbers, columns =
   local normal ids (int32);
-* dd (delegate -> delegate): undirected, both arcs of an edge with the range owner of its
-  smaller end (the paper's "symmetric" subgraphs: dd is then its own transpose); directed,
+* dd (delegate -> delegate): undirected, both arcs of an edge {a, b} with the range owner
+  of its smaller end if a + b is even, of its larger end if odd (balanced even when hubs
+  cluster in low ids; the paper's "symmetric" subgraphs: dd is its own transpose); directed,
   with the owner of the source's range; rows and columns delegate numbers (int32).
 
 They are cut from the rank's 1D rows (``build.build_1d`` routes every arc to its source's
@@ -70,8 +71,9 @@ class Subgraphs:
         a, b = row_del[rows[sel]], cdel[sel]
         if self.directed:
             self.dd_ip, self.dd_ix = _indptr(a, d), b.astype(np.int32)
-        else:               # both arcs of a dd edge on the rank of its smaller end: dd is its own transpose
-            keep = a < b
+        else:               # both arcs of a dd edge on one rank: dd is its own transpose
+            ga, gb = part.delegates[a], part.delegates[b]
+            keep = (ga < gb) == ((ga + gb) % 2 == 0)         # the smaller end's rank for an even id sum
             a, b = a[keep], b[keep]
             self.dd_ip, self.dd_ix = _csr(np.concatenate([a, b]), np.concatenate([b, a]), d, np.int32)
         del rows, cdel, rdel, isd, sel

@@ -21,7 +21,7 @@ CASES = [
 ]
 
 
-def _check(nprocs, graphs, thresholds="big,auto,4,0", algorithms="do,td,bu", threads="", timeout=600):
+def _check(nprocs, graphs, thresholds="big,auto,4,0", algorithms="do", threads="", timeout=600):
     proc, _ = run_mpi(nprocs, [DRIVER, "check", *graphs], timeout=timeout, THRESHOLDS=thresholds,
                       ALGORITHMS=algorithms, THREADS=threads)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -35,7 +35,7 @@ def _check(nprocs, graphs, thresholds="big,auto,4,0", algorithms="do,td,bu", thr
 @pytest.fixture(scope="module")
 def warm_delegates():
     """Compile the delegates kernels once, in one process, before several ranks need them."""
-    _check(1, ["tiny", "directed"], thresholds="4")
+    _check(1, ["tiny", "directed"], thresholds="4", algorithms="do,td,bu")
 
 
 @pytest.mark.parametrize("nprocs,graphs", CASES, ids=[f"P{p}" for p, _ in CASES])
@@ -44,6 +44,11 @@ def test_delegates_match_single_node(nprocs, graphs, warm_delegates):
     # the thresholds give the intended regimes: no delegates, and everything on delegates
     assert any(" d=0 " in ln and "nn=100.0%" in ln for ln in lines if " TH=" in ln)
     assert any("dd=100.0%" in ln for ln in lines if " TH=0 " in ln)
+
+
+def test_delegates_pure_top_down_and_bottom_up(warm_delegates):
+    # every subgraph forced one way (nn stays top-down): the forward and the reverse visits of nd, dd, dn
+    _check(3, ["kron10", "directed", "star"], thresholds="auto,4", algorithms="td,bu")
 
 
 def test_delegates_two_threads_per_rank(warm_delegates):
