@@ -106,3 +106,12 @@ def check_positive_int(value, what: str) -> int:
     if not ok:
         raise InputError(f"{what} must be a positive integer, got {value!r}")
     return int(value)
+
+
+def check_threshold(value):
+    """A delegate degree threshold: "auto" or an integer >= 0 (vertices of out-degree > it are delegates)."""
+    if isinstance(value, str) and value == "auto":
+        return "auto"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InputError(f"threshold must be 'auto' or an integer >= 0, got {value!r}")
+    return int(value)

@@ -135,7 +135,7 @@ def run_distributed(args) -> int:
     """One BFS on the MPI engine: every rank reads its share of GRAPH; rank 0 reports and writes."""
     from ..distributed.comm import collective_error
     from ..distributed.engine import DistEngine
-    from .dist_options import engine_options
+    from .dist_options import engine_options, format_partition
 
     def body(comm):
         engine = DistEngine(comm=comm, **engine_options(args))
@@ -174,6 +174,8 @@ def run_distributed(args) -> int:
             print(f"bfs root={' '.join(map(str, args.root))} algorithm={args.algorithm} ranks={comm.size} "
                   f"exchange={how} reached={result.num_reached} max_depth={result.max_depth} levels={len(result.levels)} "
                   f"seconds={result.seconds:.6f} messages={c['messages']} bytes={c['bytes']}{ok}")
+            if format_partition(summary["graph"]["partition"]):
+                print(format_partition(summary["graph"]["partition"]))
         return 0
 
     return run_on_ranks(_PARSER, args, "bfs", body)

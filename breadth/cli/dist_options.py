@@ -33,6 +33,10 @@ def add_dist_options(p):
                    help="with --partition 2d: the processor grid, R rows x C columns with R*C ranks (default: the "
                         "most square factorisation, R <= C); edges are cut into R x C blocks, the frontier is "
                         "expanded along grid columns and discoveries folded along grid rows (Beamer, Bulu\u00e7)")
+    g.add_argument("--threshold", default=None, metavar="TH|auto",
+                   help="with --partition delegates: vertices of out-degree > TH are delegates, replicated on "
+                        "every rank (Pan et al.); auto (default): the smallest power of two leaving at most "
+                        "n/P delegates (the paper's rule)")
     g.add_argument("--ranks", type=int, default=None, metavar="P",
                    help=f"start 'mpiexec -n P' with this same command yourself (implies --partition "
                         f"{registry.DEFAULT_PARTITION} unless another is given; adds --oversubscribe when P "
@@ -70,11 +74,15 @@ def partition_mode(args) -> str:
         if args.exchange is not None:
             raise InputError(f"--exchange applies to distributed runs: add --partition {registry.DEFAULT_PARTITION} "
                              f"or --ranks P")
+        if getattr(args, "threshold", None) is not None:
+            raise InputError("--threshold applies to --partition delegates")
         if args.fanout != DEFAULT_FANOUT:
             raise InputError(f"--fanout applies to distributed runs: add --partition {registry.DEFAULT_PARTITION} "
                              f"or --ranks P")
         return mode
     registry.get(mode, args.exchange)              # the pair exists (its names are the flags' values)
+    if getattr(args, "threshold", None) is not None and mode != "delegates":
+        raise InputError("--threshold applies to --partition delegates")
     if args.fanout < 1:
         raise InputError(f"--fanout must be >= 1, got {args.fanout}")
     if args.fanout != DEFAULT_FANOUT and (args.exchange or registry.default_exchange(mode)) != "butterfly":
@@ -85,12 +93,23 @@ def partition_mode(args) -> str:
 def engine_options(args) -> dict:
     """``DistEngine`` keyword arguments from the parsed options (its errors name API parameters;
     ``messages.translate`` turns them into these flags)."""
-    out = {"partition": partition_mode(args), "exchange": args.exchange, "fanout": args.fanout,
-           "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads,
-           "device": getattr(args, "device", "cpu")}
+    mode = partition_mode(args)
+    params = {}
     if getattr(args, "grid", None) is not None:
-        out["params"] = {"grid": args.grid}
-    return out
+        params["grid"] = args.grid
+    if mode == "delegates" and getattr(args, "threshold", None) is not None:
+        params["threshold"] = _threshold(args.threshold)
+    return {"partition": mode, "exchange": args.exchange, "fanout": args.fanout, "params": params,
+            "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads,
+            "device": getattr(args, "device", "cpu")}
+
+
+def _threshold(text):
+    """--threshold's value for the library: "auto", an int, or the text itself (the library's check names it)."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
 
 
 def comm_summary(searches: list[dict], construction: dict | None = None) -> dict:
@@ -107,6 +126,11 @@ def comm_summary(searches: list[dict], construction: dict | None = None) -> dict
         out[f"{key}_per_search"] = sum(c[key] for c in comms) / k
         out[f"total_{key}"] = sum(c[key] for c in comms)
     out["comm_seconds_per_search"] = sum(c["comm_seconds"] for c in comms) / k
+    dels = [s["delegates"] for s in searches if "delegates" in s]
+    if dels:
+        for key in ("mask_bytes", "normal_bytes", "delegate_parent_bytes", "mask_levels"):
+            out[f"delegate_{key}_per_search" if key == "mask_levels" else f"{key}_per_search"] = \
+                sum(d[key] for d in dels) / len(dels)
     if construction is not None:
         out["construction"] = construction
     return out
@@ -129,9 +153,32 @@ def format_comm(summary: dict) -> str:
             ("levels_per_search:", summary["levels_per_search"]),
             ("comm_total_messages:", summary["total_messages"]),
             ("comm_total_bytes:", summary["total_bytes"])]
+    if "mask_bytes_per_search" in summary:
+        rows += [("mask_bytes_per_search:", summary["mask_bytes_per_search"]),
+                 ("normal_bytes_per_search:", summary["normal_bytes_per_search"]),
+                 ("parent_bytes_per_search:", summary["delegate_parent_bytes_per_search"]),
+                 ("mask_levels_per_search:", summary["delegate_mask_levels_per_search"])]
     cons = summary.get("construction")
     if cons:
         rows += [("construction_messages:", sum(c["messages"] for c in cons.values())),
                  ("construction_bytes:", sum(c["bytes"] for c in cons.values()))]
     lines += [f"{key:<32}{value:g}" for key, value in rows]
     return "\n".join(lines)
+
+
+def format_partition(partition: dict) -> str:
+    """The degree-separation block (threshold, delegates, subgraph shares, graph memory per rank);
+    empty for partitions without one."""
+    if partition.get("partition") != "delegates":
+        return ""
+    mem = partition["memory_per_rank"]
+    rows = [("delegate_threshold:", f"{partition['threshold']} ({partition['threshold_rule']})"),
+            ("delegates:", f"{partition['delegates']} ({partition['delegate_percent']:g}% of vertices)"),
+            ("arcs nn/nd/dn/dd:", " / ".join(f"{partition[f'{s}_arcs']} ({partition[f'{s}_percent']:g}%)"
+                                             for s in ("nn", "nd", "dn", "dd"))),
+            ("cut_nn_arcs:", partition["cut_nn_arcs"])]
+    for k in range(len(mem["subgraphs_bytes"])):
+        sub, csr, el = (mem[key][k] for key in ("subgraphs_bytes", "csr_1d_bytes", "edge_list_16B_bytes"))
+        rows.append((f"graph_bytes_rank_{k}:", f"subgraphs {sub} = {sub / csr if csr else 0:.2f} x 1D CSR ({csr}), "
+                                               f"{sub / el if el else 0:.2f} x 16-byte edge list ({el})"))
+    return "\n".join(f"{key:<32}{value}" for key, value in rows)

@@ -76,7 +76,7 @@ def run_distributed(args) -> int:
     from ..distributed.engine import DistEngine
     from ..errors import BreadthError
     from ..graph500 import Graph500Config, format_report, run_benchmark
-    from .dist_options import comm_summary, engine_options, format_comm
+    from .dist_options import comm_summary, engine_options, format_comm, format_partition
 
     def body(comm):
         if args.roots < 1:
@@ -90,6 +90,8 @@ def run_distributed(args) -> int:
             summary = comm_summary(result.searches, construction)
             print(format_report(result), flush=True)
             print(format_comm(summary), flush=True)
+            if format_partition(result.graph.get("partition", {})):
+                print(format_partition(result.graph["partition"]), flush=True)
             if args.json:
                 payload = result.as_dict()
                 payload["communication"] = summary

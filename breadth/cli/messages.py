@@ -39,6 +39,7 @@ TRANSLATIONS = [
     (r"^fanout must", "--fanout must"),
     (r"^threads must", "--threads must"),
     (r"\bgrid=", "--grid "),
+    (r"^threshold must", "--threshold must"),
 ]
 _COMPILED = [(re.compile(api), cli) for api, cli in TRANSLATIONS]
 

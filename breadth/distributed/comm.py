@@ -209,11 +209,12 @@ class Comm:
         self._account(category, 0, 0, time.perf_counter() - t0)
 
     def allreduce(self, array, op="sum", category="control") -> np.ndarray:
-        """Element-wise reduction of a numpy array over all ranks (a new array)."""
+        """Element-wise reduction of a numpy array over all ranks (a new array); ``op``: sum, max, min or
+        bor (bitwise or, integer arrays)."""
         MPI = self.MPI
         a = np.ascontiguousarray(array)
         out = np.empty_like(a)
-        mop = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op]
+        mop = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "bor": MPI.BOR}[op]
         t0 = time.perf_counter()
         self.mpi.Allreduce([a, _mpi_type(a.dtype)], [out, _mpi_type(a.dtype)], op=mop)
         self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)

@@ -34,7 +34,7 @@ from typing import Callable
 
 from ..errors import InputError
 
-BUILTIN = ("breadth.distributed.layout_1d", "breadth.distributed.layout_2d")
+BUILTIN = ("breadth.distributed.layout_1d", "breadth.distributed.layout_2d", "breadth.distributed.layout_delegates")
 DEFAULT_PARTITION = "1d"
 
 

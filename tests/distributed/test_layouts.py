@@ -18,7 +18,7 @@ from breadth.errors import InputError
 
 
 def test_registry_lists_the_1d_layouts():
-    assert registry.partitions() == ("1d", "2d")
+    assert registry.partitions() == ("1d", "2d", "delegates")
     assert registry.exchanges("1d") == ("alltoall", "butterfly")
     assert registry.default_exchange("1d") == "butterfly"
     assert registry.get("1d").exchange == "butterfly"

@@ -1,0 +1,169 @@
+"""Local visits of the delegates search (Pan, Pearce, Owens, IPDPS'18, Sec. IV): the nd, dd and
+dn subgraphs in either direction (the nn subgraph reuses ``steps_owned.td_step`` and
+``apply_received``: top-down only, Sec. IV-B).
+
+State read: the normal frontier (queue of local ids, or ``nfront`` its bitmap over local
+ids), the delegate frontier (``dfront``: a bitmap over delegate numbers, the same on every
+rank, or ``dqueue`` its list) and ``dvisited`` (delegates reached in earlier levels).
+State written: ``dnew`` (this rank's bits of delegates it found this level; OR-reduced by
+the search afterwards), ``dcand[j]`` (the parent this rank found for delegate j: written
+only by the thread that set j's bit in ``dnew``, so a set bit always has its parent) and,
+for dn, the local normals' parent/depth and the next normal queue.
+
+Forward visits use the shared block walk (``kernels.top_down.walk_block``), balanced by
+edges (delegates' dn/dd lists are long); reverse visits loop over the unvisited targets
+and stop at the first parent found. Every kernel returns the edges it examined.
+``atomic`` False means one numba thread (``kernels.atomics``).
+"""
+import numpy as np
+from numba import njit, prange
+
+from ..kernels.atomics import claim, set_bit
+from ..kernels.frontier import ELEM_BLOCK
+from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
+
+
+@njit(inline="always", cache=True)
+def has_bit(bits, j):
+    j = np.int64(j)
+    return (bits[j >> 6] >> np.uint64(j & 63)) & np.uint64(1) != np.uint64(0)
+
+
+# ---------------------------------------------------------------- forward (top-down)
+_VIS, _NEW, _CAND, _IDS, _LO, _ATOMIC = range(6)       # ctx of the mask visit
+
+
+@njit(inline="always", cache=True)
+def _visit_mask(ctx, u, j):
+    """Edge u -> delegate j: mark j found (parent: u's global id) unless already reached."""
+    if not has_bit(ctx[_VIS], j) and not has_bit(ctx[_NEW], j) and set_bit(ctx[_NEW], np.int64(j), ctx[_ATOMIC]):
+        ids = ctx[_IDS]
+        ctx[_CAND][j] = ids[u] if ids.size else np.int64(u) + ctx[_LO]
+    return np.int64(-1), np.int64(0)
+
+
+@njit(cache=True)
+def _mask_block(b, ip, ix, queue, qsize, offsets, dvisited, dnew, dcand, ids, lo, atomic, out, tail):
+    return walk_block(b, ip, ix, queue, qsize, offsets, _visit_mask, (dvisited, dnew, dcand, ids, lo, atomic),
+                      out, tail)
+
+
+@njit(parallel=True, cache=True)
+def mask_td(ip, ix, queue, qsize, offsets, dvisited, dnew, dcand, ids, lo, atomic, out, tail):
+    """Forward nd (queue: local normals, ``ids`` empty: parent = lo + u) or dd (queue: delegates,
+    ``ids`` = delegate global ids) visit; ``offsets`` from ``frontier_edge_offsets``."""
+    nblocks = (offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
+    for b in prange(nblocks):
+        _mask_block(b, ip, ix, queue, qsize, offsets, dvisited, dnew, dcand, ids, lo, atomic, out, tail)
+    return offsets[qsize]
+
+
+_PARENT, _DEPTH, _DIDS, _NEXT, _ATOM = range(5)        # ctx of the dn visit
+
+
+@njit(inline="always", cache=True)
+def _visit_dn(ctx, j, v):
+    """Edge delegate j -> local normal v: claim v."""
+    if ctx[_PARENT][v] < 0 and claim(ctx[_PARENT], np.int64(v), ctx[_DIDS][j], ctx[_ATOM]):
+        ctx[_DEPTH][v] = ctx[_NEXT]
+        return np.int64(v), np.int64(0)
+    return np.int64(-1), np.int64(0)
+
+
+@njit(cache=True)
+def _dn_block(b, ip, ix, dqueue, qsize, offsets, parent, depth, dels, nxt, atomic, next_queue, tail):
+    return walk_block(b, ip, ix, dqueue, qsize, offsets, _visit_dn, (parent, depth, dels, nxt, atomic),
+                      next_queue, tail)
+
+
+@njit(parallel=True, cache=True)
+def dn_td(ip, ix, dqueue, qsize, offsets, parent, depth, dels, level, atomic, next_queue, tail):
+    """Forward dn visit from the frontier delegates ``dqueue[:qsize]``; new normals go to next_queue."""
+    nblocks = (offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
+    for b in prange(nblocks):
+        _dn_block(b, ip, ix, dqueue, qsize, offsets, parent, depth, dels, level + 1, atomic, next_queue, tail)
+    return offsets[qsize]
+
+
+# ---------------------------------------------------------------- reverse (bottom-up)
+@njit(parallel=True, cache=True)
+def mask_bu(tip, tix, sfront, dvisited, dnew, dcand, ids, lo, atomic):
+    """Reverse nd (``tix``: local normals, ``sfront`` the normal frontier bitmap) or dd (``tix``:
+    delegates, ``sfront`` = dfront) visit: each unreached delegate looks for one frontier source."""
+    d = tip.size - 1
+    examined = 0
+    for k in prange(d):
+        ex = 0
+        if not has_bit(dvisited, k) and not has_bit(dnew, k):
+            for e in range(tip[k], tip[k + 1]):
+                s = tix[e]
+                ex += 1
+                if has_bit(sfront, s):
+                    if set_bit(dnew, np.int64(k), atomic):
+                        dcand[k] = ids[s] if ids.size else np.int64(s) + lo
+                    break
+        examined += ex
+    return examined
+
+
+@njit(parallel=True, cache=True)
+def dn_bu(tip, tix, dfront, parent, depth, dels, level, next_queue, tail):
+    """Reverse dn visit: each unreached local normal looks for a frontier delegate in-neighbour."""
+    nl = tip.size - 1
+    nblocks = (nl + ELEM_BLOCK - 1) // ELEM_BLOCK
+    examined = 0
+    for b in prange(nblocks):
+        buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
+        nb = 0
+        ex = 0
+        for v in range(b * ELEM_BLOCK, min(nl, (b + 1) * ELEM_BLOCK)):
+            if parent[v] < 0:
+                for e in range(tip[v], tip[v + 1]):
+                    j = tix[e]
+                    ex += 1
+                    if has_bit(dfront, j):
+                        parent[v] = dels[j]
+                        depth[v] = level + 1
+                        nb = push(buf, nb, v, next_queue, tail)
+                        break
+        flush_buffer(buf, nb, next_queue, tail)
+        examined += ex
+    return examined
+
+
+@njit(cache=True)
+def degree_sum(ip, items, count):
+    """Sum of the row lengths of items[:count]."""
+    total = 0
+    for i in range(count):
+        u = items[i]
+        total += ip[u + 1] - ip[u]
+    return total
+
+
+@njit(cache=True)
+def owner_parents(mine, ddepth, dcand, dd_ip, dd_ix, use_dd, ddT_ip, ddT_ix, ndT_ip, ndT_ix, depth, lo, dels, out):
+    """Parents of this rank's reached delegates ``mine`` (numbers) found without communication:
+    its own candidate, else an in-neighbour one level up among the sources of its local dd arcs
+    into the delegate (``ddT``; ``use_dd`` also scans the dd row itself, valid only where every
+    dd arc's reverse is local too), else among its local normals with an nd arc to the delegate. out[i] = -1 where none is known here."""
+    for i in range(mine.size):
+        j = mine[i]
+        want = ddepth[j] - 1
+        p = dcand[j]
+        if p < 0 and use_dd:
+            for e in range(dd_ip[j], dd_ip[j + 1]):
+                if ddepth[dd_ix[e]] == want:
+                    p = dels[dd_ix[e]]
+                    break
+        if p < 0:
+            for e in range(ddT_ip[j], ddT_ip[j + 1]):
+                if ddepth[ddT_ix[e]] == want:
+                    p = dels[ddT_ix[e]]
+                    break
+        if p < 0:
+            for e in range(ndT_ip[j], ndT_ip[j + 1]):
+                if depth[ndT_ix[e]] == want:
+                    p = np.int64(ndT_ix[e]) + lo
+                    break
+        out[i] = p

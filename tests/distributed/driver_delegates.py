@@ -1,0 +1,153 @@
+"""MPI test driver of the delegates layout, run by tests/distributed/test_delegates_mpi.py under
+``mpiexec -n P python tests/distributed/driver_delegates.py check GRAPHS...``.
+
+For every graph and every threshold of ``THRESHOLDS`` (env, comma-separated; "big" = the vertex
+count, i.e. no delegates) it builds the graph distributed with ``partition="delegates"`` and
+checks, on every rank: nn + nd + dn + dd = the graph's arcs; the delegates are exactly the
+vertices of out-degree > TH; for each root and algorithm (do, td, bu) the depths equal the
+single-node search, the tree passes the distributed validator and (rank 0, gathered)
+``breadth.validate``, the Graph500 edge count matches, and the per-level messages are exactly
+the search's schedule (``expected_messages``) with the mask bytes the model's. Also a
+multi-seed, depth-limited search whose seeds include a delegate. Prints one "OK ..." line per
+graph and threshold on rank 0.
+"""
+import os
+import sys
+import zlib
+
+import numpy as np
+
+import breadth
+from breadth.distributed import registry
+from breadth.distributed.build import tuple_share
+from breadth.distributed.comm import Comm
+from breadth.distributed.engine import DistEngine
+from breadth.distributed.runtime import install_abort_hook, numba_threads
+from breadth.distributed.search_base import SearchOptions
+from breadth.graph500.engine import tuple_degree
+from driver import edges_for
+
+
+def graph_for(name):
+    if name == "star":                 # one giant hub, a few leaves linked among themselves
+        rng = np.random.default_rng(zlib.crc32(name.encode()))
+        n = 600
+        leaves = np.arange(1, n)
+        src = np.concatenate([np.zeros(n - 1, dtype=np.int64), rng.integers(1, n, 60)])
+        dst = np.concatenate([leaves, rng.integers(1, n, 60)])
+        return src, dst, n, False, [0, 5, n - 1]
+    return edges_for(name)
+
+
+def build(comm, name, threshold):
+    src, dst, n, directed, roots = graph_for(name)
+    threads = os.environ.get("THREADS")
+    engine = DistEngine(comm=comm, partition="delegates", params={"threshold": threshold},
+                        threads=int(threads) if threads else None)
+    if src is None:
+        scale = int(name[4:])
+        engine.generate(scale, 16, 5)
+        engine.construct()
+        engine.after_construct()
+        g, (src, dst) = breadth.kronecker(scale, 16, 5, return_edges=True)
+        deg = g.degree()
+        roots = [int(v) for v in np.flatnonzero(deg > 0)[[0, -1]]] + [int(np.argmax(deg))]
+    else:
+        a, b = tuple_share(src.size, comm.rank, comm.size)
+        engine.build_from_edges(src[a:b], dst[a:b], n, directed=directed)
+        g = breadth.Graph.from_edges(src, dst, num_vertices=n, directed=directed)
+    return engine, g, (np.asarray(src), np.asarray(dst)), roots
+
+
+def check_partition(engine, g, threshold):
+    part, lg = engine.lg.partition, engine.lg
+    stats = part.stats
+    arcs = int(g.indptr[-1])
+    assert stats["arcs"] == arcs, (stats["arcs"], arcs)
+    assert sum(stats[f"{s}_arcs"] for s in ("nn", "nd", "dn", "dd")) == arcs, stats
+    outdeg = np.diff(g.indptr)
+    th = part.threshold
+    assert threshold == "auto" or th == threshold
+    assert np.array_equal(part.delegates, np.flatnonzero(outdeg > th)), (th, part.delegates[:5])
+    sub = lg.sub
+    assert sub.nn_ip[-1] == sub.nn_ix.size and sub.dn_ip.size == part.num_delegates + 1
+    return stats
+
+
+def check_counts(comm, state, result):
+    P = comm.size
+    info = result.extra["communication"]
+    dinfo = result.extra["delegates"]
+    for lv, per, dl in zip(result.levels, info["levels"], dinfo["levels"]):
+        ex, ct = sum(per["exchange_messages"]), sum(per["control_messages"])
+        assert (ex, ct) == state.expected_messages(lv.level, 0), (lv.level, ex, ct)
+        sched = state.schedule[lv.level]
+        if sched["mask"] == "bitmap":      # the count Allgather (8 bytes) and the mask Allreduce
+            assert dl["mask_bytes"] == P * (P - 1) * (8 + state.dnew.nbytes), (lv.level, dl)
+        elif sched["mask"] == "none":
+            assert dl["mask_bytes"] == P * (P - 1) * 8
+        elif sched["mask"] == "-":
+            assert dl["mask_bytes"] == 0
+        assert dl["normal_bytes"] >= P * (P - 1) * 8
+        if P == 1:
+            assert lv.messages == 0 and lv.bytes == 0
+    control = sum(P * (P - 1) * 8 * (5 if lv.level else 9) for lv in result.levels)    # scout Allreduces
+    assert (dinfo["mask_bytes"] + dinfo["normal_bytes"] + dinfo["delegate_parent_bytes"] + control
+            == info["exchange_bytes"] + info["control_bytes"]), (dinfo, info["exchange_bytes"], info["control_bytes"])
+
+
+def check(names, thresholds, algorithms):
+    comm = Comm()
+    install_abort_hook(comm)
+    layout = registry.get("delegates")
+    for name in names:
+        for raw in thresholds:
+            n = graph_for(name)[2]
+            threshold = "auto" if raw == "auto" else (n if raw == "big" else int(raw))
+            engine, g, (src, dst), roots = build(comm, name, threshold)
+            stats = check_partition(engine, g, threshold)
+            part = engine.lg.partition
+            tdeg = tuple_degree(src, dst, g.num_vertices) if comm.rank == 0 else None
+            for algorithm in algorithms:
+                with numba_threads(engine.threads):
+                    state = layout.search(comm, engine.lg, SearchOptions(algorithm))
+                for root in roots:
+                    with numba_threads(engine.threads):
+                        result = state.search(root)
+                        layout.validate(comm, engine.lg, root, result.parent, result.depth)
+                    check_counts(comm, state, result)
+                    nedge = engine.nedge(result)
+                    full = engine.gather(result)
+                    if comm.rank == 0:
+                        ref = breadth.bfs(g, root)
+                        bad = np.flatnonzero(full.depth != ref.depth)
+                        assert bad.size == 0, (name, threshold, algorithm, root, bad[:5])
+                        breadth.validate(g, root, full.parent, full.depth)
+                        assert result.num_reached == ref.num_reached and result.max_depth == ref.max_depth
+                        assert nedge == int(tdeg[ref.parent >= 0].sum()) // 2, (name, nedge)
+                seeds = np.array(roots[:2] + ([int(part.delegates[-1])] if part.num_delegates else []))
+                for max_depth in (None, 2):
+                    with numba_threads(engine.threads):
+                        result = state.search(seeds, max_depth=max_depth)
+                        if max_depth is None:
+                            layout.validate(comm, engine.lg, seeds, result.parent, result.depth)
+                    check_counts(comm, state, result)
+                    full = engine.gather(result)
+                    if comm.rank == 0:
+                        ref = breadth.bfs(g, seeds, max_depth=max_depth)
+                        assert np.array_equal(full.depth, ref.depth), (name, threshold, "multi-seed", max_depth)
+                        if max_depth is None:
+                            breadth.validate(g, seeds, full.parent, full.depth)
+            if comm.rank == 0:
+                shares = " ".join(f"{s}={stats[f'{s}_percent']}%" for s in ("nn", "nd", "dn", "dd"))
+                print(f"OK {name} TH={part.threshold} d={part.num_delegates} {shares} P={comm.size}", flush=True)
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    if mode == "check":
+        ths = os.environ.get("THRESHOLDS", "big,auto,4,0").split(",")
+        algs = os.environ.get("ALGORITHMS", "do,td,bu").split(",")
+        check(sys.argv[2:], ths, algs)
+    else:
+        raise SystemExit(f"unknown mode {mode}")
