@@ -95,7 +95,7 @@ def chunk(m, c, nchunks):
 
 
 @njit(inline="always", cache=True)
-def _place(row, out, r, a, b, write):
+def place(row, out, r, a, b, write):
     """Count one arc a->b for rank r (``write``: also store it at the rank's next pair slot)."""
     p = row[r]
     if write:
@@ -119,9 +119,9 @@ def _route(keys, others, pmap, both, rows, out, write):
             s = keys[e]
             d = others[e]
             if s != d:
-                _place(row, out, owner_of(pmap, s), s, d, write)
+                place(row, out, owner_of(pmap, s), s, d, write)
                 if both:
-                    _place(row, out, owner_of(pmap, d), d, s, write)
+                    place(row, out, owner_of(pmap, d), d, s, write)
 
 
 def pack_arcs(keys, others, partition: Partition, both, dtype):

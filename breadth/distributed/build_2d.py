@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import InputError
-from .build import LocalGraph, chunk, local_csr, vertex_dtype
+from .build import LocalGraph, chunk, local_csr, place, vertex_dtype
 from .partition import RangeMap, block_weights
 from .partition_2d import Grid2D, parse_grid
 
@@ -96,15 +96,6 @@ def _piece(bounds, v):
     return np.searchsorted(bounds, v, side="right") - 1
 
 
-@njit(inline="always", cache=True)
-def _put(row, out, r, a, b, write):
-    p = row[r]
-    if write:
-        out[2 * p] = a
-        out[2 * p + 1] = b
-    row[r] = p + 1
-
-
 @njit(parallel=True, cache=True)
 def _route(src, dst, bounds, R, C, both, rows, out, write):
     """Per chunk, arcs src -> dst (``both``: also dst -> src) by block rank P(row(dst), col(src)).
@@ -121,9 +112,9 @@ def _route(src, dst, bounds, R, C, both, rows, out, write):
             if s != d:
                 ps = _piece(bounds, s)
                 pd = _piece(bounds, d)
-                _put(row, out, (pd // C) * C + ps // R, s, d, write)
+                place(row, out, (pd // C) * C + ps // R, s, d, write)
                 if both:
-                    _put(row, out, (ps // C) * C + pd // R, d, s, write)
+                    place(row, out, (ps // C) * C + pd // R, d, s, write)
 
 
 def pack_blocks(src, dst, grid: Grid2D, both, dtype):

@@ -41,7 +41,7 @@ from ..result import BFSResult
 from . import registry
 from .build import tuple_share
 from .comm import Comm
-from .runtime import auto_threads, check_threads, collective_error, get_mpi, numba_threads
+from .runtime import auto_threads, check_threads, get_mpi, numba_threads
 from .search_base import SearchOptions, collective
 
 

@@ -45,7 +45,7 @@ class Fold(Exchange):
         grid = self.grid = lg.partition
         self.row_comm, self.col_comm = lg.row_comm, lg.col_comm
         self.dtype = lg.vid_dtype
-        R, C = grid.rows, grid.cols
+        R = grid.rows
         self.to_rank = grid.transposed(grid.rank)
         self.from_rank = grid.transpose_source(grid.rank)
         b, wb = grid.bounds, grid.word_bounds

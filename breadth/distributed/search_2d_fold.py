@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from ..kernels.frontier import fill, num_words, queue_to_bitmap, visited_bitmap
+from ..kernels.frontier import num_words, queue_to_bitmap, visited_bitmap
 from ..kernels.policy import BU, TD
 from ..kernels.top_down import frontier_edge_offsets
 from . import steps_owned
@@ -123,22 +123,10 @@ class FoldSearch(DistSearch):
     # ------------------------------------------------------------------ the level loop
     def _run(self, roots, max_depth):
         lg, comm = self.lg, self.comm
-        part, nl = lg.partition, lg.num_local
         atomic = multithreaded()
-        parent = np.empty(nl, dtype=np.int64)
-        depth = np.empty(nl, dtype=np.int64)
-        fill(parent, -1)
-        fill(depth, -1)
-        fill(self.sent, np.uint64(0))
-        seeds = np.unique(roots)
-        mine = seeds[part.owns(seeds)]
-        own = part.to_local(mine)
-        parent[own] = mine
-        depth[own] = 0
+        parent, depth, own, total = self.seed_owned(roots)
         queue, next_queue = self.queue, self.next_queue
-        queue[:own.size] = own
         qsize = own.size
-        total = seeds.size
         policy = self.policy()
         records = []
         level = 0

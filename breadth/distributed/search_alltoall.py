@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from ..kernels.frontier import bitmap_to_queue, fill, num_words, queue_to_bitmap
+from ..kernels.frontier import bitmap_to_queue, num_words, queue_to_bitmap
 from ..kernels.policy import BU, TD
 from ..kernels.top_down import frontier_edge_offsets
 from . import steps_owned
@@ -59,22 +59,11 @@ class AllToAllSearch(DistSearch):
 
     def _run(self, roots, max_depth):
         lg, ex, comm = self.lg, self.exchange, self.comm
-        part, pmap, nl = lg.partition, lg.partition.kernel_map(), lg.num_local
+        pmap = lg.partition.kernel_map()
         atomic = multithreaded()
-        parent = np.empty(nl, dtype=np.int64)
-        depth = np.empty(nl, dtype=np.int64)
-        fill(parent, -1)
-        fill(depth, -1)
-        fill(self.sent, np.uint64(0))
-        seeds = np.unique(roots)
-        mine = seeds[part.owns(seeds)]
-        own = part.to_local(mine)
-        parent[own] = mine
-        depth[own] = 0
+        parent, depth, own, total = self.seed_owned(roots)
         queue, next_queue = self.queue, self.next_queue
-        queue[:own.size] = own
         qsize = own.size
-        total = seeds.size
         policy = self.policy()
         records = []
         level = 0

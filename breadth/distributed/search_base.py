@@ -26,7 +26,7 @@ import numpy as np
 
 from ..checks import as_vertex_ids, check_algorithm, check_alpha_beta, check_max_depth, check_positive_int
 from ..errors import BreadthError, InputError
-from ..kernels.frontier import parallel_chunksize
+from ..kernels.frontier import fill, parallel_chunksize
 from ..kernels.policy import ALPHA, BETA, Policy
 from ..result import BFSResult
 from .levelstats import LevelRecord, gather_levels
@@ -132,6 +132,24 @@ class DistSearch(ABC):
     def expected_after_levels(self) -> tuple[int, int]:
         """(exchange, control) messages of the step after the last level, summed over ranks."""
         return self.exchange.messages_after_levels(), 0
+
+    def seed_owned(self, roots):
+        """The start of a search over owned vertices: parent and depth -1 except the seeds this
+        rank owns (their own parents, depth 0), which fill ``self.queue``; ``self.sent`` (the
+        vertices offered to other ranks) cleared. Returns (parent, depth, own, distinct seeds)."""
+        part, nl = self.lg.partition, self.lg.num_local
+        parent = np.empty(nl, dtype=np.int64)
+        depth = np.empty(nl, dtype=np.int64)
+        fill(parent, -1)
+        fill(depth, -1)
+        fill(self.sent, np.uint64(0))
+        seeds = np.unique(roots)
+        mine = seeds[part.owns(seeds)]
+        own = part.to_local(mine)
+        parent[own] = mine
+        depth[own] = 0
+        self.queue[:own.size] = own
+        return parent, depth, own, seeds.size
 
     def policy(self) -> Policy:
         """A fresh direction stepper on this graph's global counts."""

@@ -34,7 +34,7 @@ from numba import njit, prange
 from ..errors import ValidationError
 from ..result import ValidationReport
 from ..kernels.frontier import parallel_chunksize
-from ..kernels.tree_checks import DEPTH, EDGE, RANGE, ROOT, RULES, TREE, check_in_edges
+from ..kernels.tree_checks import EDGE, RANGE, RULES, check_in_edges, check_vertex
 from .partition import global_of
 from .runtime import collective_error
 
@@ -57,16 +57,7 @@ def _check_owned(in_indptr, in_indices, pmap, parent, depth, seeds, directed, fi
             if p < -1 or p >= n:
                 first_bad[b, RANGE] = min(first_bad[b, RANGE], v)
                 continue
-            if is_seed:
-                if p != v or dv != 0:
-                    first_bad[b, ROOT] = min(first_bad[b, ROOT], v)
-            elif (p < 0) != (dv < 0) or dv == 0:
-                first_bad[b, DEPTH] = min(first_bad[b, DEPTH], v)
-            elif p >= 0:
-                if p == v or depth[p] < 0:
-                    first_bad[b, TREE] = min(first_bad[b, TREE], v)
-                elif depth[p] != dv - 1:
-                    first_bad[b, DEPTH] = min(first_bad[b, DEPTH], v)
+            check_vertex(v, p, dv, is_seed, depth, first_bad, b)
             found = check_in_edges(in_indptr, in_indices, loc, v, p, depth, directed, first_bad, b)
             if p >= 0 and not is_seed and not found:
                 first_bad[b, EDGE] = min(first_bad[b, EDGE], v)

@@ -22,7 +22,7 @@ from numba import njit, prange
 
 from ..errors import ValidationError
 from ..kernels.frontier import parallel_chunksize
-from ..kernels.tree_checks import DEPTH, EDGE, RANGE, ROOT, RULES, TREE, check_in_edges
+from ..kernels.tree_checks import EDGE, RANGE, RULES, check_in_edges, check_vertex
 from ..result import ValidationReport
 from .runtime import collective_error
 from .validate import _MESSAGES, V_BLOCK
@@ -47,16 +47,7 @@ def _check_block(in_indptr, in_indices, row_lo, nrows, lo, hi, col_lo, col_hi, p
                     first_bad[b, RANGE] = min(first_bad[b, RANGE], v)
                 continue
             if owned:
-                if is_seed:
-                    if p != v or dv != 0:
-                        first_bad[b, ROOT] = min(first_bad[b, ROOT], v)
-                elif (p < 0) != (dv < 0) or dv == 0:
-                    first_bad[b, DEPTH] = min(first_bad[b, DEPTH], v)
-                elif p >= 0:
-                    if p == v or depth[p] < 0:
-                        first_bad[b, TREE] = min(first_bad[b, TREE], v)
-                    elif depth[p] != dv - 1:
-                        first_bad[b, DEPTH] = min(first_bad[b, DEPTH], v)
+                check_vertex(v, p, dv, is_seed, depth, first_bad, b)
             found = check_in_edges(in_indptr, in_indices, row, v, p, depth, directed, first_bad, b)
             if p >= 0 and p != v and not is_seed and col_lo <= p < col_hi and not found:
                 first_bad[b, EDGE] = min(first_bad[b, EDGE], v)
