@@ -116,5 +116,5 @@ def test_cli_grid_options(monkeypatch):
     opts = engine_options(_args(ranks=4, partition="2d", grid="4x1", algorithm="do", alpha=14, beta=24,
                                 threads=None))
     assert opts["partition"] == "2d" and opts["params"] == {"grid": "4x1"}
-    assert "params" not in engine_options(_args(ranks=4, partition="2d", algorithm="do", alpha=14, beta=24,
-                                                threads=None))
+    assert engine_options(_args(ranks=4, partition="2d", algorithm="do", alpha=14, beta=24,
+                                threads=None))["params"] == {}
