@@ -74,9 +74,15 @@ def edges_for(name):
 
 def build(comm, name):
     """A DistEngine holding the graph, and the single-node graph plus tuples for reference."""
-    src, dst, n, directed, roots = edges_for(name)
     threads = os.environ.get("THREADS")
-    engine = DistEngine(comm=comm, threads=int(threads) if threads else None)
+    return load(DistEngine(comm=comm, threads=int(threads) if threads else None), name)
+
+
+def load(engine, name, graph=None):
+    """Give ``engine`` the test graph ``name`` (``graph``: its edges, default ``edges_for(name)``);
+    returns (engine, the single-node graph, (src, dst), roots). Shared by every layout's driver."""
+    src, dst, n, directed, roots = (graph or edges_for)(name)
+    comm = engine.comm
     if src is None:                            # Kronecker: distributed generation, seed 5
         scale = int(name[4:])
         engine.generate(scale, 16, 5)
@@ -192,13 +198,14 @@ def split():
         print(f"OK split P={P} grid={R}x{C} ranks={everyone}", flush=True)
 
 
-def loop():
+def loop(**engine_kwargs):
+    """Search until killed (or until rank FAIL_RANK raises after FAIL_AFTER searches)."""
     comm = Comm()
     install_abort_hook(comm)
     fail_rank = int(os.environ.get("FAIL_RANK", "-1"))
     fail_after = int(os.environ.get("FAIL_AFTER", "1"))
     pid_dir = os.environ.get("PID_DIR")
-    engine = DistEngine(comm=comm)
+    engine = DistEngine(comm=comm, **engine_kwargs)
     engine.generate(10, 16, 1)
     engine.construct()
     engine.after_construct()

@@ -19,7 +19,6 @@ A failed check raises on that rank, which aborts the whole job (exit status != 0
 import dataclasses
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -33,26 +32,11 @@ from breadth.graph500.engine import tuple_degree
 from breadth.kernels.policy import BU, TD
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from driver import edges_for  # noqa: E402
-from breadth.distributed.build import tuple_share  # noqa: E402
+from driver import load, loop  # noqa: E402
 
 
 def build(comm, name, grid):
-    src, dst, n, directed, roots = edges_for(name)
-    engine = DistEngine(comm=comm, partition="2d", params={"grid": grid}, threads=1)
-    if src is None:
-        scale = int(name[4:])
-        engine.generate(scale, 16, 5)
-        engine.construct()
-        engine.after_construct()
-        g, (src, dst) = breadth.kronecker(scale, 16, 5, return_edges=True)
-        deg = g.degree()
-        roots = [int(v) for v in np.flatnonzero(deg > 0)[[0, -1]]] + [int(np.argmax(deg))]
-    else:
-        a, b = tuple_share(src.size, comm.rank, comm.size)
-        engine.build_from_edges(src[a:b], dst[a:b], n, directed=directed)
-        g = breadth.Graph.from_edges(src, dst, num_vertices=n, directed=directed)
-    return engine, g, (np.asarray(src), np.asarray(dst)), roots
+    return load(DistEngine(comm=comm, partition="2d", params={"grid": grid}, threads=1), name)
 
 
 def check_counts(state, result, name):
@@ -138,33 +122,10 @@ def check(grid, names):
                 print(f"OK {name} {grid} {exchange} P={comm.size}", flush=True)
 
 
-def loop(grid):
-    comm = Comm()
-    install_abort_hook(comm)
-    fail_rank = int(os.environ.get("FAIL_RANK", "-1"))
-    fail_after = int(os.environ.get("FAIL_AFTER", "1"))
-    pid_dir = os.environ.get("PID_DIR")
-    engine = DistEngine(comm=comm, partition="2d", params={"grid": grid})
-    engine.generate(10, 16, 1)
-    engine.construct()
-    engine.after_construct()
-    if pid_dir:
-        with open(os.path.join(pid_dir, f"rank{comm.rank}.pid"), "w") as f:
-            f.write(str(os.getpid()))
-    t0 = time.time()
-    k = 0
-    while time.time() - t0 < 120:
-        if comm.rank == fail_rank and k == fail_after:
-            raise RuntimeError(f"injected failure after {k} searches")
-        engine.search(k % 1024)
-        k += 1
-    raise SystemExit("loop ended without being stopped")
-
-
 if __name__ == "__main__":
     if sys.argv[1] == "check":
         check(sys.argv[2], sys.argv[3:])
     elif sys.argv[1] == "loop":
-        loop(sys.argv[2])
+        loop(partition="2d", params={"grid": sys.argv[2]})
     else:
         raise SystemExit(f"unknown mode {sys.argv[1]}")

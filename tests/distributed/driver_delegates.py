@@ -19,13 +19,12 @@ import numpy as np
 
 import breadth
 from breadth.distributed import registry
-from breadth.distributed.build import tuple_share
 from breadth.distributed.comm import Comm
 from breadth.distributed.engine import DistEngine
 from breadth.distributed.runtime import install_abort_hook, numba_threads
 from breadth.distributed.search_base import SearchOptions
 from breadth.graph500.engine import tuple_degree
-from driver import edges_for
+from driver import edges_for, load
 
 
 def graph_for(name):
@@ -40,23 +39,10 @@ def graph_for(name):
 
 
 def build(comm, name, threshold):
-    src, dst, n, directed, roots = graph_for(name)
     threads = os.environ.get("THREADS")
     engine = DistEngine(comm=comm, partition="delegates", params={"threshold": threshold},
                         threads=int(threads) if threads else None)
-    if src is None:
-        scale = int(name[4:])
-        engine.generate(scale, 16, 5)
-        engine.construct()
-        engine.after_construct()
-        g, (src, dst) = breadth.kronecker(scale, 16, 5, return_edges=True)
-        deg = g.degree()
-        roots = [int(v) for v in np.flatnonzero(deg > 0)[[0, -1]]] + [int(np.argmax(deg))]
-    else:
-        a, b = tuple_share(src.size, comm.rank, comm.size)
-        engine.build_from_edges(src[a:b], dst[a:b], n, directed=directed)
-        g = breadth.Graph.from_edges(src, dst, num_vertices=n, directed=directed)
-    return engine, g, (np.asarray(src), np.asarray(dst)), roots
+    return load(engine, name, graph_for)
 
 
 def check_partition(engine, g, threshold):
