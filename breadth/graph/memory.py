@@ -52,13 +52,24 @@ def choose_index_dtype(num_vertices: int, index_dtype=None):
     return index_dtype.type
 
 
+def radix_build_bytes(num_vertices: int, slots: int, itemsize: int, scratch_keys: int) -> int:
+    """Peak bytes of one radix CSR build (``graph/radix.py``) of ``slots`` arcs: the 64-bit keys,
+    the neighbour array, indptr and degrees, and ``scratch_keys`` keys of sort scratch."""
+    return 8 * slots + itemsize * slots + 16 * (num_vertices + 1) + 8 * scratch_keys
+
+
 def csr_build_bytes(num_vertices: int, num_tuples: int, directed: bool) -> int:
-    """Peak bytes of building a CSR from ``num_tuples`` edges (edge arrays included)."""
+    """Peak bytes of building a CSR from ``num_tuples`` edges (edge arrays included).
+
+    The sort scratch is taken as a quarter of the keys (the per-thread bucket scratch of an
+    even graph is far less; ``radix_csr`` checks again with the exact bucket sizes). A directed
+    build keeps the out-CSR while it builds the in-CSR.
+    """
     isz = index_itemsize(num_vertices)
-    edges = 16 * num_tuples                       # src + dst int64
-    slots = num_tuples * (1 if directed else 2)   # adjacency entries before dedupe
-    per_pass = 8 * (num_vertices + 1) * 3 + slots * isz * 2   # counts/offsets + scratch + final
-    return edges + per_pass * (2 if directed else 1)
+    slots = num_tuples * (1 if directed else 2)   # arcs before dedupe
+    build = radix_build_bytes(num_vertices, slots, isz, slots // 4)
+    kept = isz * num_tuples + 8 * (num_vertices + 1) if directed else 0
+    return 16 * num_tuples + build + kept
 
 
 def bfs_bytes(num_vertices: int) -> int:
