@@ -61,13 +61,15 @@ def radix_build_bytes(num_vertices: int, slots: int, itemsize: int, scratch_keys
 def csr_build_bytes(num_vertices: int, num_tuples: int, directed: bool) -> int:
     """Peak bytes of building a CSR from ``num_tuples`` edges (edge arrays included).
 
-    The sort scratch is taken as a quarter of the keys (the per-thread bucket scratch of an
-    even graph is far less; ``radix_csr`` checks again with the exact bucket sizes). A directed
-    build keeps the out-CSR while it builds the in-CSR.
+    The sort scratch is what ``radix_csr`` gives each thread when no bucket is far above the
+    average (at most 2^19 keys or an eighth of all keys per thread, capped by the key count);
+    a hub's oversized bucket needs more, which ``radix_csr`` checks again with the exact
+    bucket sizes before allocating. A directed build keeps the out-CSR while it builds the in-CSR.
     """
     isz = index_itemsize(num_vertices)
     slots = num_tuples * (1 if directed else 2)   # arcs before dedupe
-    build = radix_build_bytes(num_vertices, slots, isz, slots // 4)
+    scratch = min(slots, (os.cpu_count() or 1) << 19) + slots // 8
+    build = radix_build_bytes(num_vertices, slots, isz, scratch)
     kept = isz * num_tuples + 8 * (num_vertices + 1) if directed else 0
     return 16 * num_tuples + build + kept
 

@@ -156,13 +156,14 @@ def _sort_bucket(keys, lo, hi, base, bits, key_bits, tmp, hist, degree):
 
 
 @njit(parallel=True, cache=True)
-def _sort_buckets(keys, bstart, bits, shift, key_bits, nthreads, cap, unique, degree):
+def _sort_buckets(keys, bstart, bits, shift, key_bits, rows, cap, unique, degree):
     """Zero every degree; sort and deduplicate each bucket of at most ``cap`` keys (unique[b] := its
-    survivors; larger buckets are left, unique[b] = -1, for ``_sort_big``)."""
+    survivors; larger buckets are left, unique[b] = -1, for ``_sort_big``). ``rows``: scratch
+    rows, at least the number of threads running the loop."""
     n = degree.size
     nb = bstart.size - 1
-    tmp = np.empty((nthreads, cap), dtype=np.int64)
-    hists = np.empty((nthreads, (key_bits + DIGIT - 1) // DIGIT, 1 << DIGIT), dtype=np.int64)
+    tmp = np.empty((rows, cap), dtype=np.int64)
+    hists = np.empty((rows, (key_bits + DIGIT - 1) // DIGIT, 1 << DIGIT), dtype=np.int64)
     for b in prange(nb):
         base = b << shift
         for v in range(base, min(n, base + (1 << shift))):
@@ -212,8 +213,11 @@ def radix_csr(src, dst, n, symmetric, index_dtype):
     np.cumsum(per_bucket, out=bstart[1:])
     slots = int(bstart[-1])
     maxsize = int(per_bucket.max())
-    cap = min(maxsize, max(8 * TARGET_BUCKET, 4 * (slots // nb + 1)))
-    scratch = max(min(nthreads, nb) * cap, maxsize if maxsize > cap else 0)
+    # per-thread scratch for buckets up to ``cap`` keys (never more than the keys in all);
+    # larger buckets are sorted one at a time with one scratch array
+    rows = nthreads                  # a loop's thread ids run over [0, get_num_threads())
+    cap = min(maxsize, max(8 * TARGET_BUCKET, 4 * (slots // nb + 1)), slots // rows)
+    scratch = max(rows * cap, maxsize if maxsize > cap else 0)
     check_fits("building the CSR", radix_build_bytes(n, slots, np.dtype(index_dtype).itemsize, scratch))
     # chunk c's window in bucket b starts after the earlier chunks' keys of b
     pos = np.cumsum(counts, axis=0) - counts + bstart[:-1]
@@ -223,7 +227,7 @@ def radix_csr(src, dst, n, symmetric, index_dtype):
     unique = np.empty(nb, dtype=np.int64)
     degree = np.empty(n, dtype=np.int64)
     with parallel_chunksize(1):      # skewed graphs make some buckets far larger
-        _sort_buckets(keys, bstart, bits, shift, shift + bits, nthreads, cap, unique, degree)
+        _sort_buckets(keys, bstart, bits, shift, shift + bits, rows, cap, unique, degree)
     if maxsize > cap:
         _sort_big(keys, bstart, bits, shift, shift + bits, unique, degree, np.empty(maxsize, dtype=np.int64))
     ustart = np.zeros(nb + 1, dtype=np.int64)
