@@ -52,10 +52,10 @@ def choose_index_dtype(num_vertices: int, index_dtype=None):
     return index_dtype.type
 
 
-def radix_build_bytes(num_vertices: int, slots: int, itemsize: int, scratch_keys: int) -> int:
-    """Peak bytes of one radix CSR build (``graph/radix.py``) of ``slots`` arcs: the 64-bit keys,
-    the neighbour array, indptr and degrees, and ``scratch_keys`` keys of sort scratch."""
-    return 8 * slots + itemsize * slots + 16 * (num_vertices + 1) + 8 * scratch_keys
+def radix_build_bytes(num_vertices: int, slots: int, itemsize: int, scratch_keys: int, key_size: int = 8) -> int:
+    """Peak bytes of one radix CSR build (``graph/radix.py``) of ``slots`` arcs: the keys (32 or
+    64 bits), the neighbour array, indptr and degrees, and ``scratch_keys`` keys of sort scratch."""
+    return key_size * (slots + scratch_keys) + itemsize * slots + 16 * (num_vertices + 1)
 
 
 def csr_build_bytes(num_vertices: int, num_tuples: int, directed: bool) -> int:

@@ -1,8 +1,10 @@
 """Sorted, deduplicated CSR from an edge list by a two-level radix sort (Graph500 kernel 1).
 
-Every arc s -> d (and d -> s when symmetrising; self-loops skipped) is one 64-bit
-key ``(s mod 2^shift) << bits | d`` filed under bucket ``s >> shift``, where
-``bits`` holds any vertex id and a bucket covers ``2^shift`` consecutive sources.
+Every arc s -> d (and d -> s when symmetrising; self-loops skipped) is one key
+``(s mod 2^shift) << bits | d`` filed under bucket ``s >> shift``, where ``bits``
+holds any vertex id and a bucket covers ``2^shift`` consecutive sources. Keys are
+32-bit when ``shift + bits <= 32`` (the layout shrinks the buckets to get there while
+the bucket count stays within ``MAX_BUCKETS``: up to about 2^22 vertices), else 64-bit.
 
 1. *Partition* (two parallel passes over the edges, the only passes that touch
    memory at random): each chunk of the edge list counts its keys per bucket, the
@@ -15,8 +17,9 @@ key ``(s mod 2^shift) << bits | d`` filed under bucket ``s >> shift``, where
    for tiny buckets). A bucket is sized to stay in a core's L2 cache
    (``TARGET_BUCKET`` keys), so this is where the sorting work happens at cache
    speed. Buckets far above the average (a hub's, a star's) are sorted after the
-   parallel loop, one at a time, so that per-thread scratch stays bounded. Sorted keys are (source, target) in order: duplicates are adjacent and
-   dropped in the same pass that counts each source's degree.
+   parallel loop, one at a time, so that per-thread scratch stays bounded. Sorted
+   keys are (source, target) in order: duplicates are adjacent and dropped in the
+   same pass that counts each source's degree.
 3. *Output* (parallel over buckets): every bucket's surviving keys, masked to
    their target, are copied to the final neighbour array at the bucket's offset.
 
@@ -35,6 +38,7 @@ TARGET_BUCKET = 1 << 16      # keys per bucket: 512 KiB of keys + as much scratc
 MAX_BUCKETS = 1 << 12        # partition fan-out cap (write streams per chunk)
 DIGIT = 11                   # radix digit width of the in-bucket sort
 SMALL = 48                   # buckets up to this size are insertion-sorted
+KEY32 = True                 # 32-bit keys whenever (local source, target) fits in 32 bits
 
 
 def key_layout(n, slots):
@@ -43,6 +47,8 @@ def key_layout(n, slots):
     want = max(1, min(MAX_BUCKETS, slots // TARGET_BUCKET))
     shift = max(0, bits - (want - 1).bit_length()) if want > 1 else bits
     shift = min(shift, 62 - bits)
+    if KEY32 and shift + bits > 32 and bits <= 32 and (max(n, 1) - 1 >> (32 - bits)) < MAX_BUCKETS:
+        shift = 32 - bits            # smaller buckets, but 32-bit keys: half the traffic
     return bits, shift, (max(n, 1) - 1 >> shift) + 1
 
 
@@ -162,7 +168,7 @@ def _sort_buckets(keys, bstart, bits, shift, key_bits, rows, cap, unique, degree
     rows, at least the number of threads running the loop."""
     n = degree.size
     nb = bstart.size - 1
-    tmp = np.empty((rows, cap), dtype=np.int64)
+    tmp = np.empty((rows, cap), dtype=keys.dtype)
     hists = np.empty((rows, (key_bits + DIGIT - 1) // DIGIT, 1 << DIGIT), dtype=np.int64)
     for b in prange(nb):
         base = b << shift
@@ -218,10 +224,11 @@ def radix_csr(src, dst, n, symmetric, index_dtype):
     rows = nthreads                  # a loop's thread ids run over [0, get_num_threads())
     cap = min(maxsize, max(8 * TARGET_BUCKET, 4 * (slots // nb + 1)), slots // rows)
     scratch = max(rows * cap, maxsize if maxsize > cap else 0)
-    check_fits("building the CSR", radix_build_bytes(n, slots, np.dtype(index_dtype).itemsize, scratch))
+    key_size = 4 if KEY32 and shift + bits <= 32 else 8
+    check_fits("building the CSR", radix_build_bytes(n, slots, np.dtype(index_dtype).itemsize, scratch, key_size))
     # chunk c's window in bucket b starts after the earlier chunks' keys of b
     pos = np.cumsum(counts, axis=0) - counts + bstart[:-1]
-    keys = np.empty(slots, dtype=np.int64)
+    keys = np.empty(slots, dtype=np.uint32 if key_size == 4 else np.int64)
     if slots:
         _scatter(src, dst, symmetric, shift, bits, pos, keys)
     unique = np.empty(nb, dtype=np.int64)
@@ -229,7 +236,7 @@ def radix_csr(src, dst, n, symmetric, index_dtype):
     with parallel_chunksize(1):      # skewed graphs make some buckets far larger
         _sort_buckets(keys, bstart, bits, shift, shift + bits, rows, cap, unique, degree)
     if maxsize > cap:
-        _sort_big(keys, bstart, bits, shift, shift + bits, unique, degree, np.empty(maxsize, dtype=np.int64))
+        _sort_big(keys, bstart, bits, shift, shift + bits, unique, degree, np.empty(maxsize, dtype=keys.dtype))
     ustart = np.zeros(nb + 1, dtype=np.int64)
     np.cumsum(unique, out=ustart[1:])
     indptr = np.zeros(n + 1, dtype=np.int64)

@@ -30,11 +30,12 @@ def assert_matches(src, dst, n, symmetric, index_dtype=np.int32):
     assert loops == int(np.sum(src == dst))
 
 
-@pytest.fixture
-def tiny_buckets(monkeypatch):
+@pytest.fixture(params=[True, False], ids=["32-bit keys", "64-bit keys"])
+def tiny_buckets(monkeypatch, request):
     """Buckets of ~32 keys: every graph here spans many buckets, some sorted by insertion, some
-    by radix, and hubs overflow into the big-bucket path."""
+    by radix, and hubs overflow into the big-bucket path; keys 32-bit or 64-bit."""
     monkeypatch.setattr(radix, "TARGET_BUCKET", 32)
+    monkeypatch.setattr(radix, "KEY32", request.param)
     monkeypatch.setattr(radix, "SMALL", 8)
     calls = []
     real = radix._sort_big
@@ -85,6 +86,13 @@ def test_default_buckets_on_a_graph_of_several_buckets():
     assert radix.key_layout(n, 2 * src.size)[2] > 1
     assert_matches(src, dst, n, True)
     assert_matches(src, dst, n, False, np.int64)
+
+
+def test_layout_prefers_32_bit_keys_up_to_the_bucket_cap():
+    bits, shift, nb = radix.key_layout(1 << 22, 1 << 27)     # Kronecker scale 22: 2^22 ids, 2^27 arcs
+    assert shift + bits == 32 and nb == radix.MAX_BUCKETS
+    bits, shift, nb = radix.key_layout(1 << 23, 1 << 28)     # one scale more: 64-bit keys
+    assert shift + bits > 32 and nb <= radix.MAX_BUCKETS
 
 
 @pytest.mark.parametrize("symmetric", [True, False])
