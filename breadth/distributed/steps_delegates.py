@@ -86,22 +86,28 @@ def dn_td(ip, ix, dqueue, qsize, offsets, parent, depth, dels, level, atomic, ne
 
 
 # ---------------------------------------------------------------- reverse (bottom-up)
+MASK_BLOCK = 512          # delegates per parallel block of the reverse mask visits (prange over single
+                          # delegates costs a scheduling round each under chunksize 1)
+
+
 @njit(parallel=True, cache=True)
 def mask_bu(tip, tix, sfront, dvisited, dnew, dcand, ids, lo, atomic):
     """Reverse nd (``tix``: local normals, ``sfront`` the normal frontier bitmap) or dd (``tix``:
     delegates, ``sfront`` = dfront) visit: each unreached delegate looks for one frontier source."""
     d = tip.size - 1
+    nblocks = (d + MASK_BLOCK - 1) // MASK_BLOCK
     examined = 0
-    for k in prange(d):
+    for b in prange(nblocks):
         ex = 0
-        if not has_bit(dvisited, k) and not has_bit(dnew, k):
-            for e in range(tip[k], tip[k + 1]):
-                s = tix[e]
-                ex += 1
-                if has_bit(sfront, s):
-                    if set_bit(dnew, np.int64(k), atomic):
-                        dcand[k] = ids[s] if ids.size else np.int64(s) + lo
-                    break
+        for k in range(b * MASK_BLOCK, min(d, (b + 1) * MASK_BLOCK)):
+            if not has_bit(dvisited, k) and not has_bit(dnew, k):
+                for e in range(tip[k], tip[k + 1]):
+                    s = tix[e]
+                    ex += 1
+                    if has_bit(sfront, s):
+                        if set_bit(dnew, np.int64(k), atomic):
+                            dcand[k] = ids[s] if ids.size else np.int64(s) + lo
+                        break
         examined += ex
     return examined
 
