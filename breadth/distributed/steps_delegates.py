@@ -173,3 +173,26 @@ def owner_parents(mine, ddepth, dcand, dd_ip, dd_ix, use_dd, ddT_ip, ddT_ix, ndT
                     p = np.int64(ndT_ix[e]) + lo
                     break
         out[i] = p
+
+
+# ---------------------------------------------------------------- nn ids and their parents
+@njit(parallel=True, cache=True)
+def apply_ids(ids, nids, src, lo, parent, depth, level, pending, next_queue, ntail, atomic):
+    """Settle the received nn ids ``ids[:nids]`` (global ids of owned normals; ``src[i]`` the rank
+    that sent ``ids[i]``): an unreached one is claimed with the placeholder parent ``pending +
+    src`` (``pending`` = n: no vertex id; the real parent is asked of that rank after the last
+    level), gets depth level + 1 and joins next_queue (local ids). Returns how many were claimed."""
+    nblocks = (nids + ELEM_BLOCK - 1) // ELEM_BLOCK
+    nxt = level + 1
+    claimed = 0
+    for b in prange(nblocks):
+        buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
+        nb = 0
+        for i in range(b * ELEM_BLOCK, min(nids, (b + 1) * ELEM_BLOCK)):
+            loc = np.int64(ids[i]) - lo
+            if parent[loc] < 0 and claim(parent, loc, np.int64(pending + src[i]), atomic):
+                depth[loc] = nxt
+                nb = push(buf, nb, loc, next_queue, ntail)
+                claimed += 1
+        flush_buffer(buf, nb, next_queue, ntail)
+    return claimed

@@ -40,7 +40,8 @@ def graph_for(name):
 
 def build(comm, name, threshold):
     threads = os.environ.get("THREADS")
-    engine = DistEngine(comm=comm, partition="delegates", params={"threshold": threshold},
+    engine = DistEngine(comm=comm, partition="delegates", params={"threshold": threshold,
+                                                                  "mask": os.environ.get("MASK", "allreduce")},
                         threads=int(threads) if threads else None)
     return load(engine, name, graph_for)
 
@@ -68,17 +69,27 @@ def check_counts(comm, state, result):
         ex, ct = sum(per["exchange_messages"]), sum(per["control_messages"])
         assert (ex, ct) == state.expected_messages(lv.level, 0), (lv.level, ex, ct)
         sched = state.schedule[lv.level]
-        if sched["mask"] == "bitmap":      # the count Allgather (8 bytes) and the mask Allreduce
-            assert dl["mask_bytes"] == P * (P - 1) * (8 + state.dnew.nbytes), (lv.level, dl)
+        header = 8 if state.exchange.mask == "allreduce" else 0    # the bit count riding in the count Alltoall
+        if sched["mask"] == "bitmap":      # the count (allreduce) and the mask (All- or Iallreduce)
+            assert dl["mask_bytes"] == P * (P - 1) * (header + state.dnew.nbytes), (lv.level, dl)
         elif sched["mask"] == "none":
-            assert dl["mask_bytes"] == P * (P - 1) * 8
+            assert header and dl["mask_bytes"] == P * (P - 1) * 8
         elif sched["mask"] == "-":
             assert dl["mask_bytes"] == 0
         assert dl["normal_bytes"] >= P * (P - 1) * 8
         if P == 1:
             assert lv.messages == 0 and lv.bytes == 0
-    control = sum(P * (P - 1) * 8 * (5 if lv.level else 9) for lv in result.levels)    # scout Allreduces
-    assert (dinfo["mask_bytes"] + dinfo["normal_bytes"] + dinfo["delegate_parent_bytes"] + control
+    control = sum(P * (P - 1) * 8 * (6 if lv.level else 10) for lv in result.levels)    # scout Allreduces
+    assert dinfo["mask_mode"] == state.exchange.mask
+    if dinfo["nn_parents_asked"] == 0:
+        assert dinfo["nn_parent_bytes"] == 0
+    else:                                # request and reply: ids and parents, 8 + itemsize bytes each, plus counts
+        item = np.dtype(state.lg.vid_dtype).itemsize
+        assert dinfo["nn_parent_bytes"] == P * (P - 1) * 16 + dinfo["nn_parents_asked"] * (8 + item), dinfo
+        if P == 1:
+            raise AssertionError("an nn id claimed on one rank")
+    assert (dinfo["mask_bytes"] + dinfo["normal_bytes"] + dinfo["delegate_parent_bytes"] + dinfo["nn_parent_bytes"]
+            + control
             == info["exchange_bytes"] + info["control_bytes"]), (dinfo, info["exchange_bytes"], info["control_bytes"])
 
 
