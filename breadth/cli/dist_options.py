@@ -140,6 +140,7 @@ def comm_summary(searches: list[dict], construction: dict | None = None) -> dict
         for key in ("mask_bytes", "normal_bytes", "delegate_parent_bytes", "nn_parent_bytes", "mask_levels"):
             out[f"delegate_{key}_per_search" if key == "mask_levels" else f"{key}_per_search"] = \
                 sum(d[key] for d in dels) / len(dels)
+        out["delegate_mask"] = dels[0]["mask_mode"]
     if construction is not None:
         out["construction"] = construction
     return out
@@ -173,6 +174,8 @@ def format_comm(summary: dict) -> str:
         rows += [("construction_messages:", sum(c["messages"] for c in cons.values())),
                  ("construction_bytes:", sum(c["bytes"] for c in cons.values()))]
     lines += [f"{key:<32}{value:g}" for key, value in rows]
+    if "delegate_mask" in summary:
+        lines.append(f"{'delegate_mask:':<32}{summary['delegate_mask']}")
     return "\n".join(lines)
 
 

@@ -102,6 +102,7 @@ def check(names, thresholds, algorithms):
             n = graph_for(name)[2]
             threshold = "auto" if raw == "auto" else (n if raw == "big" else int(raw))
             engine, g, (src, dst), roots = build(comm, name, threshold)
+            asked = 0
             stats = check_partition(engine, g, threshold)
             part = engine.lg.partition
             tdeg = tuple_degree(src, dst, g.num_vertices) if comm.rank == 0 else None
@@ -113,6 +114,7 @@ def check(names, thresholds, algorithms):
                         result = state.search(root)
                         layout.validate(comm, engine.lg, root, result.parent, result.depth)
                     check_counts(comm, state, result)
+                    asked += result.extra["delegates"]["nn_parents_asked"]
                     nedge = engine.nedge(result)
                     full = engine.gather(result)
                     if comm.rank == 0:
@@ -137,12 +139,46 @@ def check(names, thresholds, algorithms):
                             breadth.validate(g, seeds, full.parent, full.depth)
             if comm.rank == 0:
                 shares = " ".join(f"{s}={stats[f'{s}_percent']}%" for s in ("nn", "nd", "dn", "dd"))
-                print(f"OK {name} TH={part.threshold} d={part.num_delegates} {shares} P={comm.size}", flush=True)
+                print(f"OK {name} TH={part.threshold} d={part.num_delegates} {shares} asked={asked} P={comm.size}",
+                      flush=True)
+
+
+def comm_ops():
+    """Comm.alltoallv_header and Comm.iallreduce: right values, counted by the rules."""
+    comm = Comm()
+    P, me = comm.size, comm.rank
+    comm.begin_levels()
+    comm.next_level()
+    counts = np.arange(P, dtype=np.int64) % 3
+    send = np.concatenate([np.full(c, 100 * me + q, dtype=np.int32) for q, c in enumerate(counts)])
+    header = np.stack([np.full(P, 7 * me), np.arange(P)], axis=1)
+    recv, rcounts, got = comm.alltoallv_header(send, counts, header)
+    assert np.array_equal(rcounts, np.full(P, me % 3))
+    assert np.array_equal(recv, np.repeat(100 * np.arange(P) + me, me % 3).astype(np.int32))
+    assert np.array_equal(got, np.stack([7 * np.arange(P), np.full(P, me)], axis=1))
+    log = comm.level_log[-1]["exchange"]
+    assert log.messages == 2 * (P - 1)
+    assert log.bytes == 16 * (P - 1) + 8 * (P - 1) + 4 * (int(counts.sum()) - int(counts[me])), log
+    before = log.bytes
+    mask = np.zeros(3, dtype=np.uint64)
+    mask[me % 3] = np.uint64(1) << np.uint64(me)
+    pending = comm.iallreduce(mask, "bor")
+    assert comm.level_log[-1]["exchange"].messages == 3 * (P - 1)
+    want = np.zeros(3, dtype=np.uint64)
+    for r in range(P):
+        want[r % 3] |= np.uint64(1) << np.uint64(r)
+    assert np.array_equal(pending.wait(), want) and pending.wait() is pending.wait()
+    assert log.bytes == before + 24 * (P - 1) and log.messages == 3 * (P - 1)
+    comm.end_levels()
+    if me == 0:
+        print(f"OK comm P={P}", flush=True)
 
 
 if __name__ == "__main__":
     mode = sys.argv[1]
-    if mode == "check":
+    if mode == "comm":
+        comm_ops()
+    elif mode == "check":
         ths = os.environ.get("THRESHOLDS", "big,auto,4,0").split(",")
         algs = os.environ.get("ALGORITHMS", "do,td,bu").split(",")
         check(sys.argv[2:], ths, algs)

@@ -57,6 +57,16 @@ def test_check_threshold(value, ok):
         assert check_threshold(value) == ok
 
 
+def test_layout_params_threshold_and_mask():
+    check = registry.get("delegates").check_params
+    assert check({}, 4) == {"threshold": "auto", "mask": "allreduce"}
+    assert check({"threshold": 8, "mask": "iallreduce"}, 2) == {"threshold": 8, "mask": "iallreduce"}
+    with pytest.raises(InputError, match="mask must be one of allreduce, iallreduce, got 'bcast'"):
+        check({"mask": "bcast"}, 2)
+    with pytest.raises(InputError, match="threshold must be"):
+        check({"threshold": -1}, 2)
+
+
 def test_delegate_index():
     part = Delegates(np.array([0, 128], dtype=np.int64), 0, [5, 64, 3], 7)
     assert part.delegates.tolist() == [3, 5, 64] and part.num_delegates == 3
