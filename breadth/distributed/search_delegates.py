@@ -63,7 +63,7 @@ from . import steps_owned
 from .exchange_alltoall import AllToAll
 from .parents_delegates import settle_delegates, settle_normals
 from .search_base import DistSearch, multithreaded, new_record
-from .steps_delegates import apply_ids, degree_sum, dn_bu, dn_td, mask_bu, mask_td
+from .steps_delegates import apply_ids, bits_to_list, degree_sum, dn_bu, dn_td, mask_bu, mask_td
 
 MASK_MODES = ("allreduce", "iallreduce")
 DEFAULT_MASK = "allreduce"
@@ -113,9 +113,9 @@ class DelegateExchange(AllToAll):
 
 
 def mask_list(mask, d) -> np.ndarray:
-    """Delegate numbers whose bits are set in ``mask``."""
-    bits = np.unpackbits(mask.view(np.uint8), bitorder="little")[:d]
-    return np.flatnonzero(bits).astype(np.int64)
+    """Delegate numbers whose bits are set in ``mask`` (ascending)."""
+    out = np.empty(d, dtype=np.int64)
+    return out[:bits_to_list(mask, d, out)]
 
 
 def set_bits(mask, ids):

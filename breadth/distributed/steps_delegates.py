@@ -196,3 +196,43 @@ def apply_ids(ids, nids, src, lo, parent, depth, level, pending, next_queue, nta
                 claimed += 1
         flush_buffer(buf, nb, next_queue, ntail)
     return claimed
+
+
+@njit(cache=True)
+def bits_to_list(mask, d, out):
+    """out[:k] := the delegate numbers (< d) whose bits are set in ``mask``, ascending; returns k."""
+    k = 0
+    for w in range(mask.size):
+        word = mask[w]
+        while word != np.uint64(0):
+            low = word & (~word + np.uint64(1))          # lowest set bit
+            j = w * 64 + _bit_index(low)
+            if j < d:
+                out[k] = j
+                k += 1
+            word ^= low
+    return k
+
+
+@njit(inline="always", cache=True)
+def _bit_index(single):
+    """Index of the only set bit of ``single``."""
+    i = 0
+    if single >= np.uint64(1) << np.uint64(32):
+        single >>= np.uint64(32)
+        i += 32
+    if single >= np.uint64(1) << np.uint64(16):
+        single >>= np.uint64(16)
+        i += 16
+    if single >= np.uint64(1) << np.uint64(8):
+        single >>= np.uint64(8)
+        i += 8
+    if single >= np.uint64(1) << np.uint64(4):
+        single >>= np.uint64(4)
+        i += 4
+    if single >= np.uint64(1) << np.uint64(2):
+        single >>= np.uint64(2)
+        i += 2
+    if single >= np.uint64(1) << np.uint64(1):
+        i += 1
+    return i

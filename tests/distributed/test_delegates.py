@@ -120,3 +120,15 @@ def test_edge_distributor_on_one_rank(directed, threshold):
     assert sub.cut_nn == 0 and sub.nbytes >= sub.forward_nbytes > 0
     for ix in (sub.nd_ix, sub.dn_ix, sub.dd_ix):
         assert ix.dtype == np.int32
+
+
+@pytest.mark.parametrize("d", [0, 1, 63, 64, 65, 1000, 4099])
+def test_mask_list_matches_unpackbits(d):
+    from breadth.distributed.search_delegates import mask_list
+
+    rng = np.random.default_rng(d)
+    words = (d + 63) // 64
+    for density in (0.0, 0.01, 0.5, 1.0):
+        bits = (rng.random(words * 64) < density).astype(np.uint8)
+        mask = np.packbits(bits, bitorder="little").view(np.uint64)
+        assert np.array_equal(mask_list(mask, d), np.flatnonzero(bits[:d]))
