@@ -61,7 +61,7 @@ from ..kernels.policy import BU, DIRECTIONS, TD, Policy
 from ..kernels.top_down import frontier_edge_offsets
 from . import steps_owned
 from .exchange_alltoall import AllToAll
-from .parents_delegates import settle_delegates, settle_normals
+from .parents_delegates import settle_parents
 from .search_base import DistSearch, multithreaded, new_record
 from .steps_delegates import apply_ids, bits_to_list, degree_sum, dn_bu, dn_td, mask_bu, mask_td
 
@@ -171,18 +171,11 @@ class DelegatesSearch(DistSearch):
         log = self.comm.level_log[-1]
         return log["exchange"].bytes + log["control"].bytes
 
-    def share(self, mask, sched) -> str:
-        """``mask`` := the OR of every rank's ``mask`` (bits over delegate numbers), in the cheaper
-        encoding: an Allgather of the per-rank counts of set bits (control) picks nothing (no bit
-        anywhere), an Allgatherv of int32 delegate numbers or the mask Allreduce. Every rank takes the
-        same branch; returns which. (The delegate-parent stage; levels fold the counts, ``_share_level``.)"""
-        comm, P, d = self.comm, self.comm.size, self.lg.partition.num_delegates
-        local = mask_list(mask, d)
-        counts = comm.allgatherv(np.array([local.size], dtype=np.int64), counts=np.ones(P, dtype=np.int64))
-        sched["control"] += P * (P - 1)
-        return self._encode(mask, local, counts, sched)
-
     def _encode(self, mask, local, counts, sched) -> str:
+        """``mask`` := the OR of every rank's ``mask`` (bits over delegate numbers; ``local`` this rank's
+        set bits, ``counts`` every rank's count of them, known alike everywhere) in the cheapest form:
+        nothing (no bit anywhere), an Allgatherv of int32 delegate numbers (when 4 bytes per bit beat the
+        mask) or the mask Allreduce (bitwise or). Every rank takes the same branch; returns which."""
         comm, P = self.comm, self.comm.size
         total = int(counts.sum())
         if total == 0:
@@ -339,8 +332,7 @@ class DelegatesSearch(DistSearch):
             level += 1
         self.queue, self.next_queue = queue, next_queue
         self.parent_stage = {}
-        settle_normals(self, parent, claimed_total)
-        settle_delegates(self, parent, depth, dq_seeds=sidx[sidx >= 0], levels=len(records))
+        settle_parents(self, parent, depth, claimed_total, sidx[sidx >= 0], len(records))
         return parent, depth, records
 
     def search(self, roots, max_depth=None):
