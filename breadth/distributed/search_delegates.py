@@ -36,13 +36,13 @@ Per level, on every rank (``steps_delegates``, ``steps_owned``):
    claimed (level 0: one more for the seeds' scouts).
 
 Parents (``parents_delegates``): normals claimed locally (nn, dn) get theirs at once; an nn
-id claimed from another rank gets the placeholder n + sender and, after the last level,
-its owner asks the sender for the parent it kept (one request ``Alltoallv``, one reply;
-skipped when no id was claimed anywhere). A delegate's parent is known on the rank(s) that
-set its bit (``dcand``); its owner settles it from what it sees itself, the rest are asked
-for after the last level (Sec. VI-A3: "only the destination vertices of nn edges ... would
-need to communicate their parent information at the end of BFS; vertices visited by dd, dn,
-and nd kernels can get the parent information locally"). Depths of delegates are the level
+id claimed from another rank gets the placeholder n + sender, and the sender keeps the
+parent. A delegate's parent is known on the rank(s) that set its bit (``dcand``); its owner
+settles it from what it sees itself. One stage after the last level (five collectives, all
+counted in that level) asks the senders for the nn parents and the finders for the delegate
+parents the owners could not see (Sec. VI-A3: "only the destination vertices of nn edges ...
+would need to communicate their parent information at the end of BFS; vertices visited by dd,
+dn, and nd kernels can get the parent information locally"). Delegates' depths are the level
 their bit first appears in the shared set, the same on every rank.
 
 Invariants between levels: every rank holds the same ``dvisited``/``dfront`` masks, delegate
