@@ -11,7 +11,7 @@ a quiet machine.
 
     .venv/bin/python bench/dist_delegates.py --scale 18 --ranks 4 --roots 16
     .venv/bin/python bench/dist_delegates.py --scale 18 --thresholds 16 64 auto --no-baselines
-    .venv/bin/python bench/dist_delegates.py --thresholds auto --masks allreduce iallreduce --no-baselines
+    .venv/bin/python bench/dist_delegates.py --thresholds auto --masks allreduce overlap iallreduce --no-baselines
 """
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def main():
     ap.add_argument("--ranks", type=int, default=4)
     ap.add_argument("--roots", type=int, default=16, help="search keys per configuration (NBFS)")
     ap.add_argument("--thresholds", nargs="+", default=THRESHOLDS, help="TH values (integers or auto)")
-    ap.add_argument("--masks", nargs="+", default=["allreduce", "iallreduce"], choices=["allreduce", "iallreduce"],
+    ap.add_argument("--masks", nargs="+", default=["allreduce", "overlap", "iallreduce"],
+                    choices=["allreduce", "overlap", "iallreduce"],
                     help="delegate-mask sharings measured at TH=auto (other thresholds: the default, allreduce)")
     ap.add_argument("--no-baselines", action="store_true", help="skip the 1D (and 2D) rows")
     ap.add_argument("--validate", action="store_true", help="also validate every tree (untimed, slower runs)")
@@ -95,7 +96,7 @@ def main():
             rows.append(row("2d", graph500(args, "2d")))
     for th in args.thresholds:
         for mask in (args.masks if th == "auto" else ["allreduce"]):
-            label = f"delegates TH={th}" + (" Iallr" if mask == "iallreduce" else "")
+            label = f"delegates TH={th}" + {"allreduce": "", "overlap": " overlap", "iallreduce": " Iallr"}[mask]
             rows.append(row(label, graph500(args, "delegates", threshold=th, mask=mask)))
             print(f"... TH={th} {mask} done", file=sys.stderr, flush=True)
 

@@ -37,11 +37,13 @@ def add_dist_options(p):
                    help="with --partition delegates: vertices of out-degree > TH are delegates, replicated on "
                         "every rank (Pan et al.); auto (default): the smallest power of two leaving at most "
                         "n/P delegates (the paper's rule)")
-    g.add_argument("--delegate-mask", default=None, choices=("allreduce", "iallreduce"),
+    g.add_argument("--delegate-mask", default=None, choices=("allreduce", "iallreduce", "overlap"),
                    help="with --partition delegates: how the delegates found in a level are shared; allreduce "
                         "(default): their count rides in the normal exchange's count Alltoall, then nothing, their "
                         "numbers (Allgatherv) or the d-bit mask (blocking Allreduce), whichever is smallest; "
-                        "iallreduce: the d-bit mask's Iallreduce overlapped with the normal exchange")
+                        "overlap: the same forms, non-blocking, overlapped with the normal ids' Alltoallv; "
+                        "iallreduce: always the d-bit mask, its Iallreduce overlapped with the whole normal "
+                        "exchange (the paper's IR)")
     g.add_argument("--ranks", type=int, default=None, metavar="P",
                    help=f"start 'mpiexec -n P' with this same command yourself (implies --partition "
                         f"{registry.DEFAULT_PARTITION} unless another is given; adds --oversubscribe when P "

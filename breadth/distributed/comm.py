@@ -232,6 +232,18 @@ class Comm:
         self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)
         return PendingReduce(self, req, a, out, category)
 
+    def iallgatherv(self, array, counts, category="exchange") -> "PendingReduce":
+        """Start a non-blocking ``allgatherv`` with known per-rank ``counts`` (counted now, like it:
+        P - 1 messages of this rank's block); ``.wait()`` gives the concatenation."""
+        a = np.ascontiguousarray(array)
+        counts = np.asarray(counts, dtype=np.int64)
+        out = np.empty(int(counts.sum()), dtype=a.dtype)
+        t = _mpi_type(a.dtype)
+        t0 = time.perf_counter()
+        req = self.mpi.Iallgatherv([a, t], [out, (counts, _displacements(counts)), t])
+        self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)
+        return PendingReduce(self, req, a, out, category)
+
     def allgatherv(self, array, counts=None, out=None, category="control") -> np.ndarray:
         """Concatenate every rank's 1-D array in rank order (``counts``: per-rank lengths, if known)."""
         a = np.ascontiguousarray(array)
@@ -271,9 +283,11 @@ class Comm:
         self._account(category, 2 * (P - 1), 8 * (P - 1) + data_bytes, time.perf_counter() - t0)
         return recv, rcounts
 
-    def alltoallv_header(self, send, counts, header, category="exchange"):
+    def alltoallv_header(self, send, counts, header, category="exchange", between=None):
         """``alltoallv`` whose count Alltoall also carries ``header`` (k int64 values per destination,
-        shape (P, k)): the same 2 (P - 1) messages, 8 k more bytes per peer. Returns (received array,
+        shape (P, k)): the same 2 (P - 1) messages, 8 k more bytes per peer. ``between(headers)``, if
+        given, runs after the count Alltoall and before the data moves (to start a non-blocking
+        operation that overlaps them; its own time is not counted here). Returns (received array,
         received counts, received headers (P, k) in source-rank order)."""
         P, me = self.size, self.rank
         send = np.ascontiguousarray(send)
@@ -284,6 +298,10 @@ class Comm:
         rblock = np.empty_like(block)
         t0 = time.perf_counter()
         self.mpi.Alltoall([block, (k + 1), _mpi_type(np.int64)], [rblock, (k + 1), _mpi_type(np.int64)])
+        if between is not None:
+            t1 = time.perf_counter()
+            between(rblock[:, 1:])
+            t0 += time.perf_counter() - t1
         rcounts = np.ascontiguousarray(rblock[:, 0])
         recv = np.empty(int(rcounts.sum()), dtype=send.dtype)
         t = _mpi_type(send.dtype)
@@ -357,7 +375,8 @@ class Comm:
 
 
 class PendingReduce:
-    """A started ``Comm.iallreduce``: ``wait()`` completes it (once) and returns the result."""
+    """A started ``Comm.iallreduce`` or ``Comm.iallgatherv``: ``wait()`` completes it (once) and returns
+    the result."""
 
     def __init__(self, comm, req, send, out, category):
         self.comm, self.req, self.send, self.out, self.category = comm, req, send, out, category

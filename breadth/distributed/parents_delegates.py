@@ -94,7 +94,7 @@ def settle_parents(search, parent, depth, claimed_total: int, dq_seeds, levels: 
     # 2. the unresolved delegates, known to every rank
     need = np.zeros_like(search.dnew)
     np.bitwise_or.at(need, missing >> 6, np.left_shift(np.uint64(1), (missing & 63).astype(np.uint64)))
-    how = search._encode(need, missing, counts[:, 0], sched)
+    how, _ = search._encode(need, missing, counts[:, 0], sched)
     held = np.empty(0, dtype=np.int64)
     if how != "none":
         held = np.flatnonzero(np.unpackbits(need.view(np.uint8), bitorder="little")[:d])

@@ -31,7 +31,10 @@ Per level, on every rank (``steps_delegates``, ``steps_owned``):
      bit beat the mask: early and late levels) or the paper's OR-reduction of the d-bit
      mask with one blocking ``Allreduce``;
    * "iallreduce": the mask ``Iallreduce`` (always the bitmap) is started before the nn
-     exchange and completed after it, overlapping the two;
+     exchange and completed after it, overlapping the two (the paper's "IR");
+   * "overlap": as "allreduce", but the chosen form starts non-blocking (``Iallgatherv`` or
+     ``Iallreduce``) right after the count Alltoall, overlapping the ids' ``Alltoallv`` and
+     their application;
 4. control: one Allreduce of the new normal count, the four scout counts and the nn ids
    claimed (level 0: one more for the seeds' scouts).
 
@@ -65,7 +68,7 @@ from .parents_delegates import settle_parents
 from .search_base import DistSearch, multithreaded, new_record
 from .steps_delegates import apply_ids, bits_to_list, degree_sum, dn_bu, dn_td, mask_bu, mask_td
 
-MASK_MODES = ("allreduce", "iallreduce")
+MASK_MODES = ("allreduce", "iallreduce", "overlap")
 DEFAULT_MASK = "allreduce"
 
 
@@ -89,9 +92,10 @@ class DelegateExchange(AllToAll):
         self.mask_words = num_words(partition.num_delegates)
         self.mask = mask
 
-    def send_ids(self, ids, header=None):
+    def send_ids(self, ids, header=None, between=None):
         """Send each global id in ``ids`` to its owner (``header``: one int64 per destination riding
-        in the count Alltoall). Returns (received ids, sending rank of each, received headers or None)."""
+        in the count Alltoall; ``between``: see ``Comm.alltoallv_header``). Returns (received ids,
+        sending rank of each, received headers or None)."""
         P, bounds = self.comm.size, self.partition.bounds
         ids = np.sort(ids)
         per_rank = np.diff(np.searchsorted(ids, bounds)).astype(np.int64)
@@ -100,7 +104,8 @@ class DelegateExchange(AllToAll):
             recv, rcounts = self.comm.alltoallv(send, per_rank, category="exchange")
             got = None
         else:
-            recv, rcounts, got = self.comm.alltoallv_header(send, per_rank, np.full((P, 1), header), "exchange")
+            recv, rcounts, got = self.comm.alltoallv_header(send, per_rank, np.full((P, 1), header), "exchange",
+                                                            between)
             got = got[:, 0]
         return recv, np.repeat(np.arange(P, dtype=np.int64), rcounts), got
 
@@ -116,6 +121,10 @@ def mask_list(mask, d) -> np.ndarray:
     """Delegate numbers whose bits are set in ``mask`` (ascending)."""
     out = np.empty(d, dtype=np.int64)
     return out[:bits_to_list(mask, d, out)]
+
+
+def _done():
+    """The ``finish`` of a sharing that is complete already."""
 
 
 def set_bits(mask, ids):
@@ -171,23 +180,37 @@ class DelegatesSearch(DistSearch):
         log = self.comm.level_log[-1]
         return log["exchange"].bytes + log["control"].bytes
 
-    def _encode(self, mask, local, counts, sched) -> str:
+    def _encode(self, mask, local, counts, sched, blocking=True):
         """``mask`` := the OR of every rank's ``mask`` (bits over delegate numbers; ``local`` this rank's
         set bits, ``counts`` every rank's count of them, known alike everywhere) in the cheapest form:
         nothing (no bit anywhere), an Allgatherv of int32 delegate numbers (when 4 bytes per bit beat the
-        mask) or the mask Allreduce (bitwise or). Every rank takes the same branch; returns which."""
+        mask) or the mask Allreduce (bitwise or); ``blocking`` False starts the non-blocking form. Every
+        rank takes the same branch; returns (the form, ``finish``: completes ``mask``, a no-op if done)."""
         comm, P = self.comm, self.comm.size
         total = int(counts.sum())
         if total == 0:
-            return "none"
+            return "none", _done
         sched["exchange"] += P * (P - 1)
         if 4 * total < P * mask.nbytes:
-            ids = comm.allgatherv(local.astype(np.int32), counts=counts, category="exchange").astype(np.int64)
-            mask[:] = 0
-            set_bits(mask, ids)
-            return "ids"
-        mask[:] = self.exchange.reduce_mask(mask)
-        return "bitmap"
+            if blocking:
+                ids = comm.allgatherv(local.astype(np.int32), counts=counts, category="exchange")
+                mask[:] = 0
+                set_bits(mask, ids.astype(np.int64))
+                return "ids", _done
+            gathering = comm.iallgatherv(local.astype(np.int32), counts)
+
+            def finish_ids():
+                mask[:] = 0
+                set_bits(mask, gathering.wait().astype(np.int64))
+            return "ids", finish_ids
+        if blocking:
+            mask[:] = self.exchange.reduce_mask(mask)
+            return "bitmap", _done
+        reducing = comm.iallreduce(mask, "bor")
+
+        def finish_bitmap():
+            mask[:] = reducing.wait()
+        return "bitmap", finish_bitmap
 
     def _scouts(self, queue, qsize, dq) -> list[int]:
         sub = self.lg.sub
@@ -239,16 +262,24 @@ class DelegatesSearch(DistSearch):
         return examined
 
     def _exchange(self, level, may_find, parent, depth, next_queue, atomic, sched) -> int:
-        """The nn ids to their owners and (``may_find``) the delegate mask shared into ``dnew``;
-        returns the nn ids this rank claimed."""
+        """The nn ids to their owners and (``may_find``) the delegate mask shared into ``dnew``, by the
+        mask mode (module header); returns the nn ids this rank claimed."""
         comm, ex, P, part = self.comm, self.exchange, self.comm.size, self.lg.partition
-        pp, d, overlap = P * (P - 1), part.num_delegates, ex.mask == "iallreduce"
+        pp, d, mode = P * (P - 1), part.num_delegates, ex.mask
         before = self.bytes_now()
-        pending = comm.iallreduce(self.dnew, "bor") if may_find and overlap else None
-        local = mask_list(self.dnew, d) if may_find and not overlap else None
-        ids, src, counts = ex.send_ids(self.cand_v[:int(self.ctail[0])], None if local is None else local.size)
-        mask_part = ((P - 1) * self.dnew.nbytes if pending is not None else 0) + (8 * (P - 1) if local is not None
-                                                                                 else 0)
+        pending = comm.iallreduce(self.dnew, "bor") if may_find and mode == "iallreduce" else None
+        local = mask_list(self.dnew, d) if may_find and mode != "iallreduce" else None
+        started = {}
+
+        def start(headers):                 # "overlap": the chosen form starts before the ids move
+            b0 = self.bytes_now()
+            started["form"] = self._encode(self.dnew, local, headers[:, 0], sched, blocking=False)
+            started["bytes"] = self.bytes_now() - b0
+
+        ids, src, counts = ex.send_ids(self.cand_v[:int(self.ctail[0])], None if local is None else local.size,
+                                       start if local is not None and mode == "overlap" else None)
+        mask_part = (((P - 1) * self.dnew.nbytes if pending is not None else 0)
+                     + (8 * (P - 1) if local is not None else 0) + started.get("bytes", 0))
         sched["normal_bytes"] = self.bytes_now() - before - mask_part
         sched["mask_bytes"] = mask_part
         claimed = apply_ids(ids, ids.size, src, part.lo, parent, depth, level, self.lg.num_vertices, next_queue,
@@ -257,9 +288,12 @@ class DelegatesSearch(DistSearch):
             self.dnew[:] = pending.wait()
             sched["exchange"] += pp
             sched["mask"] = "bitmap"
+        elif started:
+            sched["mask"], finish = started["form"]
+            finish()
         elif local is not None:
             before = self.bytes_now()
-            sched["mask"] = self._encode(self.dnew, local, counts, sched)
+            sched["mask"], _ = self._encode(self.dnew, local, counts, sched)
             sched["mask_bytes"] += self.bytes_now() - before
         return claimed
 

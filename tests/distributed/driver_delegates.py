@@ -69,7 +69,7 @@ def check_counts(comm, state, result):
         ex, ct = sum(per["exchange_messages"]), sum(per["control_messages"])
         assert (ex, ct) == state.expected_messages(lv.level, 0), (lv.level, ex, ct)
         sched = state.schedule[lv.level]
-        header = 8 if state.exchange.mask == "allreduce" else 0    # the bit count riding in the count Alltoall
+        header = 8 if state.exchange.mask != "iallreduce" else 0    # the bit count riding in the count Alltoall
         if sched["mask"] == "bitmap":      # the count (allreduce) and the mask (All- or Iallreduce)
             assert dl["mask_bytes"] == P * (P - 1) * (header + state.dnew.nbytes), (lv.level, dl)
         elif sched["mask"] == "none":
@@ -144,7 +144,8 @@ def check(names, thresholds, algorithms):
 
 
 def comm_ops():
-    """Comm.alltoallv_header and Comm.iallreduce: right values, counted by the rules."""
+    """Comm.alltoallv_header (with ``between``), Comm.iallreduce and Comm.iallgatherv: right values,
+    counted by the rules."""
     comm = Comm()
     P, me = comm.size, comm.rank
     comm.begin_levels()
@@ -152,7 +153,9 @@ def comm_ops():
     counts = np.arange(P, dtype=np.int64) % 3
     send = np.concatenate([np.full(c, 100 * me + q, dtype=np.int32) for q, c in enumerate(counts)])
     header = np.stack([np.full(P, 7 * me), np.arange(P)], axis=1)
-    recv, rcounts, got = comm.alltoallv_header(send, counts, header)
+    seen = []
+    recv, rcounts, got = comm.alltoallv_header(send, counts, header, between=lambda h: seen.append(h.copy()))
+    assert len(seen) == 1 and np.array_equal(seen[0], got)
     assert np.array_equal(rcounts, np.full(P, me % 3))
     assert np.array_equal(recv, np.repeat(100 * np.arange(P) + me, me % 3).astype(np.int32))
     assert np.array_equal(got, np.stack([7 * np.arange(P), np.full(P, me)], axis=1))
@@ -169,6 +172,10 @@ def comm_ops():
         want[r % 3] |= np.uint64(1) << np.uint64(r)
     assert np.array_equal(pending.wait(), want) and pending.wait() is pending.wait()
     assert log.bytes == before + 24 * (P - 1) and log.messages == 3 * (P - 1)
+    sizes = np.arange(P) % 2 + 1
+    gathering = comm.iallgatherv(np.full(sizes[me], me, dtype=np.int32), sizes)
+    assert log.messages == 4 * (P - 1) and log.bytes == before + (24 + 4 * int(sizes[me])) * (P - 1)
+    assert np.array_equal(gathering.wait(), np.repeat(np.arange(P), sizes).astype(np.int32))
     comm.end_levels()
     if me == 0:
         print(f"OK comm P={P}", flush=True)

@@ -61,7 +61,8 @@ def test_layout_params_threshold_and_mask():
     check = registry.get("delegates").check_params
     assert check({}, 4) == {"threshold": "auto", "mask": "allreduce"}
     assert check({"threshold": 8, "mask": "iallreduce"}, 2) == {"threshold": 8, "mask": "iallreduce"}
-    with pytest.raises(InputError, match="mask must be one of allreduce, iallreduce, got 'bcast'"):
+    assert check({"mask": "overlap"}, 2)["mask"] == "overlap"
+    with pytest.raises(InputError, match="mask must be one of allreduce, iallreduce, overlap, got 'bcast'"):
         check({"mask": "bcast"}, 2)
     with pytest.raises(InputError, match="threshold must be"):
         check({"threshold": -1}, 2)

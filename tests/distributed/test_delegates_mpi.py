@@ -49,11 +49,13 @@ def test_delegates_match_single_node(nprocs, graphs, warm_delegates):
     assert (sum(asked) > 0) == (nprocs > 1), lines
 
 
+@pytest.mark.parametrize("mask", ["iallreduce", "overlap"])
 @pytest.mark.parametrize("nprocs,graphs", [(2, ["kron10", "star"]), (3, ["directed", "disconnected"]),
                                            (4, ["kron10", "path"]), (5, ["tiny", "star"])])
-def test_delegates_iallreduce_mask(nprocs, graphs, warm_delegates):
-    # the mask's Iallreduce overlapped with the nn exchange: same trees, its own byte schedule
-    _check(nprocs, graphs, thresholds="auto,4,0", mask="iallreduce")
+def test_delegates_nonblocking_mask(nprocs, graphs, mask, warm_delegates):
+    # iallreduce: the mask's Iallreduce overlapped with the nn exchange; overlap: the cheapest form
+    # (Iallgatherv or Iallreduce) started after the count Alltoall. Same trees, their own byte schedules
+    _check(nprocs, graphs, thresholds="auto,4,0", mask=mask)
 
 
 @pytest.mark.parametrize("nprocs", [1, 2, 3, 5])
@@ -110,7 +112,7 @@ def test_bfs_cli_delegates_native_file(tmp_path, warm_delegates):
 def test_graph500_cli_delegates_auto(warm_delegates):
     from mpi_helpers import run_cli
 
-    for mask in (None, "iallreduce"):
+    for mask in (None, "iallreduce", "overlap"):
         extra = ["--delegate-mask", mask] if mask else []
         proc = run_cli(["graph500", "--scale", "10", "--roots", "3", "--ranks", "2", "--partition", "delegates",
                         "--quiet"] + extra, timeout=300)
