@@ -3,9 +3,11 @@ next to 1D all-to-all (and 2D when a "2d" partition is registered) on the same K
 
 Runs ``breadth graph500`` under ``mpiexec -n P`` once per configuration and prints per row:
 harmonic-mean TEPS, bytes per search (all communication, summed over ranks), its split into
-delegate-mask bytes and normal-exchange bytes (plus the parent stages after the last level:
-nn vertices' parents asked of their senders, delegates' parents), levels with a mask reduction, the delegate count, the nn-arc share and the
-graph memory per rank (largest rank: subgraphs, the 1D CSR, a 16-byte-per-arc edge list).
+delegate-mask bytes and normal-exchange bytes (plus the parent stage after the last level:
+nn vertices' parents asked of their senders, delegates' parents), levels with a mask
+reduction, the delegate count, the nn-arc share and the graph memory per rank (largest rank:
+subgraphs, the 1D CSR, a 16-byte-per-arc edge list). At TH=auto every ``--masks`` mode
+(``--delegate-mask``) gets a row.
 Byte counts are deterministic (the same on a loaded machine); TEPS are not -- time them on
 a quiet machine.
 
@@ -103,7 +105,8 @@ def main():
     print(f"Graph500 scale {args.scale}, edgefactor 16, {args.ranks} ranks, {args.roots} search keys per row "
           f"(harmonic-mean TEPS; bytes = mean per search, summed over ranks; memory: the rank with the "
           f"largest subgraphs)")
-    head = (f"{'configuration':<26}{'TEPS':>10}{'bytes':>11}{'mask B':>10}{'normal B':>11}{'nn par B':>10}{'del par B':>10}"
+    head = (f"{'configuration':<26}{'TEPS':>10}{'bytes':>11}{'mask B':>10}{'normal B':>11}{'nn par B':>10}"
+            f"{'del par B':>10}"
             f"{'mask lv':>8}{'levels':>7}{'TH':>6}{'d':>8}{'nn %':>7}{'subgraph B':>12}{'1D CSR B':>11}"
             f"{'16B list':>11}")
     print(head)
