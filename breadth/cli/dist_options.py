@@ -37,6 +37,13 @@ def add_dist_options(p):
                    help="with --partition delegates: vertices of out-degree > TH are delegates, replicated on "
                         "every rank (Pan et al.); auto (default): the smallest power of two leaving at most "
                         "n/P delegates (the paper's rule)")
+    g.add_argument("--delegate-mask", default=None, choices=("allreduce", "iallreduce", "overlap"),
+                   help="with --partition delegates: how the delegates found in a level are shared; allreduce "
+                        "(default): their count rides in the normal exchange's count Alltoall, then nothing, their "
+                        "numbers (Allgatherv) or the d-bit mask (blocking Allreduce), whichever is smallest; "
+                        "overlap: the same forms, non-blocking, overlapped with the normal ids' Alltoallv; "
+                        "iallreduce: always the d-bit mask, its Iallreduce overlapped with the whole normal "
+                        "exchange (the paper's IR)")
     g.add_argument("--ranks", type=int, default=None, metavar="P",
                    help=f"start 'mpiexec -n P' with this same command yourself (implies --partition "
                         f"{registry.DEFAULT_PARTITION} unless another is given; adds --oversubscribe when P "
@@ -74,15 +81,17 @@ def partition_mode(args) -> str:
         if args.exchange is not None:
             raise InputError(f"--exchange applies to distributed runs: add --partition {registry.DEFAULT_PARTITION} "
                              f"or --ranks P")
-        if getattr(args, "threshold", None) is not None:
-            raise InputError("--threshold applies to --partition delegates")
+        for flag in ("threshold", "delegate_mask"):
+            if getattr(args, flag, None) is not None:
+                raise InputError(f"--{flag.replace('_', '-')} applies to --partition delegates")
         if args.fanout != DEFAULT_FANOUT:
             raise InputError(f"--fanout applies to distributed runs: add --partition {registry.DEFAULT_PARTITION} "
                              f"or --ranks P")
         return mode
     registry.get(mode, args.exchange)              # the pair exists (its names are the flags' values)
-    if getattr(args, "threshold", None) is not None and mode != "delegates":
-        raise InputError("--threshold applies to --partition delegates")
+    for flag in ("threshold", "delegate_mask"):
+        if getattr(args, flag, None) is not None and mode != "delegates":
+            raise InputError(f"--{flag.replace('_', '-')} applies to --partition delegates")
     if args.fanout < 1:
         raise InputError(f"--fanout must be >= 1, got {args.fanout}")
     if args.fanout != DEFAULT_FANOUT and (args.exchange or registry.default_exchange(mode)) != "butterfly":
@@ -99,6 +108,8 @@ def engine_options(args) -> dict:
         params["grid"] = args.grid
     if mode == "delegates" and getattr(args, "threshold", None) is not None:
         params["threshold"] = _threshold(args.threshold)
+    if mode == "delegates" and getattr(args, "delegate_mask", None) is not None:
+        params["mask"] = args.delegate_mask
     return {"partition": mode, "exchange": args.exchange, "fanout": args.fanout, "params": params,
             "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads,
             "device": getattr(args, "device", "cpu")}
@@ -128,9 +139,10 @@ def comm_summary(searches: list[dict], construction: dict | None = None) -> dict
     out["comm_seconds_per_search"] = sum(c["comm_seconds"] for c in comms) / k
     dels = [s["delegates"] for s in searches if "delegates" in s]
     if dels:
-        for key in ("mask_bytes", "normal_bytes", "delegate_parent_bytes", "mask_levels"):
+        for key in ("mask_bytes", "normal_bytes", "delegate_parent_bytes", "nn_parent_bytes", "mask_levels"):
             out[f"delegate_{key}_per_search" if key == "mask_levels" else f"{key}_per_search"] = \
                 sum(d[key] for d in dels) / len(dels)
+        out["delegate_mask"] = dels[0]["mask_mode"]
     if construction is not None:
         out["construction"] = construction
     return out
@@ -156,13 +168,16 @@ def format_comm(summary: dict) -> str:
     if "mask_bytes_per_search" in summary:
         rows += [("mask_bytes_per_search:", summary["mask_bytes_per_search"]),
                  ("normal_bytes_per_search:", summary["normal_bytes_per_search"]),
-                 ("parent_bytes_per_search:", summary["delegate_parent_bytes_per_search"]),
+                 ("delegate_parent_bytes_per_search:", summary["delegate_parent_bytes_per_search"]),
+                 ("nn_parent_bytes_per_search:", summary["nn_parent_bytes_per_search"]),
                  ("mask_levels_per_search:", summary["delegate_mask_levels_per_search"])]
     cons = summary.get("construction")
     if cons:
         rows += [("construction_messages:", sum(c["messages"] for c in cons.values())),
                  ("construction_bytes:", sum(c["bytes"] for c in cons.values()))]
     lines += [f"{key:<32}{value:g}" for key, value in rows]
+    if "delegate_mask" in summary:
+        lines.append(f"{'delegate_mask:':<32}{summary['delegate_mask']}")
     return "\n".join(lines)
 
 

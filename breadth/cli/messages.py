@@ -40,6 +40,7 @@ TRANSLATIONS = [
     (r"^threads must", "--threads must"),
     (r"\bgrid=", "--grid "),
     (r"^threshold must", "--threshold must"),
+    (r"^mask must", "--delegate-mask must"),
 ]
 _COMPILED = [(re.compile(api), cli) for api, cli in TRANSLATIONS]
 

@@ -220,6 +220,30 @@ class Comm:
         self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)
         return out
 
+    def iallreduce(self, array, op="bor", category="exchange") -> "PendingReduce":
+        """Start a non-blocking ``allreduce`` (counted now, like it: P - 1 messages of the buffer);
+        ``.wait()`` on the returned handle gives the reduced array and adds the waiting time."""
+        MPI = self.MPI
+        a = np.ascontiguousarray(array)
+        out = np.empty_like(a)
+        mop = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "bor": MPI.BOR}[op]
+        t0 = time.perf_counter()
+        req = self.mpi.Iallreduce([a, _mpi_type(a.dtype)], [out, _mpi_type(a.dtype)], op=mop)
+        self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)
+        return PendingReduce(self, req, a, out, category)
+
+    def iallgatherv(self, array, counts, category="exchange") -> "PendingReduce":
+        """Start a non-blocking ``allgatherv`` with known per-rank ``counts`` (counted now, like it:
+        P - 1 messages of this rank's block); ``.wait()`` gives the concatenation."""
+        a = np.ascontiguousarray(array)
+        counts = np.asarray(counts, dtype=np.int64)
+        out = np.empty(int(counts.sum()), dtype=a.dtype)
+        t = _mpi_type(a.dtype)
+        t0 = time.perf_counter()
+        req = self.mpi.Iallgatherv([a, t], [out, (counts, _displacements(counts)), t])
+        self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)
+        return PendingReduce(self, req, a, out, category)
+
     def allgatherv(self, array, counts=None, out=None, category="control") -> np.ndarray:
         """Concatenate every rank's 1-D array in rank order (``counts``: per-rank lengths, if known)."""
         a = np.ascontiguousarray(array)
@@ -258,6 +282,34 @@ class Comm:
         data_bytes = (int(counts.sum()) - int(counts[me])) * send.itemsize
         self._account(category, 2 * (P - 1), 8 * (P - 1) + data_bytes, time.perf_counter() - t0)
         return recv, rcounts
+
+    def alltoallv_header(self, send, counts, header, category="exchange", between=None):
+        """``alltoallv`` whose count Alltoall also carries ``header`` (k int64 values per destination,
+        shape (P, k)): the same 2 (P - 1) messages, 8 k more bytes per peer. ``between(headers)``, if
+        given, runs after the count Alltoall and before the data moves (to start a non-blocking
+        operation that overlaps them; its own time is not counted here). Returns (received array,
+        received counts, received headers (P, k) in source-rank order)."""
+        P, me = self.size, self.rank
+        send = np.ascontiguousarray(send)
+        counts = np.ascontiguousarray(counts, dtype=np.int64)
+        header = np.asarray(header, dtype=np.int64).reshape(P, -1)
+        k = header.shape[1]
+        block = np.ascontiguousarray(np.concatenate([counts[:, None], header], axis=1))
+        rblock = np.empty_like(block)
+        t0 = time.perf_counter()
+        self.mpi.Alltoall([block, (k + 1), _mpi_type(np.int64)], [rblock, (k + 1), _mpi_type(np.int64)])
+        if between is not None:
+            t1 = time.perf_counter()
+            between(rblock[:, 1:])
+            t0 += time.perf_counter() - t1
+        rcounts = np.ascontiguousarray(rblock[:, 0])
+        recv = np.empty(int(rcounts.sum()), dtype=send.dtype)
+        t = _mpi_type(send.dtype)
+        self.mpi.Alltoallv([send, (counts, _displacements(counts)), t],
+                           [recv, (rcounts, _displacements(rcounts)), t])
+        data_bytes = (int(counts.sum()) - int(counts[me])) * send.itemsize
+        self._account(category, 2 * (P - 1), 8 * (k + 1) * (P - 1) + data_bytes, time.perf_counter() - t0)
+        return recv, rcounts, rblock[:, 1:]
 
     def sendrecv(self, send, dest, recv, source, category="exchange") -> int:
         """Send ``send`` to ``dest`` while receiving from ``source`` into ``recv`` (a buffer large enough);
@@ -320,3 +372,19 @@ class Comm:
         """``runtime.agree`` over this communicator: if any rank passes an error, every rank
         raises the lowest failing rank's error, of its class, marked collective. Not counted."""
         agree(self, error)
+
+
+class PendingReduce:
+    """A started ``Comm.iallreduce`` or ``Comm.iallgatherv``: ``wait()`` completes it (once) and returns
+    the result."""
+
+    def __init__(self, comm, req, send, out, category):
+        self.comm, self.req, self.send, self.out, self.category = comm, req, send, out, category
+
+    def wait(self) -> np.ndarray:
+        if self.req is not None:
+            t0 = time.perf_counter()
+            self.req.Wait()
+            self.comm._account(self.category, 0, 0, time.perf_counter() - t0)
+            self.req = self.send = None
+        return self.out

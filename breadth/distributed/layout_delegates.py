@@ -26,7 +26,7 @@ from .layout_1d import estimate_rank_bytes
 from .partition_delegates import Delegates, auto_threshold, degree_histogram
 from .registry import Layout, register
 from .search_base import collective
-from .search_delegates import DelegatesSearch
+from .search_delegates import DEFAULT_MASK, DelegatesSearch, check_mask
 from .subgraphs_delegates import Subgraphs
 from .validate import validate_owned
 
@@ -75,6 +75,15 @@ def separate(comm, lg1: LocalGraph, options) -> DelegatesGraph:
     return lg
 
 
+def check_params(params: dict, nprocs: int) -> dict:
+    """The delegates layout's options: ``threshold`` ("auto" or an integer >= 0) and ``mask`` (how the
+    delegate mask is shared: "allreduce" or "iallreduce", ``search_delegates.MASK_MODES``)."""
+    out = dict(params)
+    out["threshold"] = check_threshold(out.get("threshold", "auto"))
+    out["mask"] = check_mask(out.get("mask", DEFAULT_MASK))
+    return out
+
+
 def _build(comm, src, dst, num_vertices, directed, options):
     collective(check_threshold, options.params.get("threshold", "auto"))       # before any work
     return separate(comm, build_1d(comm, src, dst, num_vertices, directed), options)
@@ -95,4 +104,5 @@ def estimate_bytes(num_vertices, num_tuples, nprocs, options, directed) -> int:
 
 register(Layout("delegates", "alltoall", _build, _slice, DelegatesSearch, validate_owned, estimate_bytes,
                 default=True, summary="degree separation (Pan et al.): delegates replicated, their mask "
-                                      "OR-reduced per level; normal->normal discoveries routed with Alltoallv"))
+                                      "OR-reduced per level; normal->normal discoveries routed with Alltoallv",
+                check_params=check_params))

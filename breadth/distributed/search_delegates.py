@@ -4,8 +4,9 @@ GPU Cluster", IPDPS'18, Sec. IV "local computation" and V "communication").
 Per level, on every rank (``steps_delegates``, ``steps_owned``):
 
 1. nn, top-down only (Sec. IV-B: the nn subgraph is not symmetric and has low in-degrees):
-   the normal frontier's nn edges claim local normals at once and emit (vertex, parent)
-   candidates for remote ones, each remote vertex at most once per search;
+   the normal frontier's nn edges claim local normals at once and emit the ids of remote
+   ones, each remote vertex at most once per search (the ``sent`` bitmap); the parent each
+   id was sent for stays on this rank (``nn_log``) until the end of the search;
 2. nd, dd, dn, each in its own direction (Sec. IV-B: "the three visiting kernels with DO
    have three sets of direction-switching factors"): one ``kernels.policy.Policy`` stepper
    per subgraph on that subgraph's own workload -- its scout count (out-edges of the
@@ -13,32 +14,42 @@ Per level, on every rank (``steps_delegates``, ``steps_owned``):
    top-down by the shared beta rule on the level's global frontier. Forward nd/dd set
    bits of delegates found in this rank's ``dnew`` mask, reverse ones let each unreached
    delegate look for a frontier source among its local in-arcs; dn claims local normals
-   (forward from the frontier delegates, or reverse from each unreached normal);
-3. exchange (``DelegateExchange``): the nn candidates go to their owners with one
-   ``Alltoallv`` (after the count ``Alltoall``) -- the paper posts Isend/Irecv pairs; one
-   collective keeps the schedule fixed and counted, and at the rank counts breadth runs
-   (a handful per host) the pairwise messages are the same -- and the delegates found are
-   shared, only in levels where one can be found (some frontier vertex has nd or dd arcs:
-   the global scout counts say so, identically on every rank; the paper's "whenever any
-   update occurs"): an ``Allgather`` of each rank's count of new bits (control) picks
-   nothing (none anywhere), an ``Allgatherv`` of the int32 delegate numbers (when 4 bytes
-   per new bit beat the mask: early and late levels) or the paper's OR-reduction of the
-   d-bit mask with one blocking ``Allreduce``;
-4. control: one Allreduce of the new normal count and the four scout counts (level 0:
-   one more for the seeds').
+   (forward from the frontier delegates, or reverse from each unreached normal). A pass
+   that cannot find anything is skipped (no scouts in its subgraph anywhere, or, for nd
+   and dd, every delegate reached already): the same decision on every rank;
+3. exchange (``DelegateExchange``): the nn ids go to their owners with one ``Alltoallv``
+   after the count ``Alltoall`` -- the paper posts Isend/Irecv pairs; one collective keeps
+   the schedule fixed and counted, and at breadth's rank counts (a handful per host) the
+   pairwise messages are the same, while Isend/Irecv would need a count exchange or probes
+   to size the receives -- and, in levels where a delegate can be found (some frontier
+   vertex has nd or dd arcs, some delegate is unreached: global counts, identical on every
+   rank; the paper's "whenever any update occurs"), the delegates found are shared, by
+   ``params["mask"]``:
+   * "allreduce" (default): each rank's count of new bits rides in the count Alltoall of
+     the nn exchange (one more int64 per peer, no collective of its own); then nothing (no
+     bit anywhere), an ``Allgatherv`` of the int32 delegate numbers (when 4 bytes per new
+     bit beat the mask: early and late levels) or the paper's OR-reduction of the d-bit
+     mask with one blocking ``Allreduce``;
+   * "iallreduce": the mask ``Iallreduce`` (always the bitmap) is started before the nn
+     exchange and completed after it, overlapping the two (the paper's "IR");
+   * "overlap": as "allreduce", but the chosen form starts non-blocking (``Iallgatherv`` or
+     ``Iallreduce``) right after the count Alltoall, overlapping the ids' ``Alltoallv`` and
+     their application;
+4. control: one Allreduce of the new normal count, the four scout counts and the nn ids
+   claimed (level 0: one more for the seeds' scouts).
 
-Parents: normals get theirs where they are claimed (locally, or from the routed pair).
-A delegate's parent is known on the rank(s) that set its bit (``dcand``); after the last
-level each owner settles its delegates with what it sees itself (``owner_parents``: its
-own candidate, the sources of its local dd arcs into it, its local normals with an nd arc
-to it, whose depths it knows); the ones left are shared like the mask (count Allgather,
-then ids or bitmap, nothing if none) and the ranks holding a candidate for them send
-(delegate, parent) with one ``Alltoallv`` (all counted in the last level; Sec. VI-A3: "vertices visited by
-dd, dn, and nd kernels can get the parent information locally"). Depths of delegates are
-the level their bit first appears in the shared set, the same on every rank.
+Parents (``parents_delegates``): normals claimed locally (nn, dn) get theirs at once; an nn
+id claimed from another rank gets the placeholder n + sender, and the sender keeps the
+parent. A delegate's parent is known on the rank(s) that set its bit (``dcand``); its owner
+settles it from what it sees itself. One stage after the last level (five collectives, all
+counted in that level) asks the senders for the nn parents and the finders for the delegate
+parents the owners could not see (Sec. VI-A3: "only the destination vertices of nn edges ...
+would need to communicate their parent information at the end of BFS; vertices visited by dd,
+dn, and nd kernels can get the parent information locally"). Delegates' depths are the level
+their bit first appears in the shared set, the same on every rank.
 
-Invariants between levels: every rank holds the same ``dvisited``/``dfront`` masks and
-delegate depths, and the same global counts; a local normal is settled (parent >= 0)
+Invariants between levels: every rank holds the same ``dvisited``/``dfront`` masks, delegate
+depths, unreached-delegate count and global counts; a local normal is settled (parent >= 0)
 exactly when reached; the normal frontier is ``queue[:qsize]`` (local ids).
 """
 from __future__ import annotations
@@ -47,44 +58,77 @@ import time
 
 import numpy as np
 
+from ..errors import InputError
 from ..kernels.frontier import fill, num_words, queue_to_bitmap
 from ..kernels.policy import BU, DIRECTIONS, TD, Policy
 from ..kernels.top_down import frontier_edge_offsets
 from . import steps_owned
 from .exchange_alltoall import AllToAll
+from .parents_delegates import settle_parents
 from .search_base import DistSearch, multithreaded, new_record
-from .steps_delegates import degree_sum, dn_bu, dn_td, mask_bu, mask_td, owner_parents
+from .steps_delegates import apply_ids, bits_to_list, degree_sum, dn_bu, dn_td, mask_bu, mask_td
+
+MASK_MODES = ("allreduce", "iallreduce", "overlap")
+DEFAULT_MASK = "allreduce"
+
+
+def check_mask(value) -> str:
+    """The delegate-mask sharing: one of ``MASK_MODES``."""
+    if value not in MASK_MODES:
+        raise InputError(f"mask must be one of {', '.join(MASK_MODES)}, got {value!r}")
+    return value
+
 
 SUBGRAPHS = ("nd", "dd", "dn")          # the ones with their own direction (nn: top-down)
 
 
 class DelegateExchange(AllToAll):
-    """nn candidates routed to owners (``AllToAll.route``) plus the delegate-mask OR-reduction."""
+    """nn ids to their owners (``send_ids``), the delegate-mask sharing and the parent requests."""
 
     name = "alltoall"
 
-    def __init__(self, comm, partition, dtype):
+    def __init__(self, comm, partition, dtype, mask=DEFAULT_MASK):
         super().__init__(comm, partition, dtype)
         self.mask_words = num_words(partition.num_delegates)
+        self.mask = mask
 
-    def messages_per_level(self, direction: int) -> int:
-        """A level that reduces the mask: the nn Alltoall + Alltoallv, 2 P (P - 1), and the Allreduce,
-        P (P - 1) (none without delegates). A level that cannot find delegates skips the Allreduce."""
-        P = self.comm.size
-        return 2 * P * (P - 1) + (P * (P - 1) if self.mask_words else 0)
+    def send_ids(self, ids, header=None, between=None):
+        """Send each global id in ``ids`` to its owner (``header``: one int64 per destination riding
+        in the count Alltoall; ``between``: see ``Comm.alltoallv_header``). Returns (received ids,
+        sending rank of each, received headers or None)."""
+        P, bounds = self.comm.size, self.partition.bounds
+        ids = np.sort(ids)
+        per_rank = np.diff(np.searchsorted(ids, bounds)).astype(np.int64)
+        send = ids.astype(self.dtype)
+        if header is None:
+            recv, rcounts = self.comm.alltoallv(send, per_rank, category="exchange")
+            got = None
+        else:
+            recv, rcounts, got = self.comm.alltoallv_header(send, per_rank, np.full((P, 1), header), "exchange",
+                                                            between)
+            got = got[:, 0]
+        return recv, np.repeat(np.arange(P, dtype=np.int64), rcounts), got
 
     def reduce_mask(self, mask) -> np.ndarray:
         """The OR of every rank's ``mask`` (one Allreduce, category exchange)."""
         return self.comm.allreduce(mask, op="bor", category="exchange")
 
     def describe(self) -> dict:
-        return {"exchange": self.name, "fanout": None, "delegate_mask": "allreduce"}
+        return {"exchange": self.name, "fanout": None, "delegate_mask": self.mask}
 
 
-def _mask_list(mask, d) -> np.ndarray:
-    """Delegate numbers whose bits are set in ``mask``."""
-    bits = np.unpackbits(mask.view(np.uint8), bitorder="little")[:d]
-    return np.flatnonzero(bits).astype(np.int64)
+def mask_list(mask, d) -> np.ndarray:
+    """Delegate numbers whose bits are set in ``mask`` (ascending)."""
+    out = np.empty(d, dtype=np.int64)
+    return out[:bits_to_list(mask, d, out)]
+
+
+def _done():
+    """The ``finish`` of a sharing that is complete already."""
+
+
+def set_bits(mask, ids):
+    np.bitwise_or.at(mask, ids >> 6, np.left_shift(np.uint64(1), (ids & 63).astype(np.uint64)))
 
 
 class DelegatesSearch(DistSearch):
@@ -94,7 +138,8 @@ class DelegatesSearch(DistSearch):
         super().__init__(comm, lg, options)
         part = lg.partition
         n, nr, d = lg.num_vertices, part.num_local, part.num_delegates
-        self.exchange = DelegateExchange(comm, part, lg.vid_dtype)
+        self.exchange = DelegateExchange(comm, part, lg.vid_dtype, check_mask(self.options.params.get("mask",
+                                                                                               DEFAULT_MASK)))
         self.queue = np.empty(max(nr, 1), dtype=np.int64)
         self.next_queue = np.empty(max(nr, 1), dtype=np.int64)
         self.offsets = np.empty(max(nr, d) + 1, dtype=np.int64)
@@ -111,6 +156,7 @@ class DelegatesSearch(DistSearch):
         self.sub_arcs = {s: int(part.stats.get(f"{s}_arcs", 0)) for s in ("nn",) + SUBGRAPHS}
         self.schedule: list[dict] = []          # per level of the last search: messages by rule, what ran
         self.level_directions: list[dict] = []
+        self.nn_log: list[tuple[np.ndarray, np.ndarray]] = []    # (remote id, parent) sent, per level
         self.parent_stage = {}
 
     @property
@@ -126,92 +172,68 @@ class DelegatesSearch(DistSearch):
     def expected_messages(self, level: int, direction: int) -> tuple[int, int]:
         """(exchange, control) messages of level ``level`` of the last search, summed over ranks, from the
         operations the level ran (each by the counting rule of ``Comm``); the last level includes the
-        delegate-parent stage."""
+        parent stages."""
         sched = self.schedule[level]
         return sched["exchange"], sched["control"]
 
-    def _bytes(self):
+    def bytes_now(self):
         log = self.comm.level_log[-1]
         return log["exchange"].bytes + log["control"].bytes
 
-    def _share(self, mask, sched) -> str:
-        """``mask`` := the OR of every rank's ``mask`` (bits over delegate numbers), in the cheaper
-        encoding: an Allgather of the per-rank counts of set bits (control) picks nothing (no bit
-        anywhere), an Allgatherv of int32 delegate numbers (when 4 bytes per bit beat the mask)
-        or the mask Allreduce (bitwise or). Every rank takes the same branch; returns which."""
-        comm, P, d = self.comm, self.comm.size, self.lg.partition.num_delegates
-        pp = P * (P - 1)
-        local = _mask_list(mask, d)
-        counts = comm.allgatherv(np.array([local.size], dtype=np.int64), counts=np.ones(P, dtype=np.int64))
-        sched["control"] += pp
+    def _encode(self, mask, local, counts, sched, blocking=True):
+        """``mask`` := the OR of every rank's ``mask`` (bits over delegate numbers; ``local`` this rank's
+        set bits, ``counts`` every rank's count of them, known alike everywhere) in the cheapest form:
+        nothing (no bit anywhere), an Allgatherv of int32 delegate numbers (when 4 bytes per bit beat the
+        mask) or the mask Allreduce (bitwise or); ``blocking`` False starts the non-blocking form. Every
+        rank takes the same branch; returns (the form, ``finish``: completes ``mask``, a no-op if done)."""
+        comm, P = self.comm, self.comm.size
         total = int(counts.sum())
         if total == 0:
-            return "none"
-        sched["exchange"] += pp
+            return "none", _done
+        sched["exchange"] += P * (P - 1)
         if 4 * total < P * mask.nbytes:
-            ids = comm.allgatherv(local.astype(np.int32), counts=counts, category="exchange").astype(np.int64)
-            mask[:] = 0
-            np.bitwise_or.at(mask, ids >> 6, np.left_shift(np.uint64(1), (ids & 63).astype(np.uint64)))
-            return "ids"
-        mask[:] = self.exchange.reduce_mask(mask)
-        return "bitmap"
+            if blocking:
+                ids = comm.allgatherv(local.astype(np.int32), counts=counts, category="exchange")
+                mask[:] = 0
+                set_bits(mask, ids.astype(np.int64))
+                return "ids", _done
+            gathering = comm.iallgatherv(local.astype(np.int32), counts)
+
+            def finish_ids():
+                mask[:] = 0
+                set_bits(mask, gathering.wait().astype(np.int64))
+            return "ids", finish_ids
+        if blocking:
+            mask[:] = self.exchange.reduce_mask(mask)
+            return "bitmap", _done
+        reducing = comm.iallreduce(mask, "bor")
+
+        def finish_bitmap():
+            mask[:] = reducing.wait()
+        return "bitmap", finish_bitmap
 
     def _scouts(self, queue, qsize, dq) -> list[int]:
         sub = self.lg.sub
         return [degree_sum(sub.nn_ip, queue, qsize), degree_sum(sub.nd_ip, queue, qsize),
                 degree_sum(sub.dn_ip, dq, dq.size), degree_sum(sub.dd_ip, dq, dq.size)]
 
-    def _run(self, roots, max_depth):
-        lg, comm, ex, sub = self.lg, self.comm, self.exchange, self.lg.sub
-        part, pmap = lg.partition, lg.partition.kernel_map()
-        nr, d, lo, dels = part.num_local, part.num_delegates, part.lo, part.delegates
-        atomic = multithreaded()
-        none = np.empty(0, dtype=np.int64)
-        parent = np.full(nr, -1, dtype=np.int64)
-        depth = np.full(nr, -1, dtype=np.int64)
-        fill(self.sent, np.uint64(0))
-        for a in (self.dvisited, self.dfront):
-            a[:] = 0
-        self.ddepth[:] = -1
-        self.dcand[:] = -1
-        seeds = np.unique(roots)
-        sidx = part.delegate_index(seeds)
-        dq = sidx[sidx >= 0]
-        normal = seeds[sidx < 0]
-        own = normal[part.owns(normal)] - lo
-        parent[own] = own + lo
-        depth[own] = 0
-        np.bitwise_or.at(self.dvisited, dq >> 6, np.left_shift(np.uint64(1), (dq & 63).astype(np.uint64)))
-        self.dfront[:] = self.dvisited
-        self.ddepth[dq] = 0
-        queue, next_queue = self.queue, self.next_queue
-        queue[:own.size] = own
-        qsize = own.size
-        opt = self.options                     # one stepper per subgraph, on its own arcs (Sec. IV-B)
-        policies = {s: Policy(self.mode, opt.alpha, opt.beta, lg.num_vertices, self.sub_arcs[s]) for s in SUBGRAPHS}
-        total = seeds.size
-        records, self.schedule, self.level_directions = [], [], []
-        pp = comm.size * (comm.size - 1)
-        level = 0
-        scouts = None
-        while total > 0 and level != max_depth:
-            comm.next_level()
-            t0 = time.perf_counter()
-            sched = {"exchange": 2 * pp, "control": pp * (2 if scouts is None else 1), "mask": "-", "mask_bytes": 0}
-            if scouts is None:
-                scouts = comm.allreduce(np.array(self._scouts(queue, qsize, dq), dtype=np.int64)).tolist()
-            sc = dict(zip(("nn", "nd", "dn", "dd"), scouts))
-            frontier = total
-            bu = {s: policies[s].direction(sc[s]) for s in SUBGRAPHS}
-            # nn: top-down, local claims and remote candidates
-            examined = frontier_edge_offsets(sub.nn_ip, queue, qsize, self.offsets)
-            cand_v = np.empty(examined, dtype=np.int64)
-            cand_p = np.empty(examined, dtype=np.int64)
-            self.ntail[0] = 0
-            self.ctail[0] = 0
-            steps_owned.td_step(sub.nn_ip, sub.nn_ix, queue, qsize, self.offsets, pmap, parent, depth, level,
-                                self.sent, next_queue, self.ntail, cand_v, cand_p, self.ctail, atomic)
-            self.dnew[:] = 0
+    def _visit(self, level, queue, qsize, dq, sc, bu, dleft, pmap, parent, depth, next_queue, atomic) -> int:
+        """The local visits of one level (nn top-down, then nd, dd, dn each in its direction; passes that
+        cannot find anything skipped); returns the edges examined. Remote nn ids: cand_v[:ctail]."""
+        sub, part = self.lg.sub, self.lg.partition
+        lo, dels, none = part.lo, part.delegates, np.empty(0, dtype=np.int64)
+        examined = frontier_edge_offsets(sub.nn_ip, queue, qsize, self.offsets)
+        self.cand_v = np.empty(examined, dtype=np.int64)
+        cand_p = np.empty(examined, dtype=np.int64)
+        self.ntail[0] = 0
+        self.ctail[0] = 0
+        steps_owned.td_step(sub.nn_ip, sub.nn_ix, queue, qsize, self.offsets, pmap, parent, depth, level,
+                            self.sent, next_queue, self.ntail, self.cand_v, cand_p, self.ctail, atomic)
+        c = int(self.ctail[0])
+        if c:
+            self.nn_log.append((self.cand_v[:c].copy(), cand_p[:c].copy()))
+        self.dnew[:] = 0
+        if sc["nd"] and dleft:
             if bu["nd"]:
                 fill(self.nfront, np.uint64(0))
                 queue_to_bitmap(queue, qsize, self.nfront, atomic)
@@ -221,6 +243,7 @@ class DelegatesSearch(DistSearch):
                 frontier_edge_offsets(sub.nd_ip, queue, qsize, self.offsets)
                 examined += mask_td(sub.nd_ip, sub.nd_ix, queue, qsize, self.offsets, self.dvisited, self.dnew,
                                     self.dcand, none, lo, atomic, next_queue, self.dummy_tail)
+        if sc["dd"] and dleft:
             if bu["dd"]:
                 examined += mask_bu(sub.ddT_ip, sub.ddT_ix, self.dfront, self.dvisited, self.dnew, self.dcand,
                                     dels, 0, atomic)
@@ -228,6 +251,7 @@ class DelegatesSearch(DistSearch):
                 frontier_edge_offsets(sub.dd_ip, dq, dq.size, self.offsets)
                 examined += mask_td(sub.dd_ip, sub.dd_ix, dq, dq.size, self.offsets, self.dvisited, self.dnew,
                                     self.dcand, dels, 0, atomic, next_queue, self.dummy_tail)
+        if sc["dn"]:
             if bu["dn"]:
                 examined += dn_bu(sub.dnT_ip, sub.dnT_ix, self.dfront, parent, depth, dels, level, next_queue,
                                   self.ntail)
@@ -235,25 +259,104 @@ class DelegatesSearch(DistSearch):
                 frontier_edge_offsets(sub.dn_ip, dq, dq.size, self.offsets)
                 examined += dn_td(sub.dn_ip, sub.dn_ix, dq, dq.size, self.offsets, parent, depth, dels, level,
                                   atomic, next_queue, self.ntail)
-            # normal exchange, then the delegate mask
-            before = self._bytes()
-            pairs, npairs = ex.route(cand_v, cand_p, int(self.ctail[0]))
-            sched["normal_bytes"] = self._bytes() - before
-            steps_owned.apply_received(pairs, npairs, pmap, sub.nn_ip, parent, depth, level, next_queue,
-                                       self.ntail, atomic)
-            if d > 0 and sc["nd"] + sc["dd"] > 0:        # a delegate can have been found
-                before = self._bytes()
-                sched["mask"] = self._share(self.dnew, sched)
-                sched["mask_bytes"] = self._bytes() - before
+        return examined
+
+    def _exchange(self, level, may_find, parent, depth, next_queue, atomic, sched) -> int:
+        """The nn ids to their owners and (``may_find``) the delegate mask shared into ``dnew``, by the
+        mask mode (module header); returns the nn ids this rank claimed."""
+        comm, ex, P, part = self.comm, self.exchange, self.comm.size, self.lg.partition
+        pp, d, mode = P * (P - 1), part.num_delegates, ex.mask
+        before = self.bytes_now()
+        pending = comm.iallreduce(self.dnew, "bor") if may_find and mode == "iallreduce" else None
+        local = mask_list(self.dnew, d) if may_find and mode != "iallreduce" else None
+        started = {}
+
+        def start(headers):                 # "overlap": the chosen form starts before the ids move
+            b0 = self.bytes_now()
+            started["form"] = self._encode(self.dnew, local, headers[:, 0], sched, blocking=False)
+            started["bytes"] = self.bytes_now() - b0
+
+        ids, src, counts = ex.send_ids(self.cand_v[:int(self.ctail[0])], None if local is None else local.size,
+                                       start if local is not None and mode == "overlap" else None)
+        mask_part = (((P - 1) * self.dnew.nbytes if pending is not None else 0)
+                     + (8 * (P - 1) if local is not None else 0) + started.get("bytes", 0))
+        sched["normal_bytes"] = self.bytes_now() - before - mask_part
+        sched["mask_bytes"] = mask_part
+        claimed = apply_ids(ids, ids.size, src, part.lo, parent, depth, level, self.lg.num_vertices, next_queue,
+                            self.ntail, atomic)
+        if pending is not None:
+            self.dnew[:] = pending.wait()
+            sched["exchange"] += pp
+            sched["mask"] = "bitmap"
+        elif started:
+            sched["mask"], finish = started["form"]
+            finish()
+        elif local is not None:
+            before = self.bytes_now()
+            sched["mask"], _ = self._encode(self.dnew, local, counts, sched)
+            sched["mask_bytes"] += self.bytes_now() - before
+        return claimed
+
+    def _run(self, roots, max_depth):
+        lg, comm, part = self.lg, self.comm, self.lg.partition
+        pmap, nr, d, lo = part.kernel_map(), part.num_local, part.num_delegates, part.lo
+        atomic = multithreaded()
+        parent = np.full(nr, -1, dtype=np.int64)
+        depth = np.full(nr, -1, dtype=np.int64)
+        fill(self.sent, np.uint64(0))
+        for a in (self.dvisited, self.dfront):
+            a[:] = 0
+        self.ddepth[:] = -1
+        self.dcand[:] = -1
+        self.nn_log = []
+        seeds = np.unique(roots)
+        sidx = part.delegate_index(seeds)
+        dq = sidx[sidx >= 0]
+        normal = seeds[sidx < 0]
+        own = normal[part.owns(normal)] - lo
+        parent[own] = own + lo
+        depth[own] = 0
+        set_bits(self.dvisited, dq)
+        self.dfront[:] = self.dvisited
+        self.ddepth[dq] = 0
+        dleft = d - dq.size                     # delegates not reached yet (the same on every rank)
+        queue, next_queue = self.queue, self.next_queue
+        queue[:own.size] = own
+        qsize = own.size
+        opt = self.options                     # one stepper per subgraph, on its own arcs (Sec. IV-B)
+        policies = {s: Policy(self.mode, opt.alpha, opt.beta, lg.num_vertices, self.sub_arcs[s]) for s in SUBGRAPHS}
+        total = seeds.size
+        records, self.schedule, self.level_directions = [], [], []
+        pp = comm.size * (comm.size - 1)
+        level, scouts, claimed_total = 0, None, 0
+        while total > 0 and level != max_depth:
+            comm.next_level()
+            t0 = time.perf_counter()
+            sched = {"exchange": 2 * pp, "control": pp * (2 if scouts is None else 1), "mask": "-", "mask_bytes": 0}
+            if scouts is None:
+                scouts = comm.allreduce(np.array(self._scouts(queue, qsize, dq), dtype=np.int64)).tolist()
+            sc = dict(zip(("nn", "nd", "dn", "dd"), scouts))
+            frontier = total
+            bu = {s: policies[s].direction(sc[s]) for s in SUBGRAPHS}
+            examined = self._visit(level, queue, qsize, dq, sc, bu, dleft, pmap, parent, depth, next_queue, atomic)
+            may_find = d > 0 and dleft > 0 and sc["nd"] + sc["dd"] > 0       # a delegate can be found
+            claimed = self._exchange(level, may_find, parent, depth, next_queue, atomic, sched)
+            if may_find:
                 self.dnew &= ~self.dvisited
                 self.dvisited |= self.dnew
-            self.dfront[:] = self.dnew
-            dq = _mask_list(self.dfront, d)
+                self.dfront[:] = self.dnew
+                dq = mask_list(self.dfront, d)
+            else:
+                self.dfront[:] = 0
+                dq = dq[:0]
             self.ddepth[dq] = level + 1
+            dleft -= dq.size
             queue, next_queue = next_queue, queue
             qsize = int(self.ntail[0])
-            counts = comm.allreduce(np.array([qsize] + self._scouts(queue, qsize, dq), dtype=np.int64)).tolist()
-            total, scouts = counts[0] + dq.size, counts[1:]
+            counts = comm.allreduce(np.array([qsize] + self._scouts(queue, qsize, dq) + [claimed],
+                                             dtype=np.int64)).tolist()
+            total, scouts = counts[0] + dq.size, counts[1:5]
+            claimed_total += counts[5]
             for s in SUBGRAPHS:
                 if bu[s]:
                     policies[s].after_bottom_up(total, frontier)
@@ -262,45 +365,9 @@ class DelegatesSearch(DistSearch):
             records.append(new_record(BU if any(bu.values()) else TD, frontier, total, examined, t0))
             level += 1
         self.queue, self.next_queue = queue, next_queue
-        self._settle_delegates(parent, depth, dq_seeds=sidx[sidx >= 0], levels=len(records))
+        self.parent_stage = {}
+        settle_parents(self, parent, depth, claimed_total, sidx[sidx >= 0], len(records))
         return parent, depth, records
-
-    def _settle_delegates(self, parent, depth, dq_seeds, levels):
-        """Store the owned delegates' depth and parent in the result. Parents: found by the owner
-        itself where it can (``owner_parents``); one Allreduce counts the rest and, if any, their
-        bits are OR-reduced and the ranks holding a candidate send it to the owner (Alltoallv)."""
-        part, sub, comm, d = self.lg.partition, self.lg.sub, self.comm, self.lg.partition.num_delegates
-        lo, hi, dels = part.lo, part.hi, part.delegates
-        mine = np.flatnonzero((dels >= lo) & (dels < hi))
-        depth[dels[mine] - lo] = self.ddepth[mine]
-        seeds = dels[dq_seeds]
-        seeds = seeds[(seeds >= lo) & (seeds < hi)]
-        parent[seeds - lo] = seeds
-        self.parent_stage = {"unresolved": 0, "bytes": 0}
-        if d == 0 or levels == 0:
-            return
-        sched, pp = self.schedule[-1], comm.size * (comm.size - 1)
-        before = self._bytes()
-        reached = mine[self.ddepth[mine] >= 1]
-        found = np.empty(reached.size, dtype=np.int64)
-        owner_parents(reached, self.ddepth, self.dcand, sub.dd_ip, sub.dd_ix, False, sub.ddT_ip,
-                      sub.ddT_ix, sub.ndT_ip, sub.ndT_ix, depth, lo, dels, found)
-        parent[dels[reached] - lo] = found
-        missing = reached[found < 0]
-        need = np.zeros_like(self.dnew)
-        np.bitwise_or.at(need, missing >> 6, np.left_shift(np.uint64(1), (missing & 63).astype(np.uint64)))
-        how = self._share(need, sched)
-        if how != "none":
-            asked = np.flatnonzero(np.unpackbits(need.view(np.uint8), bitorder="little")[:d])
-            asked = asked[(self.dcand[asked] >= 0) & ((dels[asked] < lo) | (dels[asked] >= hi))]
-            pairs, npairs = self.exchange.route(dels[asked], self.dcand[asked], asked.size)
-            pairs = np.asarray(pairs[:2 * npairs], dtype=np.int64)
-            v, p = pairs[0::2] - lo, pairs[1::2]
-            keep = parent[v] < 0
-            parent[v[keep]] = p[keep]
-            sched["exchange"] += 2 * pp
-        self.parent_stage = {"unresolved": int(_mask_list(need, d).size) if how != "none" else 0, "how": how,
-                             "bytes": self._bytes() - before}
 
     def search(self, roots, max_depth=None):
         result = super().search(roots, max_depth)
@@ -309,22 +376,25 @@ class DelegatesSearch(DistSearch):
 
     def traffic(self, result) -> dict:
         """Delegate-mask vs normal-exchange bytes per level and per search (summed over ranks; the mask
-        stage includes its count Allgather, the normal exchange its count Alltoall), the delegate-parent
-        stage after the last level, and the paper's model: mask d/8 bytes per rank and peer in levels
-        with updates; normal traffic bounded by the cut nn arcs (one pair each) plus the counts."""
+        includes its share of the count Alltoall, the normal exchange its counts), the parent stages after
+        the last level (nn ids' parents, delegates' parents), and the paper's model: mask d/8 bytes per
+        rank and peer in levels with updates; normal traffic bounded by the cut nn arcs (one id each) plus
+        the counts."""
         P, part, nlev = self.comm.size, self.lg.partition, len(self.schedule)
+        stage = self.parent_stage
         local = ([s["mask_bytes"] for s in self.schedule] + [s["normal_bytes"] for s in self.schedule]
-                 + [self.parent_stage.get("bytes", 0)])
+                 + [stage.get("delegate_bytes", 0), stage.get("nn_bytes", 0)])
         summed = self.comm.mpi.allreduce(np.array(local, dtype=np.int64))       # reporting: not counted
         levels = [{"level": i, "mask": self.schedule[i]["mask"], "mask_bytes": int(summed[i]),
                    "normal_bytes": int(summed[nlev + i]), "directions": self.level_directions[i]}
                   for i in range(nlev)]
         itemsize = np.dtype(self.lg.vid_dtype).itemsize
-        return {"threshold": part.threshold, "delegates": part.num_delegates,
+        return {"threshold": part.threshold, "delegates": part.num_delegates, "mask_mode": self.exchange.mask,
                 "mask_bytes": int(summed[:nlev].sum()), "normal_bytes": int(summed[nlev:2 * nlev].sum()),
-                "delegate_parent_bytes": int(summed[-1]),
-                "unresolved_delegate_parents": self.parent_stage.get("unresolved", 0),
+                "delegate_parent_bytes": int(summed[-2]), "nn_parent_bytes": int(summed[-1]),
+                "nn_parents_asked": stage.get("nn_asked", 0),
+                "unresolved_delegate_parents": stage.get("unresolved", 0),
                 "mask_levels": sum(1 for s in self.schedule if s["mask"] in ("ids", "bitmap")), "levels": levels,
                 "model": {"mask_bytes_per_update_level": P * (P - 1) * self.dnew.nbytes,
-                          "normal_bytes_bound": int(part.stats.get("cut_nn_arcs", 0)) * 2 * itemsize
+                          "normal_bytes_bound": int(part.stats.get("cut_nn_arcs", 0)) * itemsize
                           + P * (P - 1) * 8 * nlev}}

@@ -86,22 +86,28 @@ def dn_td(ip, ix, dqueue, qsize, offsets, parent, depth, dels, level, atomic, ne
 
 
 # ---------------------------------------------------------------- reverse (bottom-up)
+MASK_BLOCK = 512          # delegates per parallel block of the reverse mask visits (prange over single
+                          # delegates costs a scheduling round each under chunksize 1)
+
+
 @njit(parallel=True, cache=True)
 def mask_bu(tip, tix, sfront, dvisited, dnew, dcand, ids, lo, atomic):
     """Reverse nd (``tix``: local normals, ``sfront`` the normal frontier bitmap) or dd (``tix``:
     delegates, ``sfront`` = dfront) visit: each unreached delegate looks for one frontier source."""
     d = tip.size - 1
+    nblocks = (d + MASK_BLOCK - 1) // MASK_BLOCK
     examined = 0
-    for k in prange(d):
+    for b in prange(nblocks):
         ex = 0
-        if not has_bit(dvisited, k) and not has_bit(dnew, k):
-            for e in range(tip[k], tip[k + 1]):
-                s = tix[e]
-                ex += 1
-                if has_bit(sfront, s):
-                    if set_bit(dnew, np.int64(k), atomic):
-                        dcand[k] = ids[s] if ids.size else np.int64(s) + lo
-                    break
+        for k in range(b * MASK_BLOCK, min(d, (b + 1) * MASK_BLOCK)):
+            if not has_bit(dvisited, k) and not has_bit(dnew, k):
+                for e in range(tip[k], tip[k + 1]):
+                    s = tix[e]
+                    ex += 1
+                    if has_bit(sfront, s):
+                        if set_bit(dnew, np.int64(k), atomic):
+                            dcand[k] = ids[s] if ids.size else np.int64(s) + lo
+                        break
         examined += ex
     return examined
 
@@ -167,3 +173,66 @@ def owner_parents(mine, ddepth, dcand, dd_ip, dd_ix, use_dd, ddT_ip, ddT_ix, ndT
                     p = np.int64(ndT_ix[e]) + lo
                     break
         out[i] = p
+
+
+# ---------------------------------------------------------------- nn ids and their parents
+@njit(parallel=True, cache=True)
+def apply_ids(ids, nids, src, lo, parent, depth, level, pending, next_queue, ntail, atomic):
+    """Settle the received nn ids ``ids[:nids]`` (global ids of owned normals; ``src[i]`` the rank
+    that sent ``ids[i]``): an unreached one is claimed with the placeholder parent ``pending +
+    src`` (``pending`` = n: no vertex id; the real parent is asked of that rank after the last
+    level), gets depth level + 1 and joins next_queue (local ids). Returns how many were claimed."""
+    nblocks = (nids + ELEM_BLOCK - 1) // ELEM_BLOCK
+    nxt = level + 1
+    claimed = 0
+    for b in prange(nblocks):
+        buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
+        nb = 0
+        for i in range(b * ELEM_BLOCK, min(nids, (b + 1) * ELEM_BLOCK)):
+            loc = np.int64(ids[i]) - lo
+            if parent[loc] < 0 and claim(parent, loc, np.int64(pending + src[i]), atomic):
+                depth[loc] = nxt
+                nb = push(buf, nb, loc, next_queue, ntail)
+                claimed += 1
+        flush_buffer(buf, nb, next_queue, ntail)
+    return claimed
+
+
+@njit(cache=True)
+def bits_to_list(mask, d, out):
+    """out[:k] := the delegate numbers (< d) whose bits are set in ``mask``, ascending; returns k."""
+    k = 0
+    for w in range(mask.size):
+        word = mask[w]
+        while word != np.uint64(0):
+            low = word & (~word + np.uint64(1))          # lowest set bit
+            j = w * 64 + _bit_index(low)
+            if j < d:
+                out[k] = j
+                k += 1
+            word ^= low
+    return k
+
+
+@njit(inline="always", cache=True)
+def _bit_index(single):
+    """Index of the only set bit of ``single``."""
+    i = 0
+    if single >= np.uint64(1) << np.uint64(32):
+        single >>= np.uint64(32)
+        i += 32
+    if single >= np.uint64(1) << np.uint64(16):
+        single >>= np.uint64(16)
+        i += 16
+    if single >= np.uint64(1) << np.uint64(8):
+        single >>= np.uint64(8)
+        i += 8
+    if single >= np.uint64(1) << np.uint64(4):
+        single >>= np.uint64(4)
+        i += 4
+    if single >= np.uint64(1) << np.uint64(2):
+        single >>= np.uint64(2)
+        i += 2
+    if single >= np.uint64(1) << np.uint64(1):
+        i += 1
+    return i

@@ -40,7 +40,8 @@ def graph_for(name):
 
 def build(comm, name, threshold):
     threads = os.environ.get("THREADS")
-    engine = DistEngine(comm=comm, partition="delegates", params={"threshold": threshold},
+    engine = DistEngine(comm=comm, partition="delegates", params={"threshold": threshold,
+                                                                  "mask": os.environ.get("MASK", "allreduce")},
                         threads=int(threads) if threads else None)
     return load(engine, name, graph_for)
 
@@ -68,17 +69,27 @@ def check_counts(comm, state, result):
         ex, ct = sum(per["exchange_messages"]), sum(per["control_messages"])
         assert (ex, ct) == state.expected_messages(lv.level, 0), (lv.level, ex, ct)
         sched = state.schedule[lv.level]
-        if sched["mask"] == "bitmap":      # the count Allgather (8 bytes) and the mask Allreduce
-            assert dl["mask_bytes"] == P * (P - 1) * (8 + state.dnew.nbytes), (lv.level, dl)
+        header = 8 if state.exchange.mask != "iallreduce" else 0    # the bit count riding in the count Alltoall
+        if sched["mask"] == "bitmap":      # the count (allreduce) and the mask (All- or Iallreduce)
+            assert dl["mask_bytes"] == P * (P - 1) * (header + state.dnew.nbytes), (lv.level, dl)
         elif sched["mask"] == "none":
-            assert dl["mask_bytes"] == P * (P - 1) * 8
+            assert header and dl["mask_bytes"] == P * (P - 1) * 8
         elif sched["mask"] == "-":
             assert dl["mask_bytes"] == 0
         assert dl["normal_bytes"] >= P * (P - 1) * 8
         if P == 1:
             assert lv.messages == 0 and lv.bytes == 0
-    control = sum(P * (P - 1) * 8 * (5 if lv.level else 9) for lv in result.levels)    # scout Allreduces
-    assert (dinfo["mask_bytes"] + dinfo["normal_bytes"] + dinfo["delegate_parent_bytes"] + control
+    control = sum(P * (P - 1) * 8 * (6 if lv.level else 10) for lv in result.levels)    # scout Allreduces
+    assert dinfo["mask_mode"] == state.exchange.mask
+    if dinfo["nn_parents_asked"] == 0:
+        assert dinfo["nn_parent_bytes"] == 0
+    else:                                # request and answer: an id and a parent, the vertex id type each
+        item = np.dtype(state.lg.vid_dtype).itemsize
+        assert dinfo["nn_parent_bytes"] == dinfo["nn_parents_asked"] * 2 * item, dinfo
+        if P == 1:
+            raise AssertionError("an nn id claimed on one rank")
+    assert (dinfo["mask_bytes"] + dinfo["normal_bytes"] + dinfo["delegate_parent_bytes"] + dinfo["nn_parent_bytes"]
+            + control
             == info["exchange_bytes"] + info["control_bytes"]), (dinfo, info["exchange_bytes"], info["control_bytes"])
 
 
@@ -91,6 +102,7 @@ def check(names, thresholds, algorithms):
             n = graph_for(name)[2]
             threshold = "auto" if raw == "auto" else (n if raw == "big" else int(raw))
             engine, g, (src, dst), roots = build(comm, name, threshold)
+            asked = 0
             stats = check_partition(engine, g, threshold)
             part = engine.lg.partition
             tdeg = tuple_degree(src, dst, g.num_vertices) if comm.rank == 0 else None
@@ -102,6 +114,7 @@ def check(names, thresholds, algorithms):
                         result = state.search(root)
                         layout.validate(comm, engine.lg, root, result.parent, result.depth)
                     check_counts(comm, state, result)
+                    asked += result.extra["delegates"]["nn_parents_asked"]
                     nedge = engine.nedge(result)
                     full = engine.gather(result)
                     if comm.rank == 0:
@@ -126,12 +139,53 @@ def check(names, thresholds, algorithms):
                             breadth.validate(g, seeds, full.parent, full.depth)
             if comm.rank == 0:
                 shares = " ".join(f"{s}={stats[f'{s}_percent']}%" for s in ("nn", "nd", "dn", "dd"))
-                print(f"OK {name} TH={part.threshold} d={part.num_delegates} {shares} P={comm.size}", flush=True)
+                print(f"OK {name} TH={part.threshold} d={part.num_delegates} {shares} asked={asked} P={comm.size}",
+                      flush=True)
+
+
+def comm_ops():
+    """Comm.alltoallv_header (with ``between``), Comm.iallreduce and Comm.iallgatherv: right values,
+    counted by the rules."""
+    comm = Comm()
+    P, me = comm.size, comm.rank
+    comm.begin_levels()
+    comm.next_level()
+    counts = np.arange(P, dtype=np.int64) % 3
+    send = np.concatenate([np.full(c, 100 * me + q, dtype=np.int32) for q, c in enumerate(counts)])
+    header = np.stack([np.full(P, 7 * me), np.arange(P)], axis=1)
+    seen = []
+    recv, rcounts, got = comm.alltoallv_header(send, counts, header, between=lambda h: seen.append(h.copy()))
+    assert len(seen) == 1 and np.array_equal(seen[0], got)
+    assert np.array_equal(rcounts, np.full(P, me % 3))
+    assert np.array_equal(recv, np.repeat(100 * np.arange(P) + me, me % 3).astype(np.int32))
+    assert np.array_equal(got, np.stack([7 * np.arange(P), np.full(P, me)], axis=1))
+    log = comm.level_log[-1]["exchange"]
+    assert log.messages == 2 * (P - 1)
+    assert log.bytes == 16 * (P - 1) + 8 * (P - 1) + 4 * (int(counts.sum()) - int(counts[me])), log
+    before = log.bytes
+    mask = np.zeros(3, dtype=np.uint64)
+    mask[me % 3] = np.uint64(1) << np.uint64(me)
+    pending = comm.iallreduce(mask, "bor")
+    assert comm.level_log[-1]["exchange"].messages == 3 * (P - 1)
+    want = np.zeros(3, dtype=np.uint64)
+    for r in range(P):
+        want[r % 3] |= np.uint64(1) << np.uint64(r)
+    assert np.array_equal(pending.wait(), want) and pending.wait() is pending.wait()
+    assert log.bytes == before + 24 * (P - 1) and log.messages == 3 * (P - 1)
+    sizes = np.arange(P) % 2 + 1
+    gathering = comm.iallgatherv(np.full(sizes[me], me, dtype=np.int32), sizes)
+    assert log.messages == 4 * (P - 1) and log.bytes == before + (24 + 4 * int(sizes[me])) * (P - 1)
+    assert np.array_equal(gathering.wait(), np.repeat(np.arange(P), sizes).astype(np.int32))
+    comm.end_levels()
+    if me == 0:
+        print(f"OK comm P={P}", flush=True)
 
 
 if __name__ == "__main__":
     mode = sys.argv[1]
-    if mode == "check":
+    if mode == "comm":
+        comm_ops()
+    elif mode == "check":
         ths = os.environ.get("THRESHOLDS", "big,auto,4,0").split(",")
         algs = os.environ.get("ALGORITHMS", "do,td,bu").split(",")
         check(sys.argv[2:], ths, algs)

@@ -57,6 +57,17 @@ def test_check_threshold(value, ok):
         assert check_threshold(value) == ok
 
 
+def test_layout_params_threshold_and_mask():
+    check = registry.get("delegates").check_params
+    assert check({}, 4) == {"threshold": "auto", "mask": "allreduce"}
+    assert check({"threshold": 8, "mask": "iallreduce"}, 2) == {"threshold": 8, "mask": "iallreduce"}
+    assert check({"mask": "overlap"}, 2)["mask"] == "overlap"
+    with pytest.raises(InputError, match="mask must be one of allreduce, iallreduce, overlap, got 'bcast'"):
+        check({"mask": "bcast"}, 2)
+    with pytest.raises(InputError, match="threshold must be"):
+        check({"threshold": -1}, 2)
+
+
 def test_delegate_index():
     part = Delegates(np.array([0, 128], dtype=np.int64), 0, [5, 64, 3], 7)
     assert part.delegates.tolist() == [3, 5, 64] and part.num_delegates == 3
@@ -110,3 +121,15 @@ def test_edge_distributor_on_one_rank(directed, threshold):
     assert sub.cut_nn == 0 and sub.nbytes >= sub.forward_nbytes > 0
     for ix in (sub.nd_ix, sub.dn_ix, sub.dd_ix):
         assert ix.dtype == np.int32
+
+
+@pytest.mark.parametrize("d", [0, 1, 63, 64, 65, 1000, 4099])
+def test_mask_list_matches_unpackbits(d):
+    from breadth.distributed.search_delegates import mask_list
+
+    rng = np.random.default_rng(d)
+    words = (d + 63) // 64
+    for density in (0.0, 0.01, 0.5, 1.0):
+        bits = (rng.random(words * 64) < density).astype(np.uint8)
+        mask = np.packbits(bits, bitorder="little").view(np.uint64)
+        assert np.array_equal(mask_list(mask, d), np.flatnonzero(bits[:d]))

@@ -21,9 +21,9 @@ CASES = [
 ]
 
 
-def _check(nprocs, graphs, thresholds="big,auto,4,0", algorithms="do", threads="", timeout=600):
+def _check(nprocs, graphs, thresholds="big,auto,4,0", algorithms="do", threads="", timeout=600, mask="allreduce"):
     proc, _ = run_mpi(nprocs, [DRIVER, "check", *graphs], timeout=timeout, THRESHOLDS=thresholds,
-                      ALGORITHMS=algorithms, THREADS=threads)
+                      ALGORITHMS=algorithms, THREADS=threads, MASK=mask)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("OK ")]
     assert len(lines) == len(graphs) * len(thresholds.split(",")), proc.stdout[-2000:]
@@ -44,6 +44,25 @@ def test_delegates_match_single_node(nprocs, graphs, warm_delegates):
     # the thresholds give the intended regimes: no delegates, and everything on delegates
     assert any(" d=0 " in ln and "nn=100.0%" in ln for ln in lines if " TH=" in ln)
     assert any("dd=100.0%" in ln for ln in lines if " TH=0 " in ln)
+    # nn ids claimed across ranks had their parents asked of the senders (P = 1: never)
+    asked = [int(ln.split(" asked=")[1].split()[0]) for ln in lines]
+    assert (sum(asked) > 0) == (nprocs > 1), lines
+
+
+@pytest.mark.parametrize("mask", ["iallreduce", "overlap"])
+@pytest.mark.parametrize("nprocs,graphs", [(2, ["kron10", "star"]), (3, ["directed", "disconnected"]),
+                                           (4, ["kron10", "path"]), (5, ["tiny", "star"])])
+def test_delegates_nonblocking_mask(nprocs, graphs, mask, warm_delegates):
+    # iallreduce: the mask's Iallreduce overlapped with the nn exchange; overlap: the cheapest form
+    # (Iallgatherv or Iallreduce) started after the count Alltoall. Same trees, their own byte schedules
+    _check(nprocs, graphs, thresholds="auto,4,0", mask=mask)
+
+
+@pytest.mark.parametrize("nprocs", [1, 2, 3, 5])
+def test_comm_alltoallv_header_and_iallreduce(nprocs):
+    proc, _ = run_mpi(nprocs, [DRIVER, "comm"], timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert f"OK comm P={nprocs}" in proc.stdout
 
 
 def test_delegates_pure_top_down_and_bottom_up(warm_delegates):
@@ -93,17 +112,23 @@ def test_bfs_cli_delegates_native_file(tmp_path, warm_delegates):
 def test_graph500_cli_delegates_auto(warm_delegates):
     from mpi_helpers import run_cli
 
-    proc = run_cli(["graph500", "--scale", "10", "--roots", "3", "--ranks", "2", "--partition", "delegates",
-                    "--quiet"], timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    for key in ("mask_bytes_per_search:", "normal_bytes_per_search:", "delegate_threshold:", "(auto)",
-                "arcs nn/nd/dn/dd:", "graph_bytes_rank_1:"):
-        assert key in proc.stdout, key
+    for mask in (None, "iallreduce", "overlap"):
+        extra = ["--delegate-mask", mask] if mask else []
+        proc = run_cli(["graph500", "--scale", "10", "--roots", "3", "--ranks", "2", "--partition", "delegates",
+                        "--quiet"] + extra, timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        for key in ("mask_bytes_per_search:", "normal_bytes_per_search:", "delegate_threshold:", "(auto)",
+                    "arcs nn/nd/dn/dd:", "graph_bytes_rank_1:", "nn_parent_bytes_per_search:",
+                    "delegate_parent_bytes_per_search:", f"{'delegate_mask:':<32}{mask or 'allreduce'}"):
+            assert key in proc.stdout, key
 
 
 @pytest.mark.parametrize("args,needle", [
     (["graph500", "--scale", "8", "--threshold", "5"], "--threshold applies to --partition delegates"),
     (["graph500", "--scale", "8", "--ranks", "2", "--threshold", "5"], "--threshold applies to --partition delegates"),
+    (["graph500", "--scale", "8", "--delegate-mask", "iallreduce"], "--delegate-mask applies to --partition delegates"),
+    (["graph500", "--scale", "8", "--ranks", "2", "--partition", "2d", "--delegate-mask", "allreduce"],
+     "--delegate-mask applies to --partition delegates"),
     (["graph500", "--scale", "8", "--roots", "2", "--ranks", "2", "--partition", "delegates", "--threshold", "ab"],
      "--threshold must be 'auto' or an integer >= 0, got 'ab'"),
     (["graph500", "--scale", "8", "--roots", "2", "--ranks", "2", "--partition", "delegates", "--threshold", "-3"],
