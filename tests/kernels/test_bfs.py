@@ -193,3 +193,21 @@ def test_workspace_reuse_gives_fresh_results():
             breadth.validate(g, root, r.parent, r.depth)
     with pytest.raises(breadth.InputError, match="workspace"):
         breadth.bfs(breadth.Graph.from_edges([0], [1], 3), 0, workspace=ws)
+
+
+def test_plain_searches_own_their_results_while_scratch_is_reused():
+    """Without a workspace, consecutive searches share scratch (search.BFSWorkspace.fresh_result)
+    but never parent/depth: an earlier result stays intact, also after a search on another size."""
+    s, d = breadth.kronecker_edges(10, 8, 3)
+    g = breadth.Graph.from_edges(s, d, 1024)
+    other = breadth.Graph.from_edges(s % 500, d % 500, 500)
+    roots = (int(s[0]), int(d[3]), int(s[7]))
+    results = []
+    for root in roots:
+        for algorithm in ALGORITHMS:
+            results.append((root, breadth.bfs(g, root, algorithm)))
+            breadth.bfs(other, 0, algorithm)
+    assert len({id(r.parent) for _, r in results}) == len(results)
+    for root, r in results:
+        np.testing.assert_array_equal(r.depth, reference_depth(s, d, 1024, False, root))
+        breadth.validate(g, root, r.parent, r.depth)
