@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .kernels.frontier import copy_into
 from .kernels.levels import LEVEL_FIELDS
 from .kernels.policy import DIRECTIONS
 
@@ -123,3 +124,40 @@ class BFSResult:
         """From a kernel's level rows (columns ``LEVEL_FIELDS``) and per-level seconds
         (``levels`` is a LevelList: the LevelStats are made when first read)."""
         return cls(parent, depth, roots, algorithm, seconds, LevelList(stats, times), engine)
+
+
+def widened(a: np.ndarray) -> np.ndarray:
+    """``a`` as int64 (a new array, filled in parallel, unless it already is)."""
+    if a.dtype == np.int64:
+        return a
+    out = np.empty(a.shape, dtype=np.int64)
+    copy_into(a, out)
+    return out
+
+
+class NarrowBFSResult(BFSResult):
+    """A BFSResult whose search wrote int32 parent/depth (``breadth.bfs`` without a workspace).
+
+    ``parent`` and ``depth`` read as int64 like every result's: each is widened on its first
+    access (a parallel copy into a new int64 array, which replaces the int32 one), so the
+    search itself moves half the bytes per visited vertex and a caller that never reads an
+    array never pays for its widening.
+    """
+
+    @property
+    def parent(self) -> np.ndarray:
+        a = self.__dict__["_parent"] = widened(self.__dict__["_parent"])
+        return a
+
+    @parent.setter
+    def parent(self, value) -> None:
+        self.__dict__["_parent"] = np.asarray(value)
+
+    @property
+    def depth(self) -> np.ndarray:
+        a = self.__dict__["_depth"] = widened(self.__dict__["_depth"])
+        return a
+
+    @depth.setter
+    def depth(self, value) -> None:
+        self.__dict__["_depth"] = np.asarray(value)

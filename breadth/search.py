@@ -12,7 +12,11 @@ from .kernels import direction_optimizing as do
 from .kernels.frontier import parallel_chunksize
 from .kernels.levels import seconds_per_tick
 from .kernels.policy import ALPHA, BETA
-from .result import BFSResult
+from .result import BFSResult, NarrowBFSResult
+
+
+SPARE_MAX_VERTICES = 1 << 24   # graphs up to this size keep the scratch of their last plain search
+_spare: dict = {}              # n -> a BFSWorkspace whose scratch the next plain search on n vertices reuses
 
 
 class BFSWorkspace:
@@ -23,14 +27,22 @@ class BFSWorkspace:
     for fresh pages once instead of every time -- the reference code likewise reuses
     one predecessor array. A result obtained this way is overwritten by the next
     search with the same workspace: copy what you keep. Without a workspace each
-    ``bfs`` call allocates its own and its arrays belong to the result.
+    ``bfs`` call allocates its own parent/depth (int32 up to ``SPARE_MAX_VERTICES`` vertices,
+    widened to int64 on first access), which belong to the result, and reuses the scratch
+    of the previous plain call (``fresh_result``).
     """
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, *, _narrow: bool = False):
         words = (n + 63) // 64
         self.n = n
-        self.parent = np.empty(n, dtype=np.int64)
-        self.depth = np.empty(n, dtype=np.int64)
+        self.narrow = _narrow          # only fresh_result makes narrow ones: int32 parent32/depth32
+        self.parent = self.depth = self.parent32 = self.depth32 = None
+        if _narrow:
+            self.parent32 = np.empty(n, dtype=np.int32)
+            self.depth32 = np.empty(n, dtype=np.int32)
+        else:
+            self.parent = np.empty(n, dtype=np.int64)
+            self.depth = np.empty(n, dtype=np.int64)
         self.queue = np.empty(n, dtype=np.int64)
         self.next_queue = np.empty(n, dtype=np.int64)
         self.offsets = np.empty(n + 1, dtype=np.int64)
@@ -39,7 +51,38 @@ class BFSWorkspace:
         self.visited = np.empty(words, dtype=np.uint64)
         self.tail = np.empty(1, dtype=np.int64)
 
+    @classmethod
+    def fresh_result(cls, n: int) -> "BFSWorkspace":
+        """The workspace of a search without one: new int32 parent/depth, scratch that is reused.
+
+        The search writes int32 ``parent32``/``depth32`` (half the bytes per visited vertex;
+        ids fit, as at most ``SPARE_MAX_VERTICES`` vertices take this path), which become the
+        result's own (``result.NarrowBFSResult`` widens them to int64 on first access). The
+        scratch (two queues, the edge offsets: 24 bytes per vertex, and the bitmaps) of the
+        last such search on a graph of the same size is taken from ``_spare`` when it is there
+        (``release`` puts it back), so a loop of plain ``bfs`` calls does not fault in fresh
+        scratch pages on every search. A graph above ``SPARE_MAX_VERTICES`` does not hold its
+        scratch after the search; concurrent searches each take their own (one is kept).
+        """
+        ws = _spare.pop(n, None)
+        if ws is None:
+            return cls(n, _narrow=True)
+        ws.parent32 = np.empty(n, dtype=np.int32)
+        ws.depth32 = np.empty(n, dtype=np.int32)
+        return ws
+
+    def release(self):
+        """(parent32, depth32) of a narrow workspace's search, handed over; keeps its scratch for reuse."""
+        parent, depth = self.parent32, self.depth32
+        self.parent32 = self.depth32 = None
+        _spare.clear()
+        _spare[self.n] = self
+        return parent, depth
+
     def buffers(self):
+        if self.narrow:
+            return (self.parent32, self.depth32, self.queue, self.next_queue, self.offsets, self.front,
+                    self.next_front, self.visited, self.tail)
         return (self.parent, self.depth, self.queue, self.next_queue, self.offsets, self.front,
                 self.next_front, self.visited, self.tail)
 
@@ -74,8 +117,9 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
     max_depth = check_max_depth(max_depth)
     alpha, beta = check_alpha_beta(alpha, beta)
     roots = as_roots(g, g.index_of(root) if by_label else root)
+    n = g.num_vertices
     if workspace is None:
-        workspace = BFSWorkspace(g.num_vertices)
+        workspace = BFSWorkspace.fresh_result(n) if n <= SPARE_MAX_VERTICES else BFSWorkspace(n)
     elif workspace.n != g.num_vertices:
         raise InputError(f"workspace is for {workspace.n} vertices, the graph has {g.num_vertices}")
     # a top-down search never scans in-edges: don't make a lazily converted graph build them
@@ -87,5 +131,8 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
                                  mode, alpha, beta, max_depth, numba.get_num_threads(),
                                  *workspace.buffers())
     seconds = time.perf_counter() - t0
+    if workspace.narrow:
+        parent, depth = workspace.release()
+        return NarrowBFSResult.from_kernel(parent, depth, roots, algorithm, seconds, stats, ticks * tick)
     return BFSResult.from_kernel(workspace.parent, workspace.depth, roots, algorithm, seconds, stats,
                                  ticks * tick)

@@ -27,6 +27,14 @@ def fill(a, value):
             a[i] = value
 
 
+@njit(parallel=True, cache=True)
+def copy_into(src, dst):
+    """dst[:] = src (cast to dst's type), in parallel: how int32 search results become int64."""
+    for b in prange((src.size + ELEM_BLOCK - 1) // ELEM_BLOCK):
+        for i in range(b * ELEM_BLOCK, min(src.size, (b + 1) * ELEM_BLOCK)):
+            dst[i] = src[i]
+
+
 @njit(cache=True)
 def clear_visited(visited, n):
     """visited := no vertex, with the bits past n set (they are never searched)."""

@@ -193,3 +193,40 @@ def test_workspace_reuse_gives_fresh_results():
             breadth.validate(g, root, r.parent, r.depth)
     with pytest.raises(breadth.InputError, match="workspace"):
         breadth.bfs(breadth.Graph.from_edges([0], [1], 3), 0, workspace=ws)
+
+
+def test_plain_searches_own_their_results_while_scratch_is_reused():
+    """Without a workspace, consecutive searches share scratch (search.BFSWorkspace.fresh_result)
+    but never parent/depth: an earlier result stays intact, also after a search on another size."""
+    s, d = breadth.kronecker_edges(10, 8, 3)
+    g = breadth.Graph.from_edges(s, d, 1024)
+    other = breadth.Graph.from_edges(s % 500, d % 500, 500)
+    roots = (int(s[0]), int(d[3]), int(s[7]))
+    results = []
+    for root in roots:
+        for algorithm in ALGORITHMS:
+            results.append((root, breadth.bfs(g, root, algorithm)))
+            breadth.bfs(other, 0, algorithm)
+    assert len({id(r.parent) for _, r in results}) == len(results)
+    for root, r in results:
+        assert r.parent.dtype == r.depth.dtype == np.int64        # widened from the search's int32
+        np.testing.assert_array_equal(r.depth, reference_depth(s, d, 1024, False, root))
+        breadth.validate(g, root, r.parent, r.depth)
+
+
+def test_plain_result_reads_as_int64_everywhere():
+    """A plain search's int32 arrays are widened on first access, also after pickling and in asdict."""
+    import dataclasses
+    import pickle
+
+    s, d = breadth.kronecker_edges(9, 8, 4)
+    g = breadth.Graph.from_edges(s, d, 512)
+    root = int(s[0])
+    wide = breadth.bfs(g, root, workspace=breadth.BFSWorkspace(512))
+    for r in (breadth.bfs(g, root), pickle.loads(pickle.dumps(breadth.bfs(g, root)))):
+        assert r.num_reached == wide.num_reached and r.max_depth == wide.max_depth
+        np.testing.assert_array_equal(r.depth, wide.depth)
+        assert r.parent.dtype == np.int64 and r.parent is r.parent
+    fields = dataclasses.asdict(breadth.bfs(g, root))
+    assert fields["parent"].dtype == fields["depth"].dtype == np.int64
+    breadth.validate(g, root, fields["parent"], fields["depth"])
