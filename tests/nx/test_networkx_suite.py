@@ -6,7 +6,7 @@ failures and errors, and breadth's functions were called (all of them with fallb
 import pytest
 
 import networkx_suite
-from breadth.nx.registry import FUNCTIONS
+from breadth.nx.interface import FUNCTIONS   # the interface module registers every function
 
 pytestmark = pytest.mark.skipif(not networkx_suite.available(), reason="networkx's test modules are not installed")
 
