@@ -33,6 +33,7 @@ class Workspace:
         self.prev = np.empty(n * words, dtype=np.uint64)
         self.status = np.empty(n * words, dtype=np.uint64)
         self.changed = np.zeros(num_words(n), dtype=np.uint64)
+        self.next_changed = np.zeros(num_words(n), dtype=np.uint64)
         self.unfull = np.empty(num_words(n), dtype=np.uint64)
         self.queue = np.empty(max(n, 1), dtype=np.int64)
         self.next_queue = np.empty(max(n, 1), dtype=np.int64)
@@ -60,10 +61,10 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
             rows = np.arange(srcs.size, dtype=np.int64)
         cap = unreachable(target.dtype) - 1 if trav.keep_depths else 0
         t0 = time.perf_counter()
-        hist, stats, times, overflow = ibfs.traverse(
+        hist, stats, times, overflow, final = ibfs.traverse(
             g.indptr, g.indices, g.in_indptr, g.in_indices, srcs, trav.words, pattern,
             trav.mode, trav.alpha, trav.beta, trav.max_depth, ws.prev, ws.status,
-            ws.changed, ws.unfull, ws.queue, ws.next_queue, ws.offsets, ws.tail, ws.counts,
+            ws.changed, ws.next_changed, ws.unfull, ws.queue, ws.next_queue, ws.offsets, ws.tail, ws.counts,
             target, rows, trav.keep_depths, cap)
         seconds = time.perf_counter() - t0
         if not overflow:
@@ -74,7 +75,7 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
     res = GroupResult(gi, hist[:, :srcs.size].copy(), stats, times * seconds_per_tick(), seconds,
                       target if trav.keep_depths and depth_out is None else None)
     if trav.keep_reach:
-        res.reach_indptr, res.reach_indices = reach_csr(ws.prev, trav.words, srcs.size, trav.n)
+        res.reach_indptr, res.reach_indices = reach_csr(final, trav.words, srcs.size, trav.n)
     return res
 
 
