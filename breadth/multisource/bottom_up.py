@@ -39,7 +39,7 @@ EXAMINED, NEXT_FRONT, SCOUT, UNFULL, UNEXPLORED = range(5)     # the per-block s
 
 @njit(cache=True)
 def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
-              level, depth_out, rows, write_depth, sums):
+              level, dplanes, write_depth, sums):
     planes = np.zeros((words, PLANES), dtype=np.uint64)
     acc = np.empty(words, dtype=np.uint64)
     examined = 0
@@ -92,7 +92,7 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
                 full &= a
                 if d:
                     moved |= d
-                    record_new(d, q, v, planes, level, depth_out, rows, write_depth)
+                    record_new(d, q, vb + q, planes, level, dplanes, write_depth)
             if moved:
                 cw |= mask
                 nchanged += 1
@@ -112,19 +112,19 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
 
 @njit(parallel=True, cache=True)
 def _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
-                 counts, level, depth_out, rows, write_depth, sums):
+                 counts, level, dplanes, write_depth, sums):
     for b in prange(nblocks):
         _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
-                  level, depth_out, rows, write_depth, sums)
+                  level, dplanes, write_depth, sums)
 
 
 @njit(cache=True)
 def bu_identify(indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
-                level, depth_out, rows, write_depth):
+                level, dplanes, write_depth):
     """Bottom-up level ``level`` (reads ``prev``, writes ``status``) and its identification.
 
-    ``counts[j]`` gets the vertices instance j reached at ``level`` (depths go to
-    ``depth_out[v, rows[j]]`` when ``write_depth``). Returns (in-edges examined,
+    ``counts[j]`` gets the vertices instance j reached at ``level`` (and the depth
+    planes ``dplanes`` their depths when ``write_depth``, see ``depths``). Returns (in-edges examined,
     next JFQ size, its scout count, vertices still not full, their in-degree sum).
     """
     nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
@@ -132,10 +132,10 @@ def bu_identify(indptr, in_indptr, in_indices, words, prev, status, unfull, idle
     if nblocks <= SERIAL_BLOCKS:
         for b in range(nblocks):
             _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
-                      counts, level, depth_out, rows, write_depth, sums)
+                      counts, level, dplanes, write_depth, sums)
     else:
         _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front,
-                     next_front, counts, level, depth_out, rows, write_depth, sums)
+                     next_front, counts, level, dplanes, write_depth, sums)
     return (sums[:, EXAMINED].sum(), sums[:, NEXT_FRONT].sum(), sums[:, SCOUT].sum(), sums[:, UNFULL].sum(),
             sums[:, UNEXPLORED].sum())
 

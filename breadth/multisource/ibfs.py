@@ -39,6 +39,7 @@ from ..kernels.frontier import WORD_BLOCK, bitmap_to_queue, fill, queue_to_bitma
 from ..kernels.policy import BOTTOM_UP, BU, DIRECTION_OPTIMIZING, TD, TOP_DOWN, go_bottom_up, stay_bottom_up
 from ..kernels.top_down import TD_EDGE_BLOCK, frontier_edge_offsets, walk_block
 from .bottom_up import bu_identify, sync_queue
+from .depths import first_use
 from .status import SERIAL_BLOCKS, identify_sparse, seed_group
 
 __all__ = ["traverse", "td_step", "LEVEL_FIELDS", "DIRECTION_OPTIMIZING", "TOP_DOWN", "BOTTOM_UP"]
@@ -110,14 +111,15 @@ def _idle_bits(counts, pattern, idle):
 @njit(cache=True)
 def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mode, alpha, beta,
              max_depth, prev, status, changed, next_changed, unfull, queue, next_queue, offsets, tail,
-             counts, depth_out, rows, write_depth, depth_cap):
+             counts, dplanes, write_depth, depth_cap):
     """Joint BFS of ``sources`` (instance j = bit j). Scratch arrays come from the caller.
 
     Returns (hist, stats, times, overflow, final): ``hist[k, j]`` = vertices instance j
     reached at depth k; ``stats`` rows of LEVEL_FIELDS (row 0 = the seeding, level -1;
     row k >= 1 = the step that expanded level k - 1);
     ``overflow`` is True when ``write_depth`` and the search went past
-    ``depth_cap`` (the output dtype is too small; nothing past it was written);
+    ``depth_cap`` (the output dtype is too small; nothing past it was recorded);
+    with ``write_depth`` the depths are in the planes ``dplanes`` (``depths.decode``);
     ``final`` is whichever of ``prev`` and ``status`` holds the last BSA (the reach sets).
     """
     n = indptr.size - 1
@@ -129,7 +131,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     qsize, nunfull = seed_group(sources, in_indptr, words, pattern, prev, status, changed, unfull, queue)
     counts[:] = 0
     scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize,
-                                             counts, 0, depth_out, rows, write_depth)
+                                             counts, 0, dplanes, write_depth)
     hist[0] = counts
     stats[0, lv.LEVEL] = -1      # row 0 is the seeding: each instance "reaches" its own source
     stats[0, lv.FRONTIER] = sources.size
@@ -155,6 +157,8 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
             direction = TD
         last_nf = nf
         t0 = lv.ticks()
+        if write_depth:
+            first_use(dplanes, level + 1)
         _idle_bits(counts, pattern, idle)
         counts[:] = 0
         if direction == BU:
@@ -163,7 +167,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
             frontier = nunfull
             examined, nf, scout, nunfull, unexplored = bu_identify(
                 indptr, in_indptr, in_indices, words, prev, status, unfull, idle, changed, next_changed, counts,
-                level + 1, depth_out, rows, write_depth)
+                level + 1, dplanes, write_depth)
             prev, status = status, prev
             changed, next_changed = next_changed, changed
             queue_valid = False
@@ -179,7 +183,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
             queue, next_queue = next_queue, queue
             qsize = tail[0]
             scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue,
-                                                     qsize, counts, level + 1, depth_out, rows, write_depth)
+                                                     qsize, counts, level + 1, dplanes, write_depth)
             nf = qsize
             nunfull -= nfull
             unexplored -= nfull_in

@@ -116,13 +116,15 @@ def seed_group(sources, in_indptr, words, pattern, prev, status, changed, unfull
 
 
 @njit(inline="always", cache=True)
-def record_new(d, q, v, planes, level, depth_out, rows, write_depth):
-    """Tally the instances whose bit is set in d (word q of vertex v) as reached at ``level``.
+def record_new(d, q, vq, planes, level, dplanes, write_depth):
+    """Tally the instances whose bit is set in d (word q of a vertex, ``vq`` = its index in the
+    status array) as reached at ``level``.
 
     The count goes to a bit-sliced counter (``planes[q, p]`` holds bit p of the
     64 counts of word q; adding d is a ripple-carry add of one word), which costs
     a couple of word operations per vertex however many instances reached it.
-    Writing depths visits every set bit.
+    Depths are bit-sliced too (``depths.py``): d is ORed into depth plane p for
+    every bit p set in ``level``, one word per plane, decoded once at the group's end.
     """
     carry = d
     p = 0
@@ -132,9 +134,13 @@ def record_new(d, q, v, planes, level, depth_out, rows, write_depth):
         carry = t
         p += 1
     if write_depth:
-        while d:
-            depth_out[v, rows[q * 64 + cttz(d)]] = level
-            d &= d - np.uint64(1)
+        bits = level
+        p = 0
+        while bits:
+            if bits & 1:
+                dplanes[p, vq] |= d
+            bits >>= 1
+            p += 1
 
 
 @njit(inline="always", cache=True)
@@ -155,7 +161,7 @@ def flush_counts(planes, counts):
 
 @njit(cache=True)
 def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                  depth_out, rows, write_depth, sums):
+                  dplanes, write_depth, sums):
     """Identify JFQ entries of block b; sums[b] = (scout, vertices that became full, their in-degree sum)."""
     planes = np.zeros((words, PLANES), dtype=np.uint64)
     scout = 0
@@ -171,7 +177,7 @@ def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsi
             d = cur ^ prev[vb + q]
             prev[vb + q] = cur
             full &= cur
-            record_new(d, q, v, planes, level, depth_out, rows, write_depth)
+            record_new(d, q, vb + q, planes, level, dplanes, write_depth)
         if full == ALL and in_indptr[v + 1] > in_indptr[v]:      # it was counted in unfull
             nfull += 1
             nfull_in += in_indptr[v + 1] - in_indptr[v]
@@ -184,15 +190,15 @@ def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsi
 
 @njit(parallel=True, cache=True)
 def _sparse_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                     depth_out, rows, write_depth, sums):
+                     dplanes, write_depth, sums):
     for b in prange(nblocks):
         _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                      depth_out, rows, write_depth, sums)
+                      dplanes, write_depth, sums)
 
 
 @njit(cache=True)
 def identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                    depth_out, rows, write_depth):
+                    dplanes, write_depth):
     """Identify level ``level`` after a top-down step: its JFQ is ``queue[:qsize]`` already.
 
     Clears the ``changed`` words the top-down step set (racing writes of 0 are
@@ -204,10 +210,10 @@ def identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsiz
     if nblocks <= SERIAL_BLOCKS:
         for b in range(nblocks):
             _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                          depth_out, rows, write_depth, sums)
+                          dplanes, write_depth, sums)
     else:
         _sparse_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                         depth_out, rows, write_depth, sums)
+                         dplanes, write_depth, sums)
     return sums[:, 0].sum(), sums[:, 1].sum(), sums[:, 2].sum()
 
 
