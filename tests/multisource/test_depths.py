@@ -1,11 +1,11 @@
 """Depth planes (breadth.multisource.depths): decode against a per-bit reference, and the
-default W = 8 depth matrix (the planes' main user) against scipy."""
+default W = 8 traversal (depth matrix and summaries) against scipy."""
 import numpy as np
 import pytest
 import scipy.sparse.csgraph as csg
 
 import breadth
-from breadth.multisource import multi_bfs
+from breadth.multisource import msbfs, multi_bfs
 from breadth.multisource.depths import decode, first_use, plane_count, planes_used
 
 
@@ -60,3 +60,8 @@ def test_default_words_depth_matrix(directed):
     ref = csg.shortest_path(g.to_scipy(), directed=g.directed, unweighted=True, indices=sources)
     want = np.where(np.isinf(ref), 255, ref).astype(np.uint8)
     np.testing.assert_array_equal(depths, want)
+    res = msbfs(g, sources)                    # the summaries of the same W = 8 traversal
+    reached = np.isfinite(ref)
+    np.testing.assert_array_equal(res.reached, reached.sum(axis=1))
+    np.testing.assert_array_equal(res.distance_sum, np.where(reached, ref, 0).sum(axis=1).astype(np.int64))
+    np.testing.assert_array_equal(res.eccentricity, np.where(reached, ref, 0).max(axis=1).astype(np.int64))
