@@ -34,8 +34,8 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels import levels as lv
-from ..kernels.atomics import atomic_or, cttz
-from ..kernels.frontier import WORD_BLOCK, bitmap_to_queue, fill, queue_to_bitmap
+from ..kernels.atomics import atomic_or
+from ..kernels.frontier import bitmap_to_queue, fill, queue_to_bitmap
 from ..kernels.policy import BOTTOM_UP, BU, DIRECTION_OPTIMIZING, TD, TOP_DOWN, go_bottom_up, stay_bottom_up
 from ..kernels.top_down import TD_EDGE_BLOCK, frontier_edge_offsets, walk_block
 from .bottom_up import bu_identify, sync_queue
