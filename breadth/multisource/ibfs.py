@@ -13,7 +13,8 @@ array (see ``status``). Algorithm 1 of the paper, level k+1:
   JFQ (deduplicated through the ``changed`` bitmap).
 * bottom-up: every vertex f that is not full ORs ``BSA_k[v]`` of its
   in-neighbours into its own ``BSA_{k+1}[f]`` (no atomics: one thread per f)
-  and stops at the first neighbour that makes it full (*early termination*).
+  and stops at the first neighbour that makes it full (*early termination*);
+  ``bottom_up.bu_identify``, which identifies the new frontier in the same loop.
 
 Direction switching is per group, by the shared rule (``kernels.policy``:
 ``go_bottom_up`` / ``stay_bottom_up``) on this traversal's own measures: go
@@ -22,22 +23,26 @@ not-full vertices / alpha, back to top-down when the JFQ holds fewer than
 n / beta vertices and shrinks. The top-down step is the shared block walk
 (``kernels.top_down.walk_block``) with an OR-ing visit.
 
-Invariants between levels: ``prev == status`` and holds BSA_level; the JFQ is
-the queue (after top-down) or the ``changed`` bitmap (after bottom-up); the
-``unfull`` bitmap holds every vertex with in-edges that is not full (after
-top-down it may also hold vertices that just became full; bottom-up drops them).
+Invariants between levels: ``prev`` holds BSA_level; ``status`` equals it
+except, after a bottom-up level (which swaps the two), on the JFQ, which a
+top-down level first copies over (``sync_queue``). The JFQ is the queue (after
+top-down) or the ``changed`` bitmap (after bottom-up); the ``unfull`` bitmap
+holds every vertex with in-edges that is not full (it may also hold vertices
+that just became full; bottom-up drops them one level later).
 """
 import numpy as np
 from numba import njit, prange
 
 from ..kernels import levels as lv
-from ..kernels.atomics import atomic_or, cttz
-from ..kernels.frontier import WORD_BLOCK, bitmap_to_queue, fill, queue_to_bitmap
+from ..kernels.atomics import atomic_or
+from ..kernels.frontier import bitmap_to_queue, fill, queue_to_bitmap
 from ..kernels.policy import BOTTOM_UP, BU, DIRECTION_OPTIMIZING, TD, TOP_DOWN, go_bottom_up, stay_bottom_up
 from ..kernels.top_down import TD_EDGE_BLOCK, frontier_edge_offsets, walk_block
-from .status import ALL, SERIAL_BLOCKS, identify_dense, identify_sparse, seed_group
+from .bottom_up import bu_identify, sync_queue
+from .depths import first_use
+from .status import SERIAL_BLOCKS, identify_sparse, seed_group
 
-__all__ = ["traverse", "td_step", "bu_step", "LEVEL_FIELDS", "DIRECTION_OPTIMIZING", "TOP_DOWN", "BOTTOM_UP"]
+__all__ = ["traverse", "td_step", "LEVEL_FIELDS", "DIRECTION_OPTIMIZING", "TOP_DOWN", "BOTTOM_UP"]
 
 LEVEL_FIELDS = lv.LEVEL_FIELDS + ("joint_frontier",)
 JOINT_FRONTIER = len(lv.LEVEL_FIELDS)
@@ -93,65 +98,6 @@ def td_step(indptr, indices, words, prev, status, queue, qsize, offsets, changed
 
 
 @njit(cache=True)
-def _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle, front):
-    examined = 0
-    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
-        x = unfull[w]
-        while x:
-            v = w * 64 + cttz(x)
-            x &= x - np.uint64(1)
-            vb = v * words
-            full = ALL
-            for q in range(words):
-                full &= status[vb + q] | idle[q]
-            if full == ALL:          # nothing left to find for v at this level
-                continue
-            for j in range(in_indptr[v], in_indptr[v + 1]):
-                u = in_indices[j]
-                examined += 1
-                if not (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
-                    continue             # not in the JFQ: its older bits are in v already
-                ub = u * words
-                full = ALL
-                for q in range(words):
-                    a = status[vb + q] | prev[ub + q]
-                    status[vb + q] = a
-                    full &= a | idle[q]
-                if full == ALL:      # early termination: every running instance has reached v
-                    break
-    return examined
-
-
-@njit(parallel=True, cache=True)
-def _bu_parallel(nblocks, in_indptr, in_indices, words, prev, status, unfull, idle, front):
-    examined = 0
-    for b in prange(nblocks):
-        examined += _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle, front)
-    return examined
-
-
-@njit(cache=True)
-def bu_step(in_indptr, in_indices, words, prev, status, unfull, idle, front):
-    """Bottom-up level with early termination; returns the in-edges examined.
-
-    Only in-neighbours in the JFQ (``front``, the vertices whose bits changed at
-    the last level) are read: a bit a neighbour got earlier reached v at the
-    level after, so it is in v already. This keeps the random reads of the status
-    array to the frontier, the joint version of bottom-up's frontier test.
-    ``idle[q]`` holds the bits of instances whose last level found nothing: their
-    frontier is empty, so no neighbour can give them to v, and early termination
-    only waits for the bits of the instances still running.
-    """
-    nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
-    if nblocks <= SERIAL_BLOCKS:
-        examined = 0
-        for b in range(nblocks):
-            examined += _bu_block(b, in_indptr, in_indices, words, prev, status, unfull, idle, front)
-        return examined
-    return _bu_parallel(nblocks, in_indptr, in_indices, words, prev, status, unfull, idle, front)
-
-
-@njit(cache=True)
 def _idle_bits(counts, pattern, idle):
     """idle := instances that reached no new vertex at the last level (plus unused bits)."""
     for q in range(idle.size):
@@ -164,15 +110,17 @@ def _idle_bits(counts, pattern, idle):
 
 @njit(cache=True)
 def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mode, alpha, beta,
-             max_depth, prev, status, changed, unfull, queue, next_queue, offsets, tail, counts,
-             depth_out, rows, write_depth, depth_cap):
+             max_depth, prev, status, changed, next_changed, unfull, queue, next_queue, offsets, tail,
+             counts, dplanes, write_depth, depth_cap):
     """Joint BFS of ``sources`` (instance j = bit j). Scratch arrays come from the caller.
 
-    Returns (hist, stats, times, overflow): ``hist[k, j]`` = vertices instance j
+    Returns (hist, stats, times, overflow, final): ``hist[k, j]`` = vertices instance j
     reached at depth k; ``stats`` rows of LEVEL_FIELDS (row 0 = the seeding, level -1;
     row k >= 1 = the step that expanded level k - 1);
     ``overflow`` is True when ``write_depth`` and the search went past
-    ``depth_cap`` (the output dtype is too small; nothing past it was written).
+    ``depth_cap`` (the output dtype is too small; nothing past it was recorded);
+    with ``write_depth`` the depths are in the planes ``dplanes`` (``depths.decode``);
+    ``final`` is whichever of ``prev`` and ``status`` holds the last BSA (the reach sets).
     """
     n = indptr.size - 1
     idle = np.empty(words, dtype=np.uint64)
@@ -183,7 +131,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     qsize, nunfull = seed_group(sources, in_indptr, words, pattern, prev, status, changed, unfull, queue)
     counts[:] = 0
     scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize,
-                                             counts, 0, depth_out, rows, write_depth)
+                                             counts, 0, dplanes, write_depth)
     hist[0] = counts
     stats[0, lv.LEVEL] = -1      # row 0 is the seeding: each instance "reaches" its own source
     stats[0, lv.FRONTIER] = sources.size
@@ -209,21 +157,25 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
             direction = TD
         last_nf = nf
         t0 = lv.ticks()
+        if write_depth:
+            first_use(dplanes, level + 1)
         _idle_bits(counts, pattern, idle)
         counts[:] = 0
         if direction == BU:
             if queue_valid:      # the JFQ as a bitmap for bottom-up's frontier test
                 queue_to_bitmap(queue, qsize, changed)
             frontier = nunfull
-            examined = bu_step(in_indptr, in_indices, words, prev, status, unfull, idle, changed)
-            nf, scout, nunfull, unexplored = identify_dense(indptr, in_indptr, words, prev, status, changed,
-                                                            unfull, counts, level + 1, depth_out, rows,
-                                                            write_depth)
+            examined, nf, scout, nunfull, unexplored = bu_identify(
+                indptr, in_indptr, in_indices, words, prev, status, unfull, idle, changed, next_changed, counts,
+                level + 1, dplanes, write_depth)
+            prev, status = status, prev
+            changed, next_changed = next_changed, changed
             queue_valid = False
         else:
             if not queue_valid:
                 qsize, scout = bitmap_to_queue(changed, indptr, queue)
                 fill(changed, np.uint64(0))
+                sync_queue(words, prev, status, queue, qsize)
             frontier = qsize
             examined = frontier_edge_offsets(indptr, queue, qsize, offsets)
             tail[0] = 0
@@ -231,7 +183,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
             queue, next_queue = next_queue, queue
             qsize = tail[0]
             scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue,
-                                                     qsize, counts, level + 1, depth_out, rows, write_depth)
+                                                     qsize, counts, level + 1, dplanes, write_depth)
             nf = qsize
             nunfull -= nfull
             unexplored -= nfull_in
@@ -248,4 +200,4 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
         stats[level, lv.DISCOVERED] = counts.sum()
         stats[level, JOINT_FRONTIER] = nf
         times[level] = lv.ticks() - t0
-    return hist[:level + 1], stats[:level + 1], times[:level + 1], overflow
+    return hist[:level + 1], stats[:level + 1], times[:level + 1], overflow, prev

@@ -29,8 +29,8 @@ FORMAT = 1          # version of the checkpoint fingerprint
 
 
 def status_bytes(n: int, words: int) -> int:
-    """Working memory of one group: two status arrays, two queues, offsets, two bitmaps."""
-    return 2 * 8 * n * words + 3 * 8 * (n + 1) + 2 * 8 * num_words(n)
+    """Working memory of one group: two status arrays, two queues, offsets, three bitmaps."""
+    return 2 * 8 * n * words + 3 * 8 * (n + 1) + 3 * 8 * num_words(n)
 
 
 def choose_words(num_sources: int, n: int, words=None, group_size=None, available=None) -> tuple[int, int]:

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..graph.memory import check_fits
-from ..kernels.frontier import fill
 from .groupby import sharing_degree
 
 DEPTH_DTYPES = (np.uint8, np.uint16, np.uint32, np.uint64)
@@ -68,12 +67,13 @@ class GroupResult:
 
 class DepthMatrix:
     """The |S| x n depth result, stored vertex-major (n x |S|) so a group writes each vertex's
-    depths into one place; ``result`` is the |S| x n view. Widens its dtype on demand."""
+    depths into one place; ``result`` is the |S| x n view. Widens its dtype on demand.
+    Not initialised: every group writes every cell of its columns (``depths.decode`` or
+    ``place``)."""
 
     def __init__(self, n: int, num_sources: int, dtype):
         check_fits(f"a {num_sources} x {n} depth matrix", n * num_sources * np.dtype(dtype).itemsize)
         self.array = np.empty((n, num_sources), dtype=dtype)
-        fill(self.array.reshape(-1), self.array.dtype.type(unreachable(dtype)))   # on every core
 
     @property
     def dtype(self):

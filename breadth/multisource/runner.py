@@ -19,7 +19,9 @@ from ..errors import BreadthError
 from ..kernels.frontier import num_words
 from ..kernels.levels import seconds_per_tick
 from . import ibfs
+from ..graph.memory import check_fits
 from .checkpoint import Checkpoint
+from .depths import decode, plane_count, planes_used
 from .plan import Traversal
 from .results import DepthMatrix, GroupResult, MultiResult, reduce_hist, unreachable, wider
 from .status import reach_csr, unused_pattern
@@ -33,17 +35,27 @@ class Workspace:
         self.prev = np.empty(n * words, dtype=np.uint64)
         self.status = np.empty(n * words, dtype=np.uint64)
         self.changed = np.zeros(num_words(n), dtype=np.uint64)
+        self.next_changed = np.zeros(num_words(n), dtype=np.uint64)
         self.unfull = np.empty(num_words(n), dtype=np.uint64)
         self.queue = np.empty(max(n, 1), dtype=np.int64)
         self.next_queue = np.empty(max(n, 1), dtype=np.int64)
         self.offsets = np.empty(n + 1, dtype=np.int64)
         self.tail = np.zeros(1, dtype=np.int64)
         self.counts = np.zeros(64 * words, dtype=np.int64)
+        self.dplanes = np.empty((0, 0), dtype=np.uint64)
+
+    def depth_planes(self, planes: int) -> np.ndarray:
+        """The depth planes for depths of ``planes`` bits (``depths``); only used planes get touched."""
+        if self.dplanes.shape[0] < planes:
+            check_fits(f"{planes} depth planes", planes * self.n * self.words * 8)
+            self.dplanes = np.empty((planes, self.n * self.words), dtype=np.uint64)
+        return self.dplanes
 
 
 def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | None = None) -> GroupResult:
-    """Traverse group ``gi`` of ``trav`` in ``ws``. With ``keep_depths``: write into ``depth_out``
-    (n x |S|, vertex-major, columns = source positions) when given, else into a per-group buffer.
+    """Traverse group ``gi`` of ``trav`` in ``ws``. With ``keep_depths``: the traversal records
+    depth planes (``depths``), decoded at the end into ``depth_out`` (n x |S|, vertex-major,
+    columns = source positions) when given, else into a per-group buffer.
     ``depth_out`` may come back widened (see ``DepthMatrix``)."""
     members = trav.groups[gi]
     srcs = np.ascontiguousarray(trav.sources[members])
@@ -55,26 +67,30 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
             target, rows = np.empty((0, 0), dtype=np.uint8), np.empty(0, dtype=np.int64)
         elif depth_out is not None:
             target, rows = depth_out.array, np.ascontiguousarray(members, dtype=np.int64)
-        else:
-            target = np.full((trav.n, srcs.size), unreachable(dtype), dtype=dtype)
+        else:            # every cell of it is written by depths.decode
+            target = np.empty((trav.n, srcs.size), dtype=dtype)
             rows = np.arange(srcs.size, dtype=np.int64)
         cap = unreachable(target.dtype) - 1 if trav.keep_depths else 0
+        dplanes = ws.depth_planes(plane_count(cap)) if trav.keep_depths else ws.dplanes
         t0 = time.perf_counter()
-        hist, stats, times, overflow = ibfs.traverse(
+        hist, stats, times, overflow, final = ibfs.traverse(
             g.indptr, g.indices, g.in_indptr, g.in_indices, srcs, trav.words, pattern,
             trav.mode, trav.alpha, trav.beta, trav.max_depth, ws.prev, ws.status,
-            ws.changed, ws.unfull, ws.queue, ws.next_queue, ws.offsets, ws.tail, ws.counts,
-            target, rows, trav.keep_depths, cap)
+            ws.changed, ws.next_changed, ws.unfull, ws.queue, ws.next_queue, ws.offsets, ws.tail, ws.counts,
+            dplanes, trav.keep_depths, cap)
         seconds = time.perf_counter() - t0
         if not overflow:
             break
         dtype = wider(target.dtype)
         if depth_out is not None:
             depth_out.widen(dtype)
+    if trav.keep_depths:
+        decode(final, dplanes, planes_used(hist.shape[0] - 1), trav.words, srcs.size, target, rows,
+               unreachable(target.dtype))
     res = GroupResult(gi, hist[:, :srcs.size].copy(), stats, times * seconds_per_tick(), seconds,
                       target if trav.keep_depths and depth_out is None else None)
     if trav.keep_reach:
-        res.reach_indptr, res.reach_indices = reach_csr(ws.prev, trav.words, srcs.size, trav.n)
+        res.reach_indptr, res.reach_indices = reach_csr(final, trav.words, srcs.size, trav.n)
     return res
 
 

@@ -16,15 +16,18 @@ termination.
 Frontier identification (Algorithm 2) is the XOR of the two copies: a vertex
 whose ``status ^ prev`` is non-zero was just reached by the instances whose
 bits differ, so it enters the joint frontier queue (JFQ) once, however many
-instances share it. The same pass records the level of each newly set bit
+instances share it. Identifying records the level of each newly set bit
 (a depth, or only a per-instance count: the per-level histogram the reducers
-fold into closeness, harmonic centrality and eccentricity), copies ``status``
-into ``prev`` and keeps the direction-switching counters (scout count of the
-new frontier, unexplored in-edges of vertices not yet full).
+fold into closeness, harmonic centrality and eccentricity; ``record_new``) and
+keeps the direction-switching counters (scout count of the new frontier,
+unexplored in-edges of vertices not yet full). After a top-down level it is
+a pass over the new JFQ (``identify_sparse``, which copies ``status`` into
+``prev``); after a bottom-up level it is fused into the step
+(``bottom_up.bu_identify``, which swaps the copies instead).
 
-Invariants after identifying level k: ``prev == status``; a vertex's bits are
-the instances that reached it within k levels; ``hist[k, j]`` counts the
-vertices instance j reached at exactly depth k.
+Invariants after identifying level k: a vertex's bits are the instances that
+reached it within k levels; ``hist[k, j]`` counts the vertices instance j
+reached at exactly depth k; after a top-down level ``prev == status``.
 """
 import numpy as np
 from numba import njit, prange
@@ -113,13 +116,15 @@ def seed_group(sources, in_indptr, words, pattern, prev, status, changed, unfull
 
 
 @njit(inline="always", cache=True)
-def _record_new(d, q, v, planes, level, depth_out, rows, write_depth):
-    """Tally the instances whose bit is set in d (word q of vertex v) as reached at ``level``.
+def record_new(d, q, vq, planes, level, dplanes, write_depth):
+    """Tally the instances whose bit is set in d (word q of a vertex, ``vq`` = its index in the
+    status array) as reached at ``level``.
 
     The count goes to a bit-sliced counter (``planes[q, p]`` holds bit p of the
     64 counts of word q; adding d is a ripple-carry add of one word), which costs
     a couple of word operations per vertex however many instances reached it.
-    Writing depths visits every set bit.
+    Depths are bit-sliced too (``depths.py``): d is ORed into depth plane p for
+    every bit p set in ``level``, one word per plane, decoded once at the group's end.
     """
     carry = d
     p = 0
@@ -129,13 +134,17 @@ def _record_new(d, q, v, planes, level, depth_out, rows, write_depth):
         carry = t
         p += 1
     if write_depth:
-        while d:
-            depth_out[v, rows[q * 64 + cttz(d)]] = level
-            d &= d - np.uint64(1)
+        bits = level
+        p = 0
+        while bits:
+            if bits & 1:
+                dplanes[p, vq] |= d
+            bits >>= 1
+            p += 1
 
 
 @njit(inline="always", cache=True)
-def _flush_counts(planes, counts):
+def flush_counts(planes, counts):
     """Add a block's bit-sliced tallies into the level's shared counts."""
     for q in range(planes.shape[0]):
         any_bits = np.uint64(0)
@@ -152,7 +161,7 @@ def _flush_counts(planes, counts):
 
 @njit(cache=True)
 def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                  depth_out, rows, write_depth, sums):
+                  dplanes, write_depth, sums):
     """Identify JFQ entries of block b; sums[b] = (scout, vertices that became full, their in-degree sum)."""
     planes = np.zeros((words, PLANES), dtype=np.uint64)
     scout = 0
@@ -168,12 +177,12 @@ def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsi
             d = cur ^ prev[vb + q]
             prev[vb + q] = cur
             full &= cur
-            _record_new(d, q, v, planes, level, depth_out, rows, write_depth)
+            record_new(d, q, vb + q, planes, level, dplanes, write_depth)
         if full == ALL and in_indptr[v + 1] > in_indptr[v]:      # it was counted in unfull
             nfull += 1
             nfull_in += in_indptr[v + 1] - in_indptr[v]
         scout += indptr[v + 1] - indptr[v]
-    _flush_counts(planes, counts)
+    flush_counts(planes, counts)
     sums[b, 0] = scout
     sums[b, 1] = nfull
     sums[b, 2] = nfull_in
@@ -181,15 +190,15 @@ def _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsi
 
 @njit(parallel=True, cache=True)
 def _sparse_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                     depth_out, rows, write_depth, sums):
+                     dplanes, write_depth, sums):
     for b in prange(nblocks):
         _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                      depth_out, rows, write_depth, sums)
+                      dplanes, write_depth, sums)
 
 
 @njit(cache=True)
 def identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                    depth_out, rows, write_depth):
+                    dplanes, write_depth):
     """Identify level ``level`` after a top-down step: its JFQ is ``queue[:qsize]`` already.
 
     Clears the ``changed`` words the top-down step set (racing writes of 0 are
@@ -201,88 +210,11 @@ def identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsiz
     if nblocks <= SERIAL_BLOCKS:
         for b in range(nblocks):
             _sparse_block(b, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                          depth_out, rows, write_depth, sums)
+                          dplanes, write_depth, sums)
     else:
         _sparse_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, queue, qsize, counts, level,
-                         depth_out, rows, write_depth, sums)
+                         dplanes, write_depth, sums)
     return sums[:, 0].sum(), sums[:, 1].sum(), sums[:, 2].sum()
-
-
-@njit(cache=True)
-def _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
-                 depth_out, rows, write_depth, sums):
-    """Identify the not-full vertices of block b; sums[b] = (JFQ entries, their scout count,
-    vertices still not full, their in-degree sum)."""
-    planes = np.zeros((words, PLANES), dtype=np.uint64)
-    nchanged = 0
-    scout = 0
-    nunfull = 0
-    unexplored = 0
-    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
-        x = unfull[w]
-        keep = x
-        cw = np.uint64(0)
-        while x:
-            bit = cttz(x)
-            x &= x - np.uint64(1)
-            v = w * 64 + bit
-            vb = v * words
-            full = ALL
-            moved = np.uint64(0)
-            for q in range(words):
-                cur = status[vb + q]
-                d = cur ^ prev[vb + q]
-                if d:
-                    prev[vb + q] = cur
-                    moved |= d
-                    _record_new(d, q, v, planes, level, depth_out, rows, write_depth)
-                full &= cur
-            mask = np.uint64(1) << np.uint64(bit)
-            if moved:
-                cw |= mask
-                nchanged += 1
-                scout += indptr[v + 1] - indptr[v]
-            if full == ALL:
-                keep &= ~mask
-            else:
-                nunfull += 1
-                unexplored += in_indptr[v + 1] - in_indptr[v]
-        changed[w] = cw
-        unfull[w] = keep
-    _flush_counts(planes, counts)
-    sums[b, 0] = nchanged
-    sums[b, 1] = scout
-    sums[b, 2] = nunfull
-    sums[b, 3] = unexplored
-
-
-@njit(parallel=True, cache=True)
-def _dense_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
-                    depth_out, rows, write_depth, sums):
-    for b in prange(nblocks):
-        _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
-                     depth_out, rows, write_depth, sums)
-
-
-@njit(cache=True)
-def identify_dense(indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
-                   depth_out, rows, write_depth):
-    """Identify level ``level`` after a bottom-up step (Algorithm 2 over the not-full vertices).
-
-    Only vertices in ``unfull`` can have changed. Writes the JFQ as the
-    ``changed`` bitmap and drops full vertices from ``unfull``. Returns (JFQ
-    size, its scout count, vertices still not full, their in-degree sum).
-    """
-    nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
-    sums = np.zeros((nblocks, 4), dtype=np.int64)
-    if nblocks <= SERIAL_BLOCKS:
-        for b in range(nblocks):
-            _dense_block(b, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
-                         depth_out, rows, write_depth, sums)
-    else:
-        _dense_parallel(nblocks, indptr, in_indptr, words, prev, status, changed, unfull, counts, level,
-                        depth_out, rows, write_depth, sums)
-    return sums[:, 0].sum(), sums[:, 1].sum(), sums[:, 2].sum(), sums[:, 3].sum()
 
 
 @njit(parallel=True, cache=True)

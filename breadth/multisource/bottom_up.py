@@ -1,0 +1,256 @@
+"""The bottom-up level of bitwise iBFS, with frontier identification fused in (Liu, Huang, Hu, SIGMOD'16).
+
+Section 4 of the paper: every vertex v that is not *full* (visited by every
+instance) ORs the status words ``BSA_k[u]`` of its in-neighbours u into
+``BSA_{k+1}[v]`` and stops at the first neighbour that makes it full (early
+termination). One thread owns v, so no atomics. Only in-neighbours in the
+joint frontier (``front``: the vertices whose bits changed at level k) are
+read: a bit u got earlier reached v one level later, so it is in v already.
+``idle`` holds the bits of instances whose last level found nothing: no
+neighbour can give them to v, so early termination waits only for the running
+instances.
+
+Algorithm 2 (frontier identification: ``BSA_{k+1} XOR BSA_k``) runs in the same
+loop: the thread that finished v knows its old and new words, so it tallies
+the new bits (per-instance counts, depths), marks v in ``next_front`` (the next
+JFQ) and keeps the direction counters, without a second pass over the status
+arrays. The two copies are double-buffered instead of copied: the level reads
+``prev`` and writes ``status[v]`` for every vertex in ``unfull``; the caller
+swaps them afterwards.
+
+Invariants. On entry, ``prev`` holds BSA_k for every vertex; ``status`` equals
+``prev`` on every vertex outside ``unfull``. On exit, ``status`` holds BSA_{k+1}
+for every vertex; a vertex is dropped from ``unfull`` when ``prev`` already shows
+it full (it has been written full into both copies then), so one that becomes
+full at this level stays one more level and the invariant holds after the swap.
+After the swap the two copies differ exactly on ``next_front``.
+"""
+import numpy as np
+from numba import njit, prange
+
+from ..kernels.atomics import cttz
+from ..kernels.frontier import WORD_BLOCK
+from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_new
+
+__all__ = ["bu_identify", "sync_queue"]
+
+EXAMINED, NEXT_FRONT, SCOUT, UNFULL, UNEXPLORED = range(5)     # the per-block sums
+
+
+@njit(cache=True)
+def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
+              level, dplanes, write_depth, sums):
+    planes = np.zeros((words, PLANES), dtype=np.uint64)
+    acc = np.empty(words, dtype=np.uint64)
+    examined = 0
+    nchanged = 0
+    scout = 0
+    nunfull = 0
+    unexplored = 0
+    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
+        x = unfull[w]
+        keep = x
+        cw = np.uint64(0)
+        while x:
+            bit = cttz(x)
+            x &= x - np.uint64(1)
+            v = w * 64 + bit
+            vb = v * words
+            mask = np.uint64(1) << np.uint64(bit)
+            full = ALL
+            done = ALL
+            for q in range(words):
+                a = prev[vb + q]
+                acc[q] = a
+                full &= a
+                done &= a | idle[q]
+            if full == ALL:          # full in both copies from now on: leave unfull
+                for q in range(words):
+                    status[vb + q] = ALL
+                keep &= ~mask
+                continue
+            if done != ALL:          # some running instance has not reached v yet
+                for j in range(in_indptr[v], in_indptr[v + 1]):
+                    u = in_indices[j]
+                    examined += 1
+                    if not (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
+                        continue     # not in the JFQ: its older bits are in v already
+                    ub = u * words
+                    done = ALL
+                    for q in range(words):
+                        a = acc[q] | prev[ub + q]
+                        acc[q] = a
+                        done &= a | idle[q]
+                    if done == ALL:  # early termination: every running instance has reached v
+                        break
+            moved = np.uint64(0)
+            full = ALL
+            for q in range(words):
+                a = acc[q]
+                d = a ^ prev[vb + q]
+                status[vb + q] = a
+                full &= a
+                if d:
+                    moved |= d
+                    record_new(d, q, vb + q, planes, level, dplanes, write_depth)
+            if moved:
+                cw |= mask
+                nchanged += 1
+                scout += indptr[v + 1] - indptr[v]
+            if full != ALL:
+                nunfull += 1
+                unexplored += in_indptr[v + 1] - in_indptr[v]
+        next_front[w] = cw
+        unfull[w] = keep
+    flush_counts(planes, counts)
+    sums[b, EXAMINED] = examined
+    sums[b, NEXT_FRONT] = nchanged
+    sums[b, SCOUT] = scout
+    sums[b, UNFULL] = nunfull
+    sums[b, UNEXPLORED] = unexplored
+
+
+@njit(inline="always", cache=True)
+def _tally8(d, q, vq, planes, level, dplanes, write_depth):
+    if d:
+        record_new(d, q, vq, planes, level, dplanes, write_depth)
+
+
+@njit(cache=True)
+def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
+               dplanes, write_depth, sums):
+    """``_bu_block`` for W = 8 (the default from 449 sources on): the vertex's eight words stay
+    in registers (a0 .. a7) instead of a scratch array."""
+    planes = np.zeros((8, PLANES), dtype=np.uint64)
+    i0, i1, i2, i3, i4, i5, i6, i7 = idle[0], idle[1], idle[2], idle[3], idle[4], idle[5], idle[6], idle[7]
+    examined = 0
+    nchanged = 0
+    scout = 0
+    nunfull = 0
+    unexplored = 0
+    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
+        x = unfull[w]
+        keep = x
+        cw = np.uint64(0)
+        while x:
+            bit = cttz(x)
+            x &= x - np.uint64(1)
+            v = w * 64 + bit
+            vb = v * 8
+            mask = np.uint64(1) << np.uint64(bit)
+            a0, a1, a2, a3 = prev[vb], prev[vb + 1], prev[vb + 2], prev[vb + 3]
+            a4, a5, a6, a7 = prev[vb + 4], prev[vb + 5], prev[vb + 6], prev[vb + 7]
+            if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 == ALL:     # full in both copies from now on
+                for q in range(8):
+                    status[vb + q] = ALL
+                keep &= ~mask
+                continue
+            done = (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (a7 | i7)
+            if done != ALL:
+                for j in range(in_indptr[v], in_indptr[v + 1]):
+                    u = in_indices[j]
+                    examined += 1
+                    if not (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
+                        continue
+                    ub = u * 8
+                    a0 |= prev[ub]
+                    a1 |= prev[ub + 1]
+                    a2 |= prev[ub + 2]
+                    a3 |= prev[ub + 3]
+                    a4 |= prev[ub + 4]
+                    a5 |= prev[ub + 5]
+                    a6 |= prev[ub + 6]
+                    a7 |= prev[ub + 7]
+                    if (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (
+                            a7 | i7) == ALL:
+                        break
+            d0, d1, d2, d3 = a0 ^ prev[vb], a1 ^ prev[vb + 1], a2 ^ prev[vb + 2], a3 ^ prev[vb + 3]
+            d4, d5, d6, d7 = a4 ^ prev[vb + 4], a5 ^ prev[vb + 5], a6 ^ prev[vb + 6], a7 ^ prev[vb + 7]
+            status[vb], status[vb + 1], status[vb + 2], status[vb + 3] = a0, a1, a2, a3
+            status[vb + 4], status[vb + 5], status[vb + 6], status[vb + 7] = a4, a5, a6, a7
+            if d0 | d1 | d2 | d3 | d4 | d5 | d6 | d7:
+                _tally8(d0, 0, vb, planes, level, dplanes, write_depth)
+                _tally8(d1, 1, vb + 1, planes, level, dplanes, write_depth)
+                _tally8(d2, 2, vb + 2, planes, level, dplanes, write_depth)
+                _tally8(d3, 3, vb + 3, planes, level, dplanes, write_depth)
+                _tally8(d4, 4, vb + 4, planes, level, dplanes, write_depth)
+                _tally8(d5, 5, vb + 5, planes, level, dplanes, write_depth)
+                _tally8(d6, 6, vb + 6, planes, level, dplanes, write_depth)
+                _tally8(d7, 7, vb + 7, planes, level, dplanes, write_depth)
+                cw |= mask
+                nchanged += 1
+                scout += indptr[v + 1] - indptr[v]
+            if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 != ALL:
+                nunfull += 1
+                unexplored += in_indptr[v + 1] - in_indptr[v]
+        next_front[w] = cw
+        unfull[w] = keep
+    flush_counts(planes, counts)
+    sums[b, EXAMINED] = examined
+    sums[b, NEXT_FRONT] = nchanged
+    sums[b, SCOUT] = scout
+    sums[b, UNFULL] = nunfull
+    sums[b, UNEXPLORED] = unexplored
+
+
+@njit(cache=True)
+def _bu_any(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts, level,
+            dplanes, write_depth, sums):
+    if words == 8:
+        _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
+                   dplanes, write_depth, sums)
+    else:
+        _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
+                  level, dplanes, write_depth, sums)
+
+
+@njit(parallel=True, cache=True)
+def _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
+                 counts, level, dplanes, write_depth, sums):
+    for b in prange(nblocks):
+        _bu_any(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
+                level, dplanes, write_depth, sums)
+
+
+@njit(cache=True)
+def bu_identify(indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
+                level, dplanes, write_depth):
+    """Bottom-up level ``level`` (reads ``prev``, writes ``status``) and its identification.
+
+    ``counts[j]`` gets the vertices instance j reached at ``level`` (and the depth planes
+    ``dplanes`` their depths when ``write_depth``, see ``depths``). Returns (in-edges
+    examined, next JFQ size, its scout count, vertices still not full, their in-degree sum).
+    W = 8 runs ``_bu_block8``, any other W the general ``_bu_block``.
+    """
+    nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
+    sums = np.zeros((max(nblocks, 1), 5), dtype=np.int64)
+    if nblocks <= SERIAL_BLOCKS:
+        for b in range(nblocks):
+            _bu_any(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
+                    counts, level, dplanes, write_depth, sums)
+    else:
+        _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front,
+                     next_front, counts, level, dplanes, write_depth, sums)
+    return (sums[:, EXAMINED].sum(), sums[:, NEXT_FRONT].sum(), sums[:, SCOUT].sum(), sums[:, UNFULL].sum(),
+            sums[:, UNEXPLORED].sum())
+
+
+@njit(parallel=True, cache=True)
+def _sync_parallel(words, prev, status, queue, qsize):
+    for i in prange(qsize):
+        vb = queue[i] * words
+        for q in range(words):
+            status[vb + q] = prev[vb + q]
+
+
+@njit(cache=True)
+def sync_queue(words, prev, status, queue, qsize):
+    """status[v] := prev[v] for the queue's vertices: after a swapped bottom-up level the copies
+    differ only on its JFQ, and a top-down level needs them equal."""
+    if qsize * words <= 1 << 14:
+        for i in range(qsize):
+            vb = queue[i] * words
+            for q in range(words):
+                status[vb + q] = prev[vb + q]
+    else:
+        _sync_parallel(words, prev, status, queue, qsize)

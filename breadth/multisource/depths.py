@@ -1,0 +1,94 @@
+"""Depths of a group's instances as bit planes, decoded into the depth matrix once per group.
+
+Writing each new depth into the vertex-major depth matrix at the level it is
+found touches a vertex's whole row (|S| bytes, the group's columns scattered
+over it) at every level the vertex is reached by some instance: on kron-18 with
+1024 sources that is several passes over the 268 MB matrix per group, more
+time than the traversal. Instead, identification (``status.record_new``) ORs
+the instances newly reached at depth L into *depth plane* p of the vertex for
+every bit p of L: plane p holds, per status word, bit p of each instance's
+depth (the same W words per vertex as the status array). That is a few word
+ORs per vertex and level, on arrays as small as the status array.
+
+At the group's end ``decode`` writes each (vertex, instance) cell once: the
+depth from the planes where the final status has the instance's bit, the
+dtype's maximum (unreachable) elsewhere, eight instances at a time for uint8
+(a byte of each plane spread into eight bytes by a table).
+
+Plane p is first written at depth 2**p; it is cleared just before
+(``first_use``), so a traversal that stays shallow touches only the planes it
+needs, and ``decode`` reads only planes 0 .. bit_length(deepest depth) - 1.
+"""
+import numpy as np
+from numba import njit, prange
+
+from ..kernels.frontier import fill
+
+__all__ = ["plane_count", "planes_used", "first_use", "decode"]
+
+DECODE_BLOCK = 512       # vertices per parallel block of the decode
+SPREAD = np.array([sum(((b >> t) & 1) << (8 * t) for t in range(8)) for b in range(256)], dtype=np.uint64)
+
+
+def plane_count(depth_cap: int) -> int:
+    """Planes needed for depths up to ``depth_cap``."""
+    return max(1, int(depth_cap).bit_length())
+
+
+def planes_used(deepest: int) -> int:
+    """Planes holding depths up to ``deepest`` (the others were never cleared)."""
+    return int(deepest).bit_length()
+
+
+@njit(cache=True)
+def first_use(dplanes, depth):
+    """Before depths ``depth`` are recorded: clear the plane first written at this depth, if any."""
+    if depth > 0 and depth & (depth - 1) == 0:
+        p = 0
+        while (1 << (p + 1)) <= depth:
+            p += 1
+        if p < dplanes.shape[0]:
+            fill(dplanes[p], np.uint64(0))
+
+
+@njit(cache=True)
+def _decode_vertex(v, final, dplanes, used, words, g, out, rows, unreach, lanes, tile, tile64):
+    if lanes:                    # uint8: eight instances per step into the tile, then one copy
+        for q in range(words):
+            vq = v * words + q
+            s = final[vq]
+            for k in range(8):
+                sh = np.uint64(8 * k)
+                dep = SPREAD[(~s >> sh) & np.uint64(0xFF)] * np.uint64(0xFF)
+                for p in range(used):
+                    dep |= SPREAD[(dplanes[p, vq] >> sh) & np.uint64(0xFF)] << np.uint64(p)
+                tile64[q * 8 + k] = dep
+        orow = out[v]
+        for j in range(g):
+            orow[rows[j]] = tile[j]
+        return
+    for q in range(words):
+        vq = v * words + q
+        s = final[vq]
+        for b in range(min(64, g - q * 64)):
+            bit = np.uint64(b)
+            if (s >> bit) & np.uint64(1):
+                dep = 0
+                for p in range(used):
+                    dep |= int((dplanes[p, vq] >> bit) & np.uint64(1)) << p
+                out[v, rows[q * 64 + b]] = dep
+            else:
+                out[v, rows[q * 64 + b]] = unreach
+
+
+@njit(parallel=True, cache=True)
+def decode(final, dplanes, used, words, g, out, rows, unreach):
+    """out[v, rows[j]] := the depth of v for instance j < g (``unreach`` where ``final`` lacks
+    the bit), for every vertex: each cell of the group's columns is written once."""
+    n = out.shape[0]
+    lanes = unreach == 255
+    for b in prange((n + DECODE_BLOCK - 1) // DECODE_BLOCK):
+        tile64 = np.empty(words * 8, dtype=np.uint64)
+        tile = tile64.view(np.uint8)
+        for v in range(b * DECODE_BLOCK, min(n, (b + 1) * DECODE_BLOCK)):
+            _decode_vertex(v, final, dplanes, used, words, g, out, rows, unreach, lanes, tile, tile64)

@@ -1,0 +1,67 @@
+"""Depth planes (breadth.multisource.depths): decode against a per-bit reference, and the
+default W = 8 traversal (depth matrix and summaries) against scipy."""
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csg
+
+import breadth
+from breadth.multisource import msbfs, multi_bfs
+from breadth.multisource.depths import decode, first_use, plane_count, planes_used
+
+
+def reference(final, dplanes, used, words, g, n, unreach):
+    out = np.full((n, g), unreach, dtype=np.int64)
+    for v in range(n):
+        for j in range(g):
+            q, b = divmod(j, 64)
+            if (int(final[v * words + q]) >> b) & 1:
+                out[v, j] = sum(((int(dplanes[p, v * words + q]) >> b) & 1) << p for p in range(used))
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize("words,g", [(1, 1), (1, 64), (2, 100), (3, 129), (8, 512)])
+def test_decode_matches_reference(dtype, words, g):
+    rng = np.random.default_rng(words * 1000 + g)
+    n, unreach = 37, int(np.iinfo(dtype).max)
+    planes = plane_count(unreach - 1)
+    final = rng.integers(0, 2**63, n * words, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    dplanes = rng.integers(0, 2**63, (planes, n * words), dtype=np.uint64)
+    used = planes_used(37)                     # depths up to 37: planes 0..5
+    rows = rng.permutation(g + 5)[:g].astype(np.int64)     # the group's columns, scattered
+    out = np.zeros((n, g + 5), dtype=dtype)
+    decode(final, dplanes, used, words, g, out, rows, unreach)
+    want = reference(final, dplanes, used, words, g, n, unreach)
+    np.testing.assert_array_equal(out[:, rows], want)
+    assert not out[:, np.setdiff1d(np.arange(g + 5), rows)].any()   # other columns untouched
+
+
+def test_first_use_clears_only_at_powers_of_two():
+    dplanes = np.ones((4, 10), dtype=np.uint64)
+    for depth in (3, 5, 6, 7):
+        first_use(dplanes, depth)
+    assert dplanes.all()
+    for depth, p in ((1, 0), (2, 1), (4, 2), (8, 3)):
+        first_use(dplanes, depth)
+        assert not dplanes[p].any()
+    first_use(dplanes, 16)                     # past the planes: nothing to clear
+    assert plane_count(254) == 8 and plane_count(65534) == 16 and planes_used(0) == 0 and planes_used(7) == 3
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_default_words_depth_matrix(directed):
+    g = breadth.kronecker(10, seed=4)
+    if directed:
+        keep = np.random.default_rng(1).random(g.indices.size) < 0.6
+        src = np.repeat(np.arange(g.num_vertices), np.diff(g.indptr))
+        g = breadth.Graph.from_edges(src[keep], g.indices[keep], num_vertices=g.num_vertices, directed=True)
+    sources = np.random.default_rng(2).integers(0, g.num_vertices, 700)    # W = 8, two groups
+    depths = multi_bfs(g, sources)
+    ref = csg.shortest_path(g.to_scipy(), directed=g.directed, unweighted=True, indices=sources)
+    want = np.where(np.isinf(ref), 255, ref).astype(np.uint8)
+    np.testing.assert_array_equal(depths, want)
+    res = msbfs(g, sources)                    # the summaries of the same W = 8 traversal
+    reached = np.isfinite(ref)
+    np.testing.assert_array_equal(res.reached, reached.sum(axis=1))
+    np.testing.assert_array_equal(res.distance_sum, np.where(reached, ref, 0).sum(axis=1).astype(np.int64))
+    np.testing.assert_array_equal(res.eccentricity, np.where(reached, ref, 0).max(axis=1).astype(np.int64))
