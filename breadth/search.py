@@ -16,6 +16,7 @@ from .result import BFSResult, NarrowBFSResult
 
 
 SPARE_MAX_VERTICES = 1 << 24   # graphs up to this size keep the scratch of their last plain search
+NARROW_MAX_VERTICES = (1 << 31) - 1   # plain searches on graphs up to this size write int32 parent/depth
 _spare: dict = {}              # n -> a BFSWorkspace whose scratch the next plain search on n vertices reuses
 
 
@@ -27,9 +28,9 @@ class BFSWorkspace:
     for fresh pages once instead of every time -- the reference code likewise reuses
     one predecessor array. A result obtained this way is overwritten by the next
     search with the same workspace: copy what you keep. Without a workspace each
-    ``bfs`` call allocates its own parent/depth (int32 up to ``SPARE_MAX_VERTICES`` vertices,
-    widened to int64 on first access), which belong to the result, and reuses the scratch
-    of the previous plain call (``fresh_result``).
+    ``bfs`` call allocates its own parent/depth (int32 while ids fit, widened to int64 on
+    first access), which belong to the result, and reuses the scratch of the previous
+    plain call on a graph of up to ``SPARE_MAX_VERTICES`` vertices (``fresh_result``).
     """
 
     def __init__(self, n: int, *, _narrow: bool = False):
@@ -56,7 +57,7 @@ class BFSWorkspace:
         """The workspace of a search without one: new int32 parent/depth, scratch that is reused.
 
         The search writes int32 ``parent32``/``depth32`` (half the bytes per visited vertex;
-        ids fit, as at most ``SPARE_MAX_VERTICES`` vertices take this path), which become the
+        ids fit, as at most ``NARROW_MAX_VERTICES`` vertices take this path), which become the
         result's own (``result.NarrowBFSResult`` widens them to int64 on first access). The
         scratch (two queues, the edge offsets: 24 bytes per vertex, and the bitmaps) of the
         last such search on a graph of the same size is taken from ``_spare`` when it is there
@@ -75,8 +76,9 @@ class BFSWorkspace:
         """(parent32, depth32) of a narrow workspace's search, handed over; keeps its scratch for reuse."""
         parent, depth = self.parent32, self.depth32
         self.parent32 = self.depth32 = None
-        _spare.clear()
-        _spare[self.n] = self
+        if self.n <= SPARE_MAX_VERTICES:
+            _spare.clear()
+            _spare[self.n] = self
         return parent, depth
 
     def buffers(self):
@@ -119,7 +121,7 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
     roots = as_roots(g, g.index_of(root) if by_label else root)
     n = g.num_vertices
     if workspace is None:
-        workspace = BFSWorkspace.fresh_result(n) if n <= SPARE_MAX_VERTICES else BFSWorkspace(n)
+        workspace = BFSWorkspace.fresh_result(n) if n <= NARROW_MAX_VERTICES else BFSWorkspace(n)
     elif workspace.n != g.num_vertices:
         raise InputError(f"workspace is for {workspace.n} vertices, the graph has {g.num_vertices}")
     # a top-down search never scans in-edges: don't make a lazily converted graph build them

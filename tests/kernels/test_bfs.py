@@ -230,3 +230,24 @@ def test_plain_result_reads_as_int64_everywhere():
     fields = dataclasses.asdict(breadth.bfs(g, root))
     assert fields["parent"].dtype == fields["depth"].dtype == np.int64
     breadth.validate(g, root, fields["parent"], fields["depth"])
+
+
+def test_plain_search_above_the_spare_limit_is_narrow_and_keeps_no_scratch(monkeypatch):
+    """Graphs above SPARE_MAX_VERTICES still search into int32 arrays, but hold no scratch afterwards;
+    graphs above NARROW_MAX_VERTICES search into int64 ones."""
+    import breadth.search as search
+    from breadth.result import NarrowBFSResult
+
+    s, d = breadth.kronecker_edges(8, 8, 5)
+    g = breadth.Graph.from_edges(s, d, 256)
+    root = int(s[0])
+    monkeypatch.setattr(search, "_spare", {})
+    monkeypatch.setattr(search, "SPARE_MAX_VERTICES", 255)
+    r = breadth.bfs(g, root)
+    assert isinstance(r, NarrowBFSResult) and search._spare == {}
+    np.testing.assert_array_equal(r.depth, reference_depth(s, d, 256, False, root))
+    monkeypatch.setattr(search, "NARROW_MAX_VERTICES", 255)
+    wide = breadth.bfs(g, root)
+    assert not isinstance(wide, NarrowBFSResult) and wide.parent.dtype == np.int64
+    np.testing.assert_array_equal(wide.depth, r.depth)
+    breadth.validate(g, root, wide.parent, wide.depth)
