@@ -70,7 +70,10 @@ def test_ctrl_c_during_a_long_run_exits_130_and_resumes(tmp_path):
     ck = tmp_path / "ck"
     args = ["msbfs", graph, "--all", "--group-size", "64", "--words", "1", "--checkpoint", ck, "--json",
             tmp_path / "r.json"]
-    proc = popen(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # a terminal's Ctrl-C reaches a process whose SIGINT is at its default; a suite started in the
+    # background (`cmd &` in a script) inherits SIGINT ignored, and Python keeps it ignored
+    proc = popen(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None:
         if ck.is_dir() and any(p.name.startswith("group-") for p in ck.iterdir()):
