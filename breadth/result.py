@@ -135,6 +135,20 @@ def widened(a: np.ndarray) -> np.ndarray:
     return out
 
 
+def _widening(name: str) -> property:
+    """A property that stores ``name``'s array as given and reads it widened to int64 (once: kept)."""
+    key = "_" + name
+
+    def get(self) -> np.ndarray:
+        a = self.__dict__[key] = widened(self.__dict__[key])
+        return a
+
+    def put(self, value) -> None:
+        self.__dict__[key] = np.asarray(value)
+
+    return property(get, put, doc=f"{name} as int64, widened on first access")
+
+
 class NarrowBFSResult(BFSResult):
     """A BFSResult whose search wrote int32 parent/depth (``breadth.bfs`` without a workspace).
 
@@ -144,20 +158,5 @@ class NarrowBFSResult(BFSResult):
     array never pays for its widening.
     """
 
-    @property
-    def parent(self) -> np.ndarray:
-        a = self.__dict__["_parent"] = widened(self.__dict__["_parent"])
-        return a
-
-    @parent.setter
-    def parent(self, value) -> None:
-        self.__dict__["_parent"] = np.asarray(value)
-
-    @property
-    def depth(self) -> np.ndarray:
-        a = self.__dict__["_depth"] = widened(self.__dict__["_depth"])
-        return a
-
-    @depth.setter
-    def depth(self, value) -> None:
-        self.__dict__["_depth"] = np.asarray(value)
+    parent = _widening("parent")
+    depth = _widening("depth")
