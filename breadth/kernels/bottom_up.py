@@ -13,12 +13,14 @@ Invariants: on entry ``front`` holds exactly the vertices at depth ``level``,
 holds exactly the vertices newly visited at depth ``level + 1`` and
 ``visited`` includes them.
 
+Subscripts are unsigned (``atomics.U``): numba's negative-index check costs ~25% here.
+
 Returns (awake count = size of the next frontier, edges examined).
 """
 import numpy as np
 from numba import njit, prange
 
-from .atomics import cttz
+from .atomics import U, cttz
 from .frontier import WORD_BLOCK
 
 
@@ -33,22 +35,22 @@ def bu_step(in_indptr, in_indices, parent, depth, front, next_front, visited, le
         block_examined = 0
         for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
             word = np.uint64(0)
-            todo = ~visited[w]
+            todo = ~visited[U(w)]
             while todo:
                 bit = cttz(todo)
                 todo &= todo - np.uint64(1)
                 v = w * 64 + bit
-                for j in range(in_indptr[v], in_indptr[v + 1]):
-                    u = in_indices[j]
+                for j in range(in_indptr[U(v)], in_indptr[U(v + 1)]):
+                    u = in_indices[U(j)]
                     block_examined += 1
-                    if (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
-                        parent[v] = u
-                        depth[v] = level + 1
+                    if (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1):
+                        parent[U(v)] = u
+                        depth[U(v)] = level + 1
                         word |= np.uint64(1) << np.uint64(bit)
                         block_awake += 1
                         break
-            next_front[w] = word
-            visited[w] |= word
+            next_front[U(w)] = word
+            visited[U(w)] |= word
         awake += block_awake
         examined += block_examined
     return awake, examined

@@ -27,11 +27,14 @@ visited ones (depth ``level + 1``) are in the next queue exactly once.
 
 Returns the scout count: the out-degree sum of the next frontier, which the
 direction-optimizing policy compares against the unexplored edges.
+
+Subscripts in the edge loops are unsigned (``atomics.U``): numba's negative-index
+check measured ~25% of the loop.
 """
 import numpy as np
 from numba import njit, prange
 
-from .atomics import atomic_add, borrowed, set_bit
+from .atomics import U, atomic_add, borrowed, set_bit
 
 TD_EDGE_BLOCK = 4096   # frontier out-edges per parallel block
 TD_BUFFER = 1024       # block-local queue buffer
@@ -48,7 +51,7 @@ def flush_buffer(buf, count, next_queue, tail):
         return
     start = atomic_add(tail, 0, count)
     for k in range(count):
-        next_queue[start + k] = buf[k]
+        next_queue[U(start + k)] = buf[U(k)]
 
 
 @njit(inline="always", cache=True)
@@ -70,9 +73,9 @@ def frontier_edge_offsets(indptr, queue, qsize, offsets):
     """offsets[i] = out-degree sum of queue[:i]; returns the total (the frontier's edges)."""
     total = 0
     for i in range(qsize):
-        offsets[i] = total
-        u = queue[i]
-        total += indptr[u + 1] - indptr[u]
+        offsets[U(i)] = total
+        u = queue[U(i)]
+        total += indptr[U(u + 1)] - indptr[U(u)]
     offsets[qsize] = total
     return total
 
@@ -86,8 +89,8 @@ def block_first_vertex(offsets, qsize, lo):
 @njit(inline="always", cache=True)
 def edge_window(indptr, u, offsets, i, lo, hi):
     """The slice [first, last) of u's (= queue[i]) out-edges that falls in block [lo, hi)."""
-    first = indptr[u] + max(0, lo - offsets[i])
-    last = indptr[u] + min(offsets[i + 1], hi) - offsets[i]
+    first = indptr[U(u)] + max(0, lo - offsets[U(i)])
+    last = indptr[U(u)] + min(offsets[U(i + 1)], hi) - offsets[U(i)]
     return first, last
 
 
@@ -119,11 +122,11 @@ def walk_block(b, indptr, indices, queue, qsize, offsets, visit, ctx, out, tail)
     lo = b * TD_EDGE_BLOCK
     hi = min(total, lo + TD_EDGE_BLOCK)
     i = block_first_vertex(offsets, qsize, lo)
-    while i < qsize and offsets[i] < hi:
-        u = queue[i]
+    while i < qsize and offsets[U(i)] < hi:
+        u = queue[U(i)]
         first, last = edge_window(indptr, u, offsets, i, lo, hi)
         for j in range(first, last):
-            item, weight = visit(ctx, u, indices[j])
+            item, weight = visit(ctx, u, indices[U(j)])
             if item >= 0:
                 buf[nbuf] = item
                 nbuf += 1
@@ -148,10 +151,10 @@ def visit_tree(ctx, u, v):
     writes its parent and depth with plain stores (nothing reads them during the search).
     """
     visited = ctx[_VISITED]
-    if not (visited[v >> 6] >> np.uint64(v & 63)) & np.uint64(1) and set_bit(visited, v, True):
-        ctx[_PARENT][v] = u
-        ctx[_DEPTH][v] = ctx[_NEXT_LEVEL]
-        return np.int64(v), ctx[_INDPTR][v + 1] - ctx[_INDPTR][v]
+    if not (visited[U(v >> 6)] >> np.uint64(v & 63)) & np.uint64(1) and set_bit(visited, v, True):
+        ctx[_PARENT][U(v)] = u
+        ctx[_DEPTH][U(v)] = ctx[_NEXT_LEVEL]
+        return np.int64(v), ctx[_INDPTR][U(v + 1)] - ctx[_INDPTR][U(v)]
     return np.int64(-1), np.int64(0)
 
 
@@ -190,16 +193,16 @@ def td_serial(indptr, indices, parent, depth, visited, queue, qsize, next_queue,
     scout = 0
     nl = level + 1
     for i in range(qsize):
-        u = queue[i]
-        for j in range(indptr[u], indptr[u + 1]):
-            v = indices[j]
-            w = v >> 6
+        u = queue[U(i)]
+        for j in range(indptr[U(u)], indptr[U(u + 1)]):
+            v = indices[U(j)]
+            w = U(v >> 6)
             m = np.uint64(1) << np.uint64(v & 63)
             if not visited[w] & m:
                 visited[w] |= m
-                parent[v] = u
-                depth[v] = nl
-                next_queue[nq] = v
+                parent[U(v)] = u
+                depth[U(v)] = nl
+                next_queue[U(nq)] = v
                 nq += 1
-                scout += indptr[v + 1] - indptr[v]
+                scout += indptr[U(v + 1)] - indptr[U(v)]
     return nq, scout
