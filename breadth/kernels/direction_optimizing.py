@@ -110,7 +110,7 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
         elif scout <= serial_edges and threads > 1:
             stats, times = room_for(stats, times, nlev + THIN_ROWS)
             qsize, scout, level, edges_to_check, nlev, swapped = run_thin_levels(
-                indptr, indices, parent, depth, visited, queue, next_queue, tail, ctl, qsize, scout, level,
+                indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level,
                 edges_to_check, mode, alpha, max_depth, serial_edges, stats, times, nlev, threads)
             if swapped:
                 queue, next_queue = next_queue, queue

@@ -103,9 +103,8 @@ def test_kernel_with_more_iterations_than_threads(threads):
     stats = np.zeros((4096, len(LEVEL_FIELDS)), np.int64)
     times = np.zeros(4096, np.int64)
     ctl = np.zeros(CTL_SIZE, np.int64)
-    tail = np.zeros(1, np.int64)
     qsize, scout, level, unexplored, nlev, swapped = run_thin_levels(
-        g.indptr, g.indices, parent, depth, visited, queue, next_queue, tail, ctl, 1, int(g.out_degree()[0]), 0,
+        g.indptr, g.indices, parent, depth, visited, queue, next_queue, ctl, 1, int(g.out_degree()[0]), 0,
         g.num_arcs, TOP_DOWN, ALPHA, -1, 1 << 20, stats, times, 0, threads)
     expected = reference_depth(s, d, n, False, root)
     np.testing.assert_array_equal(depth, expected)
@@ -126,10 +125,39 @@ def test_run_stops_before_a_level_with_many_edges():
     parent[0] = depth[0] = 0
     queue, next_queue = np.zeros(n, np.int64), np.empty(n, np.int64)
     stats = np.zeros((16, len(LEVEL_FIELDS)), np.int64)
-    out = run_thin_levels(g.indptr, g.indices, parent, depth, visited, queue, next_queue, np.zeros(1, np.int64),
+    out = run_thin_levels(g.indptr, g.indices, parent, depth, visited, queue, next_queue,
                           np.zeros(CTL_SIZE, np.int64), 1, 2, 0, g.num_arcs, DIRECTION_OPTIMIZING, ALPHA, -1, 0,
                           stats, np.zeros(16, np.int64), 0, 2)
     qsize, scout, level, unexplored, nlev, swapped = out
     assert (qsize, scout, level, nlev, swapped) == (2, 6, 1, 1, True)
     assert sorted(next_queue[:2]) == [1, CHUNK]
     assert unexplored == g.num_arcs - 2
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_run_leaves_a_contiguous_frontier_after_a_shared_level(threads):
+    # a whole row as the seed frontier: the one level that runs is split among the threads
+    # (front and back pieces of the next queue); the driver gets it back in one piece
+    width = 5 * CHUNK + 9
+    s, d, n = ladder(width, 4)
+    g = breadth.Graph.from_edges(s, d, n)
+    parent = np.full(n, -1, np.int64)
+    depth = np.full(n, -1, np.int64)
+    visited = np.empty((n + 63) // 64, np.uint64)
+    clear_visited(visited, n)
+    queue, next_queue = np.zeros(n, np.int64), np.full(n, -7, np.int64)
+    queue[:width] = np.arange(width)
+    for v in range(width):
+        visited[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    parent[:width] = np.arange(width)
+    depth[:width] = 0
+    deg = g.out_degree()
+    qsize, scout, level, unexplored, nlev, swapped = run_thin_levels(
+        g.indptr, g.indices, parent, depth, visited, queue, next_queue, np.zeros(CTL_SIZE, np.int64), width,
+        int(deg[:width].sum()), 0, g.num_arcs, DIRECTION_OPTIMIZING, ALPHA, -1, 0, np.zeros((8, 5), np.int64),
+        np.zeros(8, np.int64), 0, threads)
+    assert (qsize, level, nlev, swapped) == (width, 1, 1, True)
+    np.testing.assert_array_equal(np.sort(next_queue[:width]), np.arange(width, 2 * width))
+    assert scout == deg[width:2 * width].sum()
+    np.testing.assert_array_equal(parent[width:2 * width], np.arange(width))
+    np.testing.assert_array_equal(depth[width:2 * width], 1)
