@@ -75,8 +75,9 @@ def csr_build_bytes(num_vertices: int, num_tuples: int, directed: bool) -> int:
 
 
 def bfs_bytes(num_vertices: int) -> int:
-    """Working memory of one BFS: parent, depth, two queues, two bitmaps."""
-    return num_vertices * (8 + 8 + 8 + 8) + 2 * (num_vertices // 8 + 8)
+    """Working memory of one BFS (``search.BFSWorkspace``): int64 parent, depth, two queues and
+    edge offsets, one claim byte per vertex (thin-level runs), three bitmaps."""
+    return num_vertices * (5 * 8 + 1) + 3 * (num_vertices // 8 + 8)
 
 
 def check_fits(what: str, needed: int, available: int | None = None) -> None:

@@ -64,13 +64,14 @@ def _seed(indptr, roots, parent, depth, visited, queue):
 
 @njit(cache=True)
 def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max_depth, threads,
-           parent, depth, queue, next_queue, offsets, front, next_front, visited, tail):
+           parent, depth, queue, next_queue, offsets, front, next_front, visited, tail, seen):
     """Run one BFS from the seed set ``roots`` into ``parent``/``depth``; returns (stats, ticks).
 
     ``threads``: numba's thread count (1: every top-down level runs serially).
 
     The remaining arrays are scratch (see ``breadth.search.BFSWorkspace``): queues and
-    ``offsets`` of n (+1) int64, bitmaps of ceil(n / 64) uint64 words, ``tail`` of 1.
+    ``offsets`` of n (+1) int64, bitmaps of ceil(n / 64) uint64 words, ``tail`` of 1, ``seen``
+    one byte per bitmap bit (or empty: see ``thin_levels.run_thin_levels``).
     ``ticks`` holds each level's ``levels.ticks()`` difference.
     """
     n = indptr.size - 1
@@ -110,7 +111,7 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
         elif scout <= serial_edges and threads > 1:
             stats, times = room_for(stats, times, nlev + THIN_ROWS)
             qsize, scout, level, edges_to_check, nlev, swapped = run_thin_levels(
-                indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level,
+                indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
                 edges_to_check, mode, alpha, max_depth, serial_edges, stats, times, nlev, threads)
             if swapped:
                 queue, next_queue = next_queue, queue

@@ -2,14 +2,15 @@
 
 A frontier is either a *queue* (int64 vertex ids, each once; what top-down
 steps read) or a *bitmap* (uint64 words, bit v set when v is in the frontier;
-what bottom-up steps test). Parallel loops run over coarse blocks, scheduled
-dynamically (see ``parallel_chunksize``), so skewed degrees balance.
+what bottom-up steps test). Parallel loops run over coarse blocks (numba's default
+schedule: an even share of the blocks per thread; the distributed drivers and validators
+choose dynamic one-block chunks with ``parallel_chunksize``).
 """
 import numpy as np
 from numba import njit, prange
 
 from ..graph.parallel import parallel_chunksize  # noqa: F401  (the kernels' drivers import it from here)
-from .atomics import cttz, set_bit
+from .atomics import U, cttz, set_bit
 
 WORD_BLOCK = 16          # bitmap words per parallel block (1024 vertices)
 ELEM_BLOCK = 1 << 14     # array elements per parallel block in plain element loops
@@ -156,3 +157,29 @@ def bitmap_to_queue(bitmap, indptr, queue):
         offsets[b + 1] = offsets[b] + counts[b]
     edges = _block_write(bitmap, offsets, indptr, queue)
     return offsets[nblocks], edges
+
+
+@njit(cache=True)
+def bytes_from_bits(visited, bytes64):
+    """One byte per vertex (0/1) from the bitmap: ``bytes64`` is a uint64 view of 64 bytes per
+    bitmap word, written 8 vertices per store (the bits past n come along and stay set)."""
+    for w in range(visited.size):
+        x = visited[U(w)]
+        for k in range(8):
+            y = ((x >> np.uint64(8 * k)) & np.uint64(0xFF)) * np.uint64(0x0101010101010101)
+            y &= np.uint64(0x8040201008040201)                  # byte i keeps bit i
+            bytes64[U(8 * w + k)] = ((y + np.uint64(0x7F7F7F7F7F7F7F7F)) >> np.uint64(7)) & \
+                np.uint64(0x0101010101010101)                    # byte i := that bit, as 0/1
+
+
+@njit(cache=True)
+def bits_from_bytes(bytes64, visited):
+    """The bitmap from one byte (0/1) per vertex: the inverse of ``bytes_from_bits``."""
+    for w in range(visited.size):
+        word = np.uint64(0)
+        for k in range(8):
+            y = bytes64[U(8 * w + k)]
+            if y:
+                # the multiplier gathers byte i's low bit into bit 56 + i
+                word |= ((y * np.uint64(0x0102040810204080)) >> np.uint64(56)) << np.uint64(8 * k)
+        visited[U(w)] = word

@@ -54,25 +54,30 @@ import numpy as np
 from numba import njit, prange
 
 from .atomics import U, add_seq, atomic_or, cas_seq, load_seq, spin_pause, store_seq, yield_cpu
+from .frontier import bits_from_bytes, bytes_from_bits
 from .levels import DIRECTION, DISCOVERED, EDGES_EXAMINED, FRONTIER, LEVEL, ticks
 from .policy import TD, go_bottom_up
 from .top_down import TD_BUFFER, td_serial
 
-__all__ = ["run_thin_levels", "CHUNK", "SPIN_ROUNDS", "SLOW_WAIT_TICKS", "CTL_SIZE"]
+__all__ = ["run_thin_levels", "CHUNK", "SPIN_ROUNDS", "SLOW_WAIT_TICKS", "BYTE_AFTER", "CTL_SIZE"]
 
 CHUNK = 64            # frontier vertices per chunk (GAP's schedule(dynamic, 64))
 SPIN_ROUNDS = 4096    # pause rounds a waiting helper spins before it yields the core each round
 SLOW_WAIT_TICKS = 200_000   # a wait for taken chunks this long (~0.05-0.2 ms) means a helper lost its core
 SOLO_LEVELS = 16            # then the leader runs this many levels alone, doubling while it recurs
 MAX_SOLO_LEVELS = 4096
+BYTE_AFTER = 16       # levels of a run claimed through the bitmap before it switches to byte claims
+
+BITS, BYTES_IN, BYTES = 0, 1, 2   # a level's claims: bitmap atomics; bytes, from plain ids; bytes, from packed
 
 # ctl slots: the shared words each on its own cache line, the level's data on one line
-_EPOCH, _TAKE, _DONE, _SCOUT, _TAILF, _TAILB = 0, 8, 16, 24, 32, 40
-_A, _B, _LEVEL, _PARITY, _CA, _NCH, _CSIZE = 48, 49, 50, 51, 52, 53, 54
-_OUT_QSIZE, _OUT_LEVEL, _OUT_SCOUT, _OUT_PARITY, _OUT_NLEV, _OUT_UNEXPLORED = 56, 57, 58, 59, 60, 61
-CTL_SIZE = 64
+_EPOCH, _TAKE, _DONE, _SCOUT, _TAILF, _TAILB, _EXP, _EXAM = 0, 8, 16, 24, 32, 40, 48, 56
+_A, _B, _LEVEL, _PARITY, _CA, _CSIZE, _MODE = 64, 65, 66, 67, 68, 69, 70
+_OUT_QSIZE, _OUT_LEVEL, _OUT_SCOUT, _OUT_PARITY, _OUT_NLEV, _OUT_UNEXPLORED = 72, 73, 74, 75, 76, 77
+CTL_SIZE = 80
 _M24 = (1 << 24) - 1
 _MAX_CHUNKS = 1 << 23
+_LOW32 = (1 << 32) - 1
 
 
 @njit(inline="always", cache=True)
@@ -107,17 +112,66 @@ def _flush(buf, nbuf, dst, ctl, back):
             dst[U(start + k)] = buf[U(k)]
 
 
-@njit(cache=True)
-def _expand_chunks(indptr, indices, parent, depth, visited, src, dst, ctl, e16, back, a, b, ca, csize, level, buf):
-    """Take and expand chunks of the level tagged ``e16`` until none is left (every thread runs this).
+@njit(inline="always", cache=True)
+def _expand_range(indptr, indices, parent, depth, visited, seen, src, lo, hi, dst, ctl, back, nl, mode, buf, counts):
+    """Expand the frontier entries src[lo:hi] into the thread's buffer (flushed to its end of
+    ``dst`` when full). ``counts`` = (buffer fill, vertices expanded, their out-edges, out-edges
+    of the vertices claimed), returned updated.
 
-    The frontier is ``src[:a]`` (chunks 0 .. ca-1) and ``src[size - b:]`` (chunks ca ..). A thread's
-    discoveries go through its buffer to its end of ``dst``; its scout sum and chunk count are
-    added to the shared words once, at the end."""
-    nl = level + 1
+    ``mode`` BITS: claim by an atomic OR in ``visited``, entries are vertex ids. BYTES_IN /
+    BYTES: claim by a plain store in ``seen`` (one byte per vertex: no lost updates between
+    threads, but two threads may both claim a vertex in the same instant); entries written are
+    ``v | parent << 32``, and a BYTES level expands an entry only if its parent is the one that
+    stayed in ``parent[v]`` -- of a doubly claimed vertex exactly one entry survives."""
+    nbuf, nexp, exam, scout = counts
+    for i in range(lo, hi):
+        u = src[U(i)]
+        if mode == BYTES:
+            p = u >> 32
+            u = u & _LOW32
+            if parent[U(u)] != p:
+                continue
+        first = indptr[U(u)]
+        last = indptr[U(u + 1)]
+        nexp += 1
+        exam += last - first
+        for j in range(first, last):
+            v = indices[U(j)]
+            if mode == BITS:
+                w = U(v >> 6)
+                m = np.uint64(1) << np.uint64(v & 63)
+                if visited[w] & m or atomic_or(visited, w, m) & m:
+                    continue
+                item = np.int64(v)
+            else:
+                if seen[U(v)]:
+                    continue
+                seen[U(v)] = 1
+                item = np.int64(v) | (u << 32)
+            parent[U(v)] = u
+            depth[U(v)] = nl
+            buf[U(nbuf)] = item
+            nbuf += 1
+            scout += indptr[U(v + 1)] - indptr[U(v)]
+            if nbuf == TD_BUFFER:
+                _flush(buf, nbuf, dst, ctl, back)
+                nbuf = 0
+    return nbuf, nexp, exam, scout
+
+
+@njit(cache=True)
+def _expand_chunks(indptr, indices, parent, depth, visited, seen, src, dst, ctl, e16, back, mode, buf):
+    """Take and expand chunks of the level tagged ``e16`` until none is left (every thread runs
+    this). The frontier is ``src[:a]`` (chunks 0 .. ca-1) and ``src[size - b:]`` (chunks ca ..).
+    The thread's counts are added to the shared words once, at the end: the only shared write
+    per chunk is the compare-and-swap that takes it."""
+    a = load_seq(ctl, _A)
+    b = load_seq(ctl, _B)
+    ca = load_seq(ctl, _CA)
+    csize = load_seq(ctl, _CSIZE)
+    nl = load_seq(ctl, _LEVEL) + 1
     cap = src.size
-    nbuf = 0
-    scout = 0
+    counts = (0, 0, 0, 0)
     done = 0
     while True:
         k = _take(ctl, e16, back)
@@ -130,56 +184,42 @@ def _expand_chunks(indptr, indices, parent, depth, visited, src, dst, ctl, e16, 
         else:
             lo = cap - b + (k - ca) * csize
             hi = min(cap, lo + csize)
-        for i in range(lo, hi):
-            u = src[U(i)]
-            for j in range(indptr[U(u)], indptr[U(u + 1)]):
-                v = indices[U(j)]
-                w = U(v >> 6)
-                m = np.uint64(1) << np.uint64(v & 63)
-                if not visited[w] & m and not atomic_or(visited, w, m) & m:
-                    parent[U(v)] = u
-                    depth[U(v)] = nl
-                    buf[U(nbuf)] = v
-                    nbuf += 1
-                    scout += indptr[U(v + 1)] - indptr[U(v)]
-                    if nbuf == TD_BUFFER:
-                        _flush(buf, nbuf, dst, ctl, back)
-                        nbuf = 0
+        counts = _expand_range(indptr, indices, parent, depth, visited, seen, src, lo, hi, dst, ctl, back, nl,
+                               mode, buf, counts)
     if done:
+        nbuf, nexp, exam, scout = counts
         _flush(buf, nbuf, dst, ctl, back)
+        add_seq(ctl, _EXP, nexp)
+        add_seq(ctl, _EXAM, exam)
         add_seq(ctl, _SCOUT, scout)
         add_seq(ctl, _DONE, done)
 
 
 @njit(cache=True)
-def _help(indptr, indices, parent, depth, visited, queue, next_queue, ctl, back):
+def _help(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, back):
     """A helper thread: join each published level until the leader says the run is over."""
     buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
-    seen = 0
+    seen_epoch = 0
     spins = 0
     while True:
         epoch = load_seq(ctl, _EPOCH)
         if epoch < 0:
             return
-        if epoch == seen:
+        if epoch == seen_epoch:
             spin_pause()
             spins += 1
             if spins > SPIN_ROUNDS:
                 yield_cpu()
             continue
-        seen = epoch
+        seen_epoch = epoch
         spins = 0
-        a = load_seq(ctl, _A)
-        b = load_seq(ctl, _B)
-        level = load_seq(ctl, _LEVEL)
-        ca = load_seq(ctl, _CA)
-        csize = load_seq(ctl, _CSIZE)
+        mode = load_seq(ctl, _MODE)
         if load_seq(ctl, _PARITY) == 0:
-            _expand_chunks(indptr, indices, parent, depth, visited, queue, next_queue, ctl, epoch & 0xFFFF, back,
-                           a, b, ca, csize, level, buf)
+            _expand_chunks(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, epoch & 0xFFFF,
+                           back, mode, buf)
         else:
-            _expand_chunks(indptr, indices, parent, depth, visited, next_queue, queue, ctl, epoch & 0xFFFF, back,
-                           a, b, ca, csize, level, buf)
+            _expand_chunks(indptr, indices, parent, depth, visited, seen, next_queue, queue, ctl, epoch & 0xFFFF,
+                           back, mode, buf)
 
 
 @njit(cache=True)
@@ -192,7 +232,45 @@ def _contiguous(q, a, b):
 
 
 @njit(cache=True)
-def _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level,
+def _unpack(q, a, b, parent, indptr):
+    """The packed two-piece frontier of a BYTES level as plain ids in ``q[:k]``, the entries of
+    doubly claimed vertices that lost dropped; returns (k, their out-degree sum)."""
+    k = 0
+    scout = 0
+    for piece in range(2):
+        lo, hi = (0, a) if piece == 0 else (q.size - b, q.size)
+        for i in range(lo, hi):
+            e = q[U(i)]
+            v = e & _LOW32
+            if parent[U(v)] == e >> 32:
+                q[U(k)] = v
+                k += 1
+                scout += indptr[U(v + 1)] - indptr[U(v)]
+    return k, scout
+
+
+@njit(cache=True)
+def _publish(ctl, epoch, a, b, level, parity, mode):
+    """Make level ``epoch`` (frontier pieces a, b) available to every thread; returns its chunk count."""
+    csize = max(CHUNK, (a + b) // _MAX_CHUNKS + 1)
+    ca = (a + csize - 1) // csize
+    nch = ca + (b + csize - 1) // csize
+    for slot in (_SCOUT, _EXP, _EXAM, _DONE, _TAILF, _TAILB):
+        store_seq(ctl, slot, 0)
+    store_seq(ctl, _A, a)
+    store_seq(ctl, _B, b)
+    store_seq(ctl, _LEVEL, level)
+    store_seq(ctl, _PARITY, parity)
+    store_seq(ctl, _CA, ca)
+    store_seq(ctl, _CSIZE, csize)
+    store_seq(ctl, _MODE, mode)
+    store_seq(ctl, _TAKE, ((epoch & 0xFFFF) << 48) | nch)
+    store_seq(ctl, _EPOCH, epoch)
+    return nch
+
+
+@njit(cache=True)
+def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
           unexplored, mode, alpha, max_depth, max_scout, stats, times, nlev):
     """The leader: run levels (see the module docstring), then end the run for the helpers."""
     buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
@@ -200,42 +278,37 @@ def _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize
     parity = 0
     a = qsize
     b = 0
-    first = True
     solo = 0                # levels the leader will run alone (helpers found slow)
     backoff = SOLO_LEVELS
+    claims = BITS
+    row0 = nlev
     while a + b > 0 and level != max_depth and nlev < stats.shape[0]:
-        if not first and (scout > max_scout or go_bottom_up(mode, False, scout, unexplored, alpha)):
+        if nlev > row0 and (scout > max_scout or go_bottom_up(mode, False, scout, unexplored, alpha)):
             break
-        first = False
-        unexplored -= scout
+        if claims == BITS and seen.size and nlev - row0 == BYTE_AFTER:
+            bytes_from_bits(visited, seen.view(np.uint64))
+            claims = BYTES_IN
         t0 = ticks()
         src, dst = (queue, next_queue) if parity == 0 else (next_queue, queue)
         total = a + b
         if total <= CHUNK or solo > 0:
             solo = max(solo - 1, 0)
             _contiguous(src, a, b)
-            nq, next_scout = td_serial(indptr, indices, parent, depth, visited, src, total, dst, level)
-            na, nb = nq, 0
+            if claims == BITS:
+                nq, next_scout = td_serial(indptr, indices, parent, depth, visited, src, total, dst, level)
+                na, nb, nexp, exam = nq, 0, total, scout
+            else:
+                store_seq(ctl, _TAILF, 0)
+                nbuf, nexp, exam, next_scout = _expand_range(indptr, indices, parent, depth, visited, seen, src, 0,
+                                                             total, dst, ctl, False, level + 1, claims, buf,
+                                                             (0, 0, 0, 0))
+                _flush(buf, nbuf, dst, ctl, False)
+                na, nb = load_seq(ctl, _TAILF), 0
         else:
-            csize = max(CHUNK, total // _MAX_CHUNKS + 1)
-            ca = (a + csize - 1) // csize
-            nch = ca + (b + csize - 1) // csize
             epoch += 1
-            e16 = epoch & 0xFFFF
-            store_seq(ctl, _SCOUT, 0)
-            store_seq(ctl, _DONE, 0)
-            store_seq(ctl, _TAILF, 0)
-            store_seq(ctl, _TAILB, 0)
-            store_seq(ctl, _A, a)
-            store_seq(ctl, _B, b)
-            store_seq(ctl, _LEVEL, level)
-            store_seq(ctl, _PARITY, parity)
-            store_seq(ctl, _CA, ca)
-            store_seq(ctl, _CSIZE, csize)
-            store_seq(ctl, _TAKE, (e16 << 48) | nch)
-            store_seq(ctl, _EPOCH, epoch)
-            _expand_chunks(indptr, indices, parent, depth, visited, src, dst, ctl, e16, False, a, b, ca, csize,
-                           level, buf)
+            nch = _publish(ctl, epoch, a, b, level, parity, claims)
+            _expand_chunks(indptr, indices, parent, depth, visited, seen, src, dst, ctl, epoch & 0xFFFF, False,
+                           claims, buf)
             t_wait = ticks()
             while load_seq(ctl, _DONE) < nch:
                 spin_pause()
@@ -244,13 +317,15 @@ def _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize
                 backoff = min(2 * backoff, MAX_SOLO_LEVELS)
             else:
                 backoff = max(backoff // 2, SOLO_LEVELS)
-            na = load_seq(ctl, _TAILF)
-            nb = load_seq(ctl, _TAILB)
-            next_scout = load_seq(ctl, _SCOUT)
+            na, nb = load_seq(ctl, _TAILF), load_seq(ctl, _TAILB)
+            nexp, exam, next_scout = load_seq(ctl, _EXP), load_seq(ctl, _EXAM), load_seq(ctl, _SCOUT)
+        unexplored -= exam
+        if claims == BYTES:
+            stats[nlev - 1, DISCOVERED] = nexp      # the previous level's claims, duplicates dropped
         stats[nlev, LEVEL] = level
         stats[nlev, DIRECTION] = TD
-        stats[nlev, FRONTIER] = total
-        stats[nlev, EDGES_EXAMINED] = scout
+        stats[nlev, FRONTIER] = nexp
+        stats[nlev, EDGES_EXAMINED] = exam
         stats[nlev, DISCOVERED] = na + nb
         times[nlev] = ticks() - t0
         nlev += 1
@@ -258,8 +333,17 @@ def _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize
         scout = next_scout
         parity ^= 1
         level += 1
+        if claims != BITS:
+            claims = BYTES
     store_seq(ctl, _EPOCH, -1)
-    _contiguous(queue if parity == 0 else next_queue, a, b)
+    q = queue if parity == 0 else next_queue
+    if claims == BYTES:
+        a, scout = _unpack(q, a, b, parent, indptr)
+        b = 0
+        stats[nlev - 1, DISCOVERED] = a
+        bits_from_bytes(seen.view(np.uint64), visited)
+    else:
+        _contiguous(q, a, b)
     ctl[_OUT_QSIZE] = a + b
     ctl[_OUT_LEVEL] = level
     ctl[_OUT_SCOUT] = scout
@@ -269,29 +353,33 @@ def _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize
 
 
 @njit(parallel=True, cache=True)
-def _run(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level, unexplored,
+def _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, unexplored,
          mode, alpha, max_depth, max_scout, stats, times, nlev, threads):
     store_seq(ctl, _EPOCH, 0)
     for t in prange(threads):
         if t == 0:
-            _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level,
+            _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
                   unexplored, mode, alpha, max_depth, max_scout, stats, times, nlev)
         else:
-            _help(indptr, indices, parent, depth, visited, queue, next_queue, ctl, t % 2 == 1)
+            _help(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, t % 2 == 1)
 
 
 @njit(cache=True)
-def run_thin_levels(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level,
+def run_thin_levels(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
                     unexplored, mode, alpha, max_depth, max_scout, stats, times, nlev, threads):
     """Run top-down levels from the frontier ``queue[:qsize]`` (scout count ``scout``, at depth
     ``level``, ``unexplored`` edges left) on ``threads`` threads until the run ends (module
     docstring); the first level always runs. Rows go to ``stats``/``times`` from row ``nlev``
     (columns of ``levels.LEVEL_FIELDS``; the run stops when they are full).
 
+    ``seen``: scratch of one byte per vertex, 64 per ``visited`` word (uint8, size a multiple of
+    8), for runs longer than BYTE_AFTER levels; empty: bitmap claims throughout (required when
+    ids do not fit 31 bits, as entries then pack a vertex and its parent in one int64).
+
     Returns (qsize, scout, level, unexplored, nlev, swapped): ``swapped`` True when the
     frontier is now in ``next_queue[:qsize]`` (the caller swaps its names).
     """
-    _run(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level, unexplored,
+    _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, unexplored,
          mode, alpha, max_depth, max_scout, stats, times, nlev, threads)
     return (ctl[_OUT_QSIZE], ctl[_OUT_SCOUT], ctl[_OUT_LEVEL], ctl[_OUT_UNEXPLORED], ctl[_OUT_NLEV],
             ctl[_OUT_PARITY] == 1)

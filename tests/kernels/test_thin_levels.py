@@ -86,8 +86,9 @@ def test_run_ends_where_the_policy_goes_bottom_up(two_threads):
     breadth.validate(g, 0, r.parent, r.depth)
 
 
+@pytest.mark.parametrize("byte_claims", [False, True])
 @pytest.mark.parametrize("threads", [1, 2, 4, 7])
-def test_kernel_with_more_iterations_than_threads(threads):
+def test_kernel_with_more_iterations_than_threads(threads, byte_claims):
     """The leader never waits for a helper that has not started: iterations beyond numba's
     thread count run after others have finished, and the run still completes, exactly."""
     s, d, n = ladder(3 * CHUNK + 5, 120)
@@ -96,6 +97,7 @@ def test_kernel_with_more_iterations_than_threads(threads):
     depth = np.full(n, -1, np.int64)
     visited = np.empty((n + 63) // 64, np.uint64)
     clear_visited(visited, n)
+    seen = np.empty(visited.size * 64 if byte_claims else 0, np.uint8)
     queue, next_queue = np.empty(n, np.int64), np.empty(n, np.int64)
     root = 0
     visited[0] |= np.uint64(1)
@@ -104,13 +106,19 @@ def test_kernel_with_more_iterations_than_threads(threads):
     times = np.zeros(4096, np.int64)
     ctl = np.zeros(CTL_SIZE, np.int64)
     qsize, scout, level, unexplored, nlev, swapped = run_thin_levels(
-        g.indptr, g.indices, parent, depth, visited, queue, next_queue, ctl, 1, int(g.out_degree()[0]), 0,
+        g.indptr, g.indices, parent, depth, visited, seen, queue, next_queue, ctl, 1, int(g.out_degree()[0]), 0,
         g.num_arcs, TOP_DOWN, ALPHA, -1, 1 << 20, stats, times, 0, threads)
     expected = reference_depth(s, d, n, False, root)
     np.testing.assert_array_equal(depth, expected)
     assert qsize == 0 and level == expected.max() + 1 and nlev == level
     assert unexplored == g.num_arcs - g.out_degree()[expected >= 0].sum()
     breadth.validate(g, root, parent, depth)
+    counts = np.bincount(expected)
+    np.testing.assert_array_equal(stats[:nlev, 2], counts)                    # frontier
+    np.testing.assert_array_equal(stats[:nlev, 4], list(counts[1:]) + [0])   # discovered
+    bits = np.unpackbits(visited.view(np.uint8), bitorder="little")
+    np.testing.assert_array_equal(bits[:n], expected >= 0)
+    assert bits[n:].all()
 
 
 def test_run_stops_before_a_level_with_many_edges():
@@ -125,7 +133,7 @@ def test_run_stops_before_a_level_with_many_edges():
     parent[0] = depth[0] = 0
     queue, next_queue = np.zeros(n, np.int64), np.empty(n, np.int64)
     stats = np.zeros((16, len(LEVEL_FIELDS)), np.int64)
-    out = run_thin_levels(g.indptr, g.indices, parent, depth, visited, queue, next_queue,
+    out = run_thin_levels(g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
                           np.zeros(CTL_SIZE, np.int64), 1, 2, 0, g.num_arcs, DIRECTION_OPTIMIZING, ALPHA, -1, 0,
                           stats, np.zeros(16, np.int64), 0, 2)
     qsize, scout, level, unexplored, nlev, swapped = out
@@ -153,7 +161,8 @@ def test_run_leaves_a_contiguous_frontier_after_a_shared_level(threads):
     depth[:width] = 0
     deg = g.out_degree()
     qsize, scout, level, unexplored, nlev, swapped = run_thin_levels(
-        g.indptr, g.indices, parent, depth, visited, queue, next_queue, np.zeros(CTL_SIZE, np.int64), width,
+        g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
+        np.zeros(CTL_SIZE, np.int64), width,
         int(deg[:width].sum()), 0, g.num_arcs, DIRECTION_OPTIMIZING, ALPHA, -1, 0, np.zeros((8, 5), np.int64),
         np.zeros(8, np.int64), 0, threads)
     assert (qsize, level, nlev, swapped) == (width, 1, 1, True)
@@ -161,3 +170,22 @@ def test_run_leaves_a_contiguous_frontier_after_a_shared_level(threads):
     assert scout == deg[width:2 * width].sum()
     np.testing.assert_array_equal(parent[width:2 * width], np.arange(width))
     np.testing.assert_array_equal(depth[width:2 * width], 1)
+
+
+def test_unpack_drops_the_losing_entry_of_a_double_claim():
+    """Byte claims can let two threads claim one vertex in the same instant; only the entry whose
+    parent stayed in parent[v] survives (the frontier's two pieces, front and back of the queue)."""
+    from breadth.kernels.thin_levels import _unpack
+
+    indptr = np.array([0, 1, 3, 6, 10, 15])        # out-degrees 1, 2, 3, 4, 5
+    parent = np.array([0, 0, 1, 0, 2])
+    q = np.full(12, -1, np.int64)
+
+    def entry(v, p):
+        return v | (p << 32)
+
+    q[:3] = [entry(1, 0), entry(2, 1), entry(4, 9)]       # 4 claimed by 9 lost to 2
+    q[-2:] = [entry(4, 2), entry(3, 0)]                   # back piece
+    k, scout = _unpack(q, 3, 2, parent, indptr)
+    assert sorted(q[:k]) == [1, 2, 3, 4] and k == 4
+    assert scout == 2 + 3 + 4 + 5
