@@ -35,13 +35,15 @@ from numba import njit
 
 from .bottom_up import bu_step
 from .frontier import bitmap_to_queue, clear_visited, mark_unvisited, queue_to_bitmap
-from .levels import LEVEL_FIELDS, new_level_stats, record, ticks
+from .levels import LEVEL_FIELDS, new_level_stats, record, room_for, ticks
 from .policy import BU, TD, go_bottom_up, stay_bottom_up
+from .thin_levels import CTL_SIZE, run_thin_levels
 from .top_down import frontier_edge_offsets, td_serial, td_step
 
 __all__ = ["search", "LEVEL_FIELDS", "SERIAL_EDGES"]
 
-SERIAL_EDGES = 1 << 14   # a top-down frontier with at most this many out-edges runs in the calling thread
+SERIAL_EDGES = 1 << 14   # a top-down frontier with at most this many out-edges runs as a thin level
+THIN_ROWS = 1024         # statistics rows made free before each run of thin levels
 
 
 @njit(cache=True)
@@ -72,6 +74,7 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
     ``ticks`` holds each level's ``levels.ticks()`` difference.
     """
     n = indptr.size - 1
+    ctl = np.empty(CTL_SIZE, dtype=np.int64)
     serial_edges = SERIAL_EDGES if threads > 1 else indptr[n]
     clear_visited(visited, n)
     stats, times = new_level_stats(len(LEVEL_FIELDS))
@@ -104,6 +107,13 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
                 break
             qsize, scout = bitmap_to_queue(front, indptr, queue)
             force_td = True
+        elif scout <= serial_edges and threads > 1:
+            stats, times = room_for(stats, times, nlev + THIN_ROWS)
+            qsize, scout, level, edges_to_check, nlev, swapped = run_thin_levels(
+                indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level,
+                edges_to_check, mode, alpha, max_depth, serial_edges, stats, times, nlev, threads)
+            if swapped:
+                queue, next_queue = next_queue, queue
         else:
             edges_to_check -= scout
             t0 = ticks()

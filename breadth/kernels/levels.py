@@ -98,6 +98,14 @@ def _grown_pair(stats, times, nrows):
     return grown(stats, nrows), grown(times, nrows)
 
 
+@njit(cache=True)
+def room_for(stats, times, nrows):
+    """(stats, times) with at least ``nrows`` rows (copies that keep the rows so far, when they grow)."""
+    while stats.shape[0] < nrows:
+        stats, times = _grown_pair(stats, times, stats.shape[0])
+    return stats, times
+
+
 @njit(inline="always", cache=True)
 def record(stats, times, nlev, level, direction, frontier, examined, discovered, elapsed):
     """Append one level's row and its ``ticks()`` difference; returns (stats, times, nlev + 1)

@@ -1,0 +1,285 @@
+"""Runs of thin top-down levels on every thread, in one parallel region (deep, thin graphs).
+
+Reference: the top-down step of Beamer, Asanovic, Patterson, "Direction-Optimizing
+Breadth-First Search", SC'12 (GAP's ``TDStep``), as the driver in
+``kernels.direction_optimizing`` runs it; this module changes how its small levels are
+scheduled, not what they compute.
+
+Why: a road network or a mesh has thousands of levels of a few hundred vertices each
+(road-20: ~1,500 levels, ~700 vertices and ~2,000 edges each). Run serially such a level
+costs ~25 us; split among threads it needs a way to start and end a level that costs far
+less than the level. A parallel loop per level costs a region launch and a barrier per
+level, and the barrier makes every level wait for the slowest thread -- on a machine where
+another process holds a core, a descheduled thread stalls every level (the ×10 collapse
+``README`` "Busy machines" describes).
+
+How: one parallel loop with one iteration per thread runs the whole run of levels.
+Iteration 0 is the *leader*: it runs the level loop, and for a level of more than one chunk
+(``CHUNK`` frontier vertices) it publishes the level -- its frontier, depth, which queue is
+the frontier -- under a new *epoch* number. Every thread (the leader too) then takes chunks
+from a shared word that carries the epoch's low 16 bits, so a compare-and-swap only ever
+takes a chunk of the level it read; a chunk's vertices are expanded with an atomic OR claim
+(``visit_tree``'s rule) and their discoveries appended to the next queue through a
+thread-local buffer. The leader waits for the chunks that were *taken* to be finished, never
+for a thread to show up: a helper that is descheduled (or never starts, or runs after the
+leader) takes nothing and delays nothing -- the leader then does the level alone, as the
+serial path would. A level of one chunk the leader does alone with plain stores
+(``top_down.td_serial``): a path of single vertices pays no synchronisation at all. Helpers
+wait by spinning with ``pause`` and, after ``SPIN_ROUNDS``, give the core away with
+``sched_yield`` each round, so a long serial stretch does not take CPU time from the
+processes beside the search.
+
+Locality (measured: road-20 16.5 -> 15.0 ms, grid-1000 12.2 -> 11.4 ms, 2 threads): even
+threads take chunks from the low end of the frontier and append to the front of the next
+queue; odd threads take from the high end and append to its back, descending. The frontier
+is thus two pieces, ``q[:a]`` and ``q[size - b:]``, and each thread keeps expanding the part
+of the wavefront it discovered, whose cache lines its core already holds; only where the two
+ends meet do lines move between cores. The run's last frontier is made contiguous again.
+Per-level counts (scout sum, chunks done) are added to the shared words once per thread and
+level: the only shared write per chunk is the compare-and-swap that takes it.
+
+The run ends (returning to the driver, which then runs the level with its parallel
+edge-balanced ``td_step`` or goes bottom-up) before a level whose scout count exceeds
+``max_scout`` or for which ``policy.go_bottom_up`` says bottom-up, when the frontier is
+empty, at ``max_depth``, or when the statistics rows are full.
+
+Invariants: as in the driver -- between levels ``depth[v] == level`` exactly for the
+frontier, v's visited bit is set iff v is visited and then its parent and depth are final;
+the two pieces of the next queue hold each newly visited vertex once. Control words (``ctl``) are read and
+written with sequentially consistent atomics (``atomics.load_seq``...): a thread that reads
+epoch e sees every store the leader made before publishing it, and the leader sees every
+store of a chunk once the chunk is counted done.
+"""
+import numpy as np
+from numba import njit, prange
+
+from .atomics import U, add_seq, atomic_or, cas_seq, load_seq, spin_pause, store_seq, yield_cpu
+from .levels import DIRECTION, DISCOVERED, EDGES_EXAMINED, FRONTIER, LEVEL, ticks
+from .policy import TD, go_bottom_up
+from .top_down import TD_BUFFER, td_serial
+
+__all__ = ["run_thin_levels", "CHUNK", "SPIN_ROUNDS", "CTL_SIZE"]
+
+CHUNK = 64            # frontier vertices per chunk (GAP's schedule(dynamic, 64))
+SPIN_ROUNDS = 4096    # pause rounds a waiting helper spins before it yields the core each round
+
+# ctl slots: the shared words each on its own cache line, the level's data on one line
+_EPOCH, _TAKE, _DONE, _SCOUT, _TAILF, _TAILB = 0, 8, 16, 24, 32, 40
+_A, _B, _LEVEL, _PARITY, _CA, _NCH, _CSIZE = 48, 49, 50, 51, 52, 53, 54
+_OUT_QSIZE, _OUT_LEVEL, _OUT_SCOUT, _OUT_PARITY, _OUT_NLEV, _OUT_UNEXPLORED = 56, 57, 58, 59, 60, 61
+CTL_SIZE = 64
+_M24 = (1 << 24) - 1
+_MAX_CHUNKS = 1 << 23
+
+
+@njit(inline="always", cache=True)
+def _take(ctl, e16, back):
+    """A chunk of the level tagged ``e16`` not yet taken -- the lowest for a front thread, the
+    highest for a back one -- or -1 (none left, or the level is over)."""
+    while True:
+        x = load_seq(ctl, _TAKE)
+        lo = (x >> 24) & _M24
+        hi = x & _M24
+        if (x >> 48) != e16 or lo >= hi:
+            return -1
+        if back:
+            if cas_seq(ctl, _TAKE, x, x - 1):
+                return hi - 1
+        elif cas_seq(ctl, _TAKE, x, x + (1 << 24)):
+            return lo
+
+
+@njit(inline="always", cache=True)
+def _flush(buf, nbuf, dst, ctl, back):
+    """Append buf[:nbuf] to the thread's end of ``dst``: ascending from the front, descending from the back."""
+    if nbuf == 0:
+        return
+    if back:
+        start = dst.size - 1 - add_seq(ctl, _TAILB, nbuf)
+        for k in range(nbuf):
+            dst[U(start - k)] = buf[U(k)]
+    else:
+        start = add_seq(ctl, _TAILF, nbuf)
+        for k in range(nbuf):
+            dst[U(start + k)] = buf[U(k)]
+
+
+@njit(cache=True)
+def _expand_chunks(indptr, indices, parent, depth, visited, src, dst, ctl, e16, back, a, b, ca, csize, level, buf):
+    """Take and expand chunks of the level tagged ``e16`` until none is left (every thread runs this).
+
+    The frontier is ``src[:a]`` (chunks 0 .. ca-1) and ``src[size - b:]`` (chunks ca ..). A thread's
+    discoveries go through its buffer to its end of ``dst``; its scout sum and chunk count are
+    added to the shared words once, at the end."""
+    nl = level + 1
+    cap = src.size
+    nbuf = 0
+    scout = 0
+    done = 0
+    while True:
+        k = _take(ctl, e16, back)
+        if k < 0:
+            break
+        done += 1
+        if k < ca:
+            lo = k * csize
+            hi = min(a, lo + csize)
+        else:
+            lo = cap - b + (k - ca) * csize
+            hi = min(cap, lo + csize)
+        for i in range(lo, hi):
+            u = src[U(i)]
+            for j in range(indptr[U(u)], indptr[U(u + 1)]):
+                v = indices[U(j)]
+                w = U(v >> 6)
+                m = np.uint64(1) << np.uint64(v & 63)
+                if not visited[w] & m and not atomic_or(visited, w, m) & m:
+                    parent[U(v)] = u
+                    depth[U(v)] = nl
+                    buf[U(nbuf)] = v
+                    nbuf += 1
+                    scout += indptr[U(v + 1)] - indptr[U(v)]
+                    if nbuf == TD_BUFFER:
+                        _flush(buf, nbuf, dst, ctl, back)
+                        nbuf = 0
+    if done:
+        _flush(buf, nbuf, dst, ctl, back)
+        add_seq(ctl, _SCOUT, scout)
+        add_seq(ctl, _DONE, done)
+
+
+@njit(cache=True)
+def _help(indptr, indices, parent, depth, visited, queue, next_queue, ctl, back):
+    """A helper thread: join each published level until the leader says the run is over."""
+    buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
+    seen = 0
+    spins = 0
+    while True:
+        epoch = load_seq(ctl, _EPOCH)
+        if epoch < 0:
+            return
+        if epoch == seen:
+            spin_pause()
+            spins += 1
+            if spins > SPIN_ROUNDS:
+                yield_cpu()
+            continue
+        seen = epoch
+        spins = 0
+        a = load_seq(ctl, _A)
+        b = load_seq(ctl, _B)
+        level = load_seq(ctl, _LEVEL)
+        ca = load_seq(ctl, _CA)
+        csize = load_seq(ctl, _CSIZE)
+        if load_seq(ctl, _PARITY) == 0:
+            _expand_chunks(indptr, indices, parent, depth, visited, queue, next_queue, ctl, epoch & 0xFFFF, back,
+                           a, b, ca, csize, level, buf)
+        else:
+            _expand_chunks(indptr, indices, parent, depth, visited, next_queue, queue, ctl, epoch & 0xFFFF, back,
+                           a, b, ca, csize, level, buf)
+
+
+@njit(cache=True)
+def _contiguous(q, a, b):
+    """Move the back piece ``q[size - b:]`` of a two-piece frontier to ``q[a:a + b]``."""
+    start = q.size - b
+    if b and start != a:
+        for i in range(b):
+            q[U(a + i)] = q[U(start + i)]
+
+
+@njit(cache=True)
+def _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level,
+          unexplored, mode, alpha, max_depth, max_scout, stats, times, nlev):
+    """The leader: run levels (see the module docstring), then end the run for the helpers."""
+    buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
+    epoch = 0
+    parity = 0
+    a = qsize
+    b = 0
+    first = True
+    while a + b > 0 and level != max_depth and nlev < stats.shape[0]:
+        if not first and (scout > max_scout or go_bottom_up(mode, False, scout, unexplored, alpha)):
+            break
+        first = False
+        unexplored -= scout
+        t0 = ticks()
+        src, dst = (queue, next_queue) if parity == 0 else (next_queue, queue)
+        total = a + b
+        if total <= CHUNK:
+            _contiguous(src, a, b)
+            nq, next_scout = td_serial(indptr, indices, parent, depth, visited, src, total, dst, level)
+            na, nb = nq, 0
+        else:
+            csize = max(CHUNK, total // _MAX_CHUNKS + 1)
+            ca = (a + csize - 1) // csize
+            nch = ca + (b + csize - 1) // csize
+            epoch += 1
+            e16 = epoch & 0xFFFF
+            store_seq(ctl, _SCOUT, 0)
+            store_seq(ctl, _DONE, 0)
+            store_seq(ctl, _TAILF, 0)
+            store_seq(ctl, _TAILB, 0)
+            store_seq(ctl, _A, a)
+            store_seq(ctl, _B, b)
+            store_seq(ctl, _LEVEL, level)
+            store_seq(ctl, _PARITY, parity)
+            store_seq(ctl, _CA, ca)
+            store_seq(ctl, _CSIZE, csize)
+            store_seq(ctl, _TAKE, (e16 << 48) | nch)
+            store_seq(ctl, _EPOCH, epoch)
+            _expand_chunks(indptr, indices, parent, depth, visited, src, dst, ctl, e16, False, a, b, ca, csize,
+                           level, buf)
+            while load_seq(ctl, _DONE) < nch:
+                spin_pause()
+            na = load_seq(ctl, _TAILF)
+            nb = load_seq(ctl, _TAILB)
+            next_scout = load_seq(ctl, _SCOUT)
+        stats[nlev, LEVEL] = level
+        stats[nlev, DIRECTION] = TD
+        stats[nlev, FRONTIER] = total
+        stats[nlev, EDGES_EXAMINED] = scout
+        stats[nlev, DISCOVERED] = na + nb
+        times[nlev] = ticks() - t0
+        nlev += 1
+        a, b = na, nb
+        scout = next_scout
+        parity ^= 1
+        level += 1
+    store_seq(ctl, _EPOCH, -1)
+    _contiguous(queue if parity == 0 else next_queue, a, b)
+    ctl[_OUT_QSIZE] = a + b
+    ctl[_OUT_LEVEL] = level
+    ctl[_OUT_SCOUT] = scout
+    ctl[_OUT_PARITY] = parity
+    ctl[_OUT_NLEV] = nlev
+    ctl[_OUT_UNEXPLORED] = unexplored
+
+
+@njit(parallel=True, cache=True)
+def _run(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level, unexplored,
+         mode, alpha, max_depth, max_scout, stats, times, nlev, threads):
+    store_seq(ctl, _EPOCH, 0)
+    for t in prange(threads):
+        if t == 0:
+            _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level,
+                  unexplored, mode, alpha, max_depth, max_scout, stats, times, nlev)
+        else:
+            _help(indptr, indices, parent, depth, visited, queue, next_queue, ctl, t % 2 == 1)
+
+
+@njit(cache=True)
+def run_thin_levels(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level,
+                    unexplored, mode, alpha, max_depth, max_scout, stats, times, nlev, threads):
+    """Run top-down levels from the frontier ``queue[:qsize]`` (scout count ``scout``, at depth
+    ``level``, ``unexplored`` edges left) on ``threads`` threads until the run ends (module
+    docstring); the first level always runs. Rows go to ``stats``/``times`` from row ``nlev``
+    (columns of ``levels.LEVEL_FIELDS``; the run stops when they are full).
+
+    Returns (qsize, scout, level, unexplored, nlev, swapped): ``swapped`` True when the
+    frontier is now in ``next_queue[:qsize]`` (the caller swaps its names).
+    """
+    _run(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize, scout, level, unexplored,
+         mode, alpha, max_depth, max_scout, stats, times, nlev, threads)
+    return (ctl[_OUT_QSIZE], ctl[_OUT_SCOUT], ctl[_OUT_LEVEL], ctl[_OUT_UNEXPLORED], ctl[_OUT_NLEV],
+            ctl[_OUT_PARITY] == 1)
