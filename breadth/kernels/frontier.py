@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..graph.parallel import parallel_chunksize  # noqa: F401  (the kernels' drivers import it from here)
-from .atomics import cttz, set_bit
+from .atomics import U, cttz, set_bit
 
 WORD_BLOCK = 16          # bitmap words per parallel block (1024 vertices)
 ELEM_BLOCK = 1 << 14     # array elements per parallel block in plain element loops
@@ -98,6 +98,15 @@ def queue_to_bitmap(queue, qsize, bitmap, atomic=True):
     for b in prange((qsize + ELEM_BLOCK - 1) // ELEM_BLOCK):
         for i in range(b * ELEM_BLOCK, min(qsize, (b + 1) * ELEM_BLOCK)):
             set_bit(bitmap, queue[i], atomic)
+
+
+@njit(parallel=True, cache=True)
+def claimed_since(before, visited):
+    """before := visited XOR before: the vertices visited since ``before`` was copied from
+    ``visited`` (``top_down.td_step`` copies it), i.e. the next frontier as a bitmap."""
+    for b in prange((before.size + ELEM_BLOCK - 1) // ELEM_BLOCK):
+        for w in range(b * ELEM_BLOCK, min(before.size, (b + 1) * ELEM_BLOCK)):
+            before[U(w)] ^= visited[U(w)]
 
 
 @njit(parallel=True, cache=True)

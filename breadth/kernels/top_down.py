@@ -221,12 +221,15 @@ def _td_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue
 
 
 @njit(cache=True)
-def td_step(indptr, indices, parent, depth, visited, queue, qsize, offsets, next_queue, tail, level):
+def td_step(indptr, indices, parent, depth, visited, queue, qsize, offsets, next_queue, tail, level, before):
     """One top-down level, in parallel over blocks of TD_EDGE_BLOCK frontier edges.
 
     ``offsets`` holds ``frontier_edge_offsets`` of the queue; ``tail`` is a
     1-element int64 array the caller sets to 0; the next queue is
-    ``next_queue[:tail[0]]``. Returns the scout count.
+    ``next_queue[:tail[0]]``. Returns the scout count. ``before`` (a bitmap the size of
+    ``visited``) receives ``visited`` as it was before the level, so that
+    ``frontier.claimed_since(before, visited)`` turns it into the next frontier's bitmap
+    (a pass over n / 64 words and no atomics, where ``queue_to_bitmap`` sets each bit atomically).
 
     Two passes: the walk claims vertices (bitmap only) and queues them, then
     ``settle_claims`` writes their parent and depth and sums their degrees. Measured
@@ -235,6 +238,7 @@ def td_step(indptr, indices, parent, depth, visited, queue, qsize, offsets, next
     urand-22 level 3: 24 -> 12 ms), as the walk no longer stalls on random stores.
     """
     packed = indptr.size - 1 < PACK_MAX_VERTICES
+    before[:] = visited
     _td_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail, packed)
     return settle_claims(indptr, next_queue, tail[0], parent, depth, level + 1, packed)
 

@@ -9,7 +9,7 @@ import pytest
 
 import breadth
 from breadth.kernels import bottom_up, top_down
-from breadth.kernels.frontier import clear_visited, num_words
+from breadth.kernels.frontier import claimed_since, clear_visited, num_words
 from zoo import graphs, reference_depth
 
 CASES = [z for z in graphs() if z[3] >= 200] + [
@@ -74,8 +74,11 @@ def test_td_step_expands_each_level(case, packed):
         top_down.frontier_edge_offsets(g.indptr, queue, queue.size, offsets)
         blocks += -(-offsets[queue.size] // top_down.TD_EDGE_BLOCK)
         if packed:
+            before = np.full(visited.size, 99, dtype=np.uint64)
             scout = top_down.td_step(g.indptr, g.indices, parent, lvl, visited, queue, queue.size, offsets,
-                                     next_queue, tail, level)
+                                     next_queue, tail, level, before)
+            claimed_since(before, visited)
+            np.testing.assert_array_equal(bits(before, n), depth == level + 1)
         else:
             top_down._td_walk(g.indptr, g.indices, parent, visited, queue, queue.size, offsets, next_queue, tail,
                               False)
@@ -124,3 +127,23 @@ def test_bu_step_finds_each_level_and_settles_vertices_without_in_edges(case):
         assert examined <= np.diff(g.in_indptr)[unvisited].sum()
         if level == 0:
             assert examined >= new.sum()
+
+
+@pytest.mark.parametrize("scale", [14, 15])
+def test_search_goes_bottom_up_after_a_parallel_top_down_level(scale):
+    """The driver turns a parallel top-down level's claims into the bottom-up frontier with
+    ``claimed_since`` (visited XOR its copy from before the level): depths stay exact."""
+    from breadth.kernels.direction_optimizing import SERIAL_EDGES
+    from zoo import scipy_depth
+
+    s, d = breadth.uniform_random_edges(scale, 16, scale)
+    g = breadth.Graph.from_edges(s, d, 1 << scale)
+    seen = 0
+    for root in range(0, 1 << scale, (1 << scale) // 5):
+        r = breadth.bfs(g, root)
+        np.testing.assert_array_equal(r.depth, scipy_depth(g, root))
+        breadth.validate(g, root, r.parent, r.depth)
+        lv = r.levels
+        seen += any(a.direction == "top-down" and a.edges_examined > SERIAL_EDGES and b.direction == "bottom-up"
+                    for a, b in zip(lv, lv[1:]))
+    assert seen
