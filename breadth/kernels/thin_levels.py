@@ -58,10 +58,13 @@ from .levels import DIRECTION, DISCOVERED, EDGES_EXAMINED, FRONTIER, LEVEL, tick
 from .policy import TD, go_bottom_up
 from .top_down import TD_BUFFER, td_serial
 
-__all__ = ["run_thin_levels", "CHUNK", "SPIN_ROUNDS", "CTL_SIZE"]
+__all__ = ["run_thin_levels", "CHUNK", "SPIN_ROUNDS", "SLOW_WAIT_TICKS", "CTL_SIZE"]
 
 CHUNK = 64            # frontier vertices per chunk (GAP's schedule(dynamic, 64))
 SPIN_ROUNDS = 4096    # pause rounds a waiting helper spins before it yields the core each round
+SLOW_WAIT_TICKS = 200_000   # a wait for taken chunks this long (~0.05-0.2 ms) means a helper lost its core
+SOLO_LEVELS = 16            # then the leader runs this many levels alone, doubling while it recurs
+MAX_SOLO_LEVELS = 4096
 
 # ctl slots: the shared words each on its own cache line, the level's data on one line
 _EPOCH, _TAKE, _DONE, _SCOUT, _TAILF, _TAILB = 0, 8, 16, 24, 32, 40
@@ -198,6 +201,8 @@ def _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize
     a = qsize
     b = 0
     first = True
+    solo = 0                # levels the leader will run alone (helpers found slow)
+    backoff = SOLO_LEVELS
     while a + b > 0 and level != max_depth and nlev < stats.shape[0]:
         if not first and (scout > max_scout or go_bottom_up(mode, False, scout, unexplored, alpha)):
             break
@@ -206,7 +211,8 @@ def _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize
         t0 = ticks()
         src, dst = (queue, next_queue) if parity == 0 else (next_queue, queue)
         total = a + b
-        if total <= CHUNK:
+        if total <= CHUNK or solo > 0:
+            solo = max(solo - 1, 0)
             _contiguous(src, a, b)
             nq, next_scout = td_serial(indptr, indices, parent, depth, visited, src, total, dst, level)
             na, nb = nq, 0
@@ -230,8 +236,14 @@ def _lead(indptr, indices, parent, depth, visited, queue, next_queue, ctl, qsize
             store_seq(ctl, _EPOCH, epoch)
             _expand_chunks(indptr, indices, parent, depth, visited, src, dst, ctl, e16, False, a, b, ca, csize,
                            level, buf)
+            t_wait = ticks()
             while load_seq(ctl, _DONE) < nch:
                 spin_pause()
+            if ticks() - t_wait > SLOW_WAIT_TICKS:        # a helper was descheduled holding a chunk
+                solo = backoff
+                backoff = min(2 * backoff, MAX_SOLO_LEVELS)
+            else:
+                backoff = max(backoff // 2, SOLO_LEVELS)
             na = load_seq(ctl, _TAILF)
             nb = load_seq(ctl, _TAILB)
             next_scout = load_seq(ctl, _SCOUT)
