@@ -27,6 +27,10 @@ increments (it often cannot once the loop body branches), every call pays atomic
 updates of shared counters -- measured 3x slower top-down steps. A borrowed view
 is valid while the kernel that made it runs (its caller holds the real arrays).
 
+``prefetch_read`` / ``prefetch_write`` hint that an element's cache line will be needed
+(``llvm.prefetch``): for passes that make one random access per item, issued some items
+ahead so that many misses overlap (``top_down.settle_claims``).
+
 ``cttz`` (count trailing zeros) is how the bitmap kernels find the next set bit
 of a word: one ``tzcnt``/``bsf`` instruction through LLVM's ``llvm.cttz``. It is
 defined here rather than borrowed from numba's internal
@@ -302,3 +306,31 @@ def yield_cpu(typingctx):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+def _prefetcher(rw):
+    @intrinsic
+    def prefetch(typingctx, arr, idx):
+        if not isinstance(arr, types.Array) or not isinstance(idx, types.Integer):
+            return None
+        sig = types.void(arr, idx)
+
+        def codegen(context, builder, sig, args):
+            ptr = _element_pointer(context, builder, sig.args[0], args[0], args[1], sig.args[1])
+            i8p = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                                "llvm.prefetch.p0")
+            # (address, rw, locality 3 = keep in all cache levels, cache type 1 = data)
+            builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, rw), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return prefetch
+
+
+prefetch_read = _prefetcher(0)
+"""Hint that ``arr[idx]`` will be read soon (``llvm.prefetch``; no fault, no bounds check)."""
+prefetch_write = _prefetcher(1)
+"""Hint that ``arr[idx]`` will be written soon (the line is fetched for ownership)."""

@@ -116,6 +116,15 @@ def queue_to_bitmap(queue, qsize, bitmap, atomic=True):
 
 
 @njit(parallel=True, cache=True)
+def claimed_since(before, visited):
+    """before := visited XOR before: the vertices visited since ``before`` was copied from
+    ``visited`` (``top_down.td_step`` copies it), i.e. the next frontier as a bitmap."""
+    for b in prange((before.size + ELEM_BLOCK - 1) // ELEM_BLOCK):
+        for w in range(b * ELEM_BLOCK, min(before.size, (b + 1) * ELEM_BLOCK)):
+            before[U(w)] ^= visited[U(w)]
+
+
+@njit(parallel=True, cache=True)
 def _block_counts(bitmap, counts):
     nblocks = counts.size
     for b in prange(nblocks):
