@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels.frontier import fill
+from .status import ALL
 
 __all__ = ["plane_count", "planes_used", "first_use", "decode", "decode_skipping", "dead_vertices"]
 
@@ -59,15 +60,20 @@ def first_use(dplanes, depth):
 @njit(cache=True)
 def _decode_vertex(v, final, dplanes, used, words, g, out, rows, unreach, lanes, tile, tile64):
     if lanes:                    # uint8: eight instances per step into the tile, then one copy
-        for q in range(words):
+        for q in range(words):   # a word every instance reached, a plane word of zeros: nothing to spread
             vq = v * words + q
             s = final[vq]
-            for k in range(8):
-                sh = np.uint64(8 * k)
-                dep = SPREAD[(~s >> sh) & np.uint64(0xFF)] * np.uint64(0xFF)
-                for p in range(used):
-                    dep |= SPREAD[(dplanes[p, vq] >> sh) & np.uint64(0xFF)] << np.uint64(p)
-                tile64[q * 8 + k] = dep
+            if s == ALL:
+                for k in range(8):
+                    tile64[q * 8 + k] = np.uint64(0)
+            else:
+                for k in range(8):
+                    tile64[q * 8 + k] = SPREAD[(~s >> np.uint64(8 * k)) & np.uint64(0xFF)] * np.uint64(0xFF)
+            for p in range(used):
+                w = dplanes[p, vq]
+                if w:
+                    for k in range(8):
+                        tile64[q * 8 + k] |= SPREAD[(w >> np.uint64(8 * k)) & np.uint64(0xFF)] << np.uint64(p)
         orow = out[v]
         for j in range(g):
             orow[rows[j]] = tile[j]
