@@ -57,27 +57,31 @@ def first_use(dplanes, depth):
             fill(dplanes[p], np.uint64(0))
 
 
+@njit(inline="always", cache=True)
+def _decode_vertex8(v, final, dplanes, used, words, g, out, rows, tile, tile64):
+    """uint8: eight instances per step into the tile, then one copy into the row."""
+    for q in range(words):   # a word every instance reached, a plane word of zeros: nothing to spread
+        vq = v * words + q
+        s = final[vq]
+        if s == ALL:
+            for k in range(8):
+                tile64[q * 8 + k] = np.uint64(0)
+        else:
+            for k in range(8):
+                tile64[q * 8 + k] = SPREAD[(~s >> np.uint64(8 * k)) & np.uint64(0xFF)] * np.uint64(0xFF)
+        for p in range(used):
+            w = dplanes[p, vq]
+            if w:
+                for k in range(8):
+                    tile64[q * 8 + k] |= SPREAD[(w >> np.uint64(8 * k)) & np.uint64(0xFF)] << np.uint64(p)
+    orow = out[v]
+    for j in range(g):
+        orow[rows[j]] = tile[j]
+
+
 @njit(cache=True)
-def _decode_vertex(v, final, dplanes, used, words, g, out, rows, unreach, lanes, tile, tile64):
-    if lanes:                    # uint8: eight instances per step into the tile, then one copy
-        for q in range(words):   # a word every instance reached, a plane word of zeros: nothing to spread
-            vq = v * words + q
-            s = final[vq]
-            if s == ALL:
-                for k in range(8):
-                    tile64[q * 8 + k] = np.uint64(0)
-            else:
-                for k in range(8):
-                    tile64[q * 8 + k] = SPREAD[(~s >> np.uint64(8 * k)) & np.uint64(0xFF)] * np.uint64(0xFF)
-            for p in range(used):
-                w = dplanes[p, vq]
-                if w:
-                    for k in range(8):
-                        tile64[q * 8 + k] |= SPREAD[(w >> np.uint64(8 * k)) & np.uint64(0xFF)] << np.uint64(p)
-        orow = out[v]
-        for j in range(g):
-            orow[rows[j]] = tile[j]
-        return
+def _decode_vertex(v, final, dplanes, used, words, g, out, rows, unreach):
+    """Any dtype: instance by instance."""
     for q in range(words):
         vq = v * words + q
         s = final[vq]
@@ -110,7 +114,10 @@ def decode_skipping(final, dplanes, used, words, g, out, rows, unreach, dead, fi
                     for c in range(orow.size):
                         orow[c] = unreach
                 continue
-            _decode_vertex(v, final, dplanes, used, words, g, out, rows, unreach, lanes, tile, tile64)
+            if lanes:
+                _decode_vertex8(v, final, dplanes, used, words, g, out, rows, tile, tile64)
+            else:
+                _decode_vertex(v, final, dplanes, used, words, g, out, rows, unreach)
 
 
 @njit(cache=True)
