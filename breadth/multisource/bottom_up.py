@@ -34,7 +34,7 @@ from numba import njit, prange
 
 from ..kernels.atomics import cttz
 from ..kernels.frontier import WORD_BLOCK
-from .bottom_up8 import EXAMINED, NEXT_FRONT, SCOUT, SPARSE_FRONT, UNEXPLORED, UNFULL, bu_level8
+from .bottom_up8 import EXAMINED, NEXT_FRONT, SCOUT, UNEXPLORED, UNFULL, bu_level8, sparse_front
 from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_new
 
 __all__ = ["bu_identify", "sync_queue"]
@@ -123,12 +123,12 @@ def _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, un
 
 @njit(cache=True)
 def bu_identify(indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
-                level, dplanes, write_depth, front_size):
+                level, dplanes, write_depth, front_edges):
     """Bottom-up level ``level`` (reads ``prev``, writes ``status``) and its identification.
 
     ``counts[j]`` gets the vertices instance j reached at ``level`` (and the depth planes
-    ``dplanes`` their depths when ``write_depth``, see ``depths``). ``front_size``: the
-    JFQ's vertex count (picks W = 8's in-neighbour loop). Returns (in-edges
+    ``dplanes`` their depths when ``write_depth``, see ``depths``). ``front_edges``: the
+    JFQ's out-degree sum, its scout count (picks W = 8's in-neighbour loop). Returns (in-edges
     examined, next JFQ size, its scout count, vertices still not full, their in-degree sum).
     W = 8 runs ``bottom_up8``'s kernels, any other W the general ``_bu_block``.
     """
@@ -136,7 +136,7 @@ def bu_identify(indptr, in_indptr, in_indices, words, prev, status, unfull, idle
     sums = np.zeros((max(nblocks, 1), 5), dtype=np.int64)
     if words == 8:
         bu_level8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
-                  level, dplanes, write_depth, sums, front_size * SPARSE_FRONT < in_indptr.size - 1)
+                  level, dplanes, write_depth, sums, sparse_front(front_edges, indptr[indptr.size - 1]))
     elif nblocks <= SERIAL_BLOCKS:
         for b in range(nblocks):
             _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,

@@ -5,13 +5,16 @@ W = 8 is the default from 449 sources on (groups of 512). What differs from the
 general kernel (``bottom_up._bu_block``) is how the time is spent, measured on
 kron-18 with 1024 sources:
 
-* The in-neighbour loop depends on the joint frontier's density. Sparse (fewer
-  than n / SPARSE_FRONT JFQ vertices, as on the first bottom-up level, where
-  about half the in-edges still lead to JFQ hubs): the frontier test is a
-  coin flip, so a per-edge branch mispredicts; ``_bu_block8s`` reads the
+* The in-neighbour loop depends on the share h of the arcs that leave the
+  joint frontier (its scout count over all arcs: about the share of scanned
+  in-edges whose source is in the JFQ). Below SPARSE_FRONT (0.9), as on the
+  first bottom-up level (h 0.46-0.64 on kron-18: half the in-edges still lead
+  to JFQ hubs) or uniform random graphs' middle level (h 0.86), the frontier
+  test is hard to predict, so a per-edge branch mispredicts; ``_bu_block8s`` reads the
   in-neighbours in chunks of CHUNK, gathers the chunk's JFQ members into a
   small buffer without a branch, then ORs their rows and tests early
-  termination once per chunk (first bottom-up level 31 -> 18 ms). Dense:
+  termination once per chunk (kron-18's first bottom-up level 30 -> 15 ms,
+  uniform random's h = 0.86 level 37 -> 32 ms). Dense (h >= 0.9):
   nearly every in-neighbour is in the JFQ and its row is a random 64-byte
   load; ``_bu_block8`` tests each one and prefetches the row of the
   neighbour PREFETCH_AHEAD edges on (``prefetch``; heavy dense levels -15-25%).
@@ -29,10 +32,10 @@ from ..kernels.frontier import WORD_BLOCK
 from .prefetch import prefetch
 from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_depth
 
-__all__ = ["bu_level8", "EXAMINED", "NEXT_FRONT", "SCOUT", "UNFULL", "UNEXPLORED", "SPARSE_FRONT"]
+__all__ = ["bu_level8", "sparse_front", "EXAMINED", "NEXT_FRONT", "SCOUT", "UNFULL", "UNEXPLORED"]
 
 EXAMINED, NEXT_FRONT, SCOUT, UNFULL, UNEXPLORED = range(5)     # the per-block sums
-SPARSE_FRONT = 8         # a JFQ under n / SPARSE_FRONT vertices takes the chunked in-neighbour loop
+SPARSE_FRONT = 0.9       # a JFQ with fewer than this share of the arcs takes the chunked in-neighbour loop
 CHUNK = 8                # in-neighbours per chunk of that loop
 PREFETCH_AHEAD = 16      # the dense loop prefetches the status row of the in-neighbour this many edges on
 TALLY_BATCH = 16         # vertices whose new bits are counted together (_count16)
@@ -298,6 +301,12 @@ def _bu_parallel8s(nblocks, indptr, in_indptr, in_indices, prev, status, unfull,
     for b in prange(nblocks):
         _bu_block8s(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
                     dplanes, write_depth, sums)
+
+
+@njit(inline="always", cache=True)
+def sparse_front(front_edges, arcs):
+    """The chunked loop pays off: the JFQ's out-edges are under SPARSE_FRONT of all arcs."""
+    return front_edges < SPARSE_FRONT * arcs
 
 
 @njit(cache=True)

@@ -11,9 +11,9 @@ from breadth.multisource.status import unused_pattern
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-def bottom_up_levels(g, sources, front_size):
-    """Every level of a W = 8 joint BFS by ``bu_identify`` alone; ``front_size`` forces its loop
-    (0: the sparse one, n: the dense one). Returns the (n, |S|) depths (-1: unreached)."""
+def bottom_up_levels(g, sources, front_edges):
+    """Every level of a W = 8 joint BFS by ``bu_identify`` alone; ``front_edges`` forces its loop
+    (0: the sparse one, every arc: the dense one). Returns the (n, |S|) depths (-1: unreached)."""
     n, words = g.num_vertices, 8
     pattern = unused_pattern(sources.size, words)
     prev = np.tile(pattern, n)
@@ -38,7 +38,7 @@ def bottom_up_levels(g, sources, front_size):
         level += 1
         counts[:] = 0
         bu_identify(g.indptr, g.in_indptr, g.in_indices, words, prev, status, unfull, idle, front, next_front,
-                    counts, level, dplanes, False, front_size)
+                    counts, level, dplanes, False, front_edges)
         rows = status.reshape(n, words)
         got = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little")[:, :sources.size].astype(bool)
         new = got & (depth < 0)
@@ -63,5 +63,5 @@ def test_both_loops_match_scipy(scale, count, directed):
     sources = np.random.default_rng(scale).choice(g.num_vertices, count, replace=False)
     ref = csg.shortest_path(g.to_scipy(), directed=g.directed, unweighted=True, indices=sources)
     want = np.where(np.isinf(ref), -1, ref).astype(np.int64).T
-    for front_size in (0, g.num_vertices):
-        np.testing.assert_array_equal(bottom_up_levels(g, sources, front_size), want)
+    for front_edges in (0, int(g.indptr[-1])):
+        np.testing.assert_array_equal(bottom_up_levels(g, sources, front_edges), want)
