@@ -24,17 +24,20 @@ for every vertex; a vertex is dropped from ``unfull`` when ``prev`` already show
 it full (it has been written full into both copies then), so one that becomes
 full at this level stays one more level and the invariant holds after the swap.
 After the swap the two copies differ exactly on ``next_front``.
+
+W = 8 (the default from 449 sources on) runs ``bottom_up8``'s kernels: the same
+level with the vertex's words in registers, an in-neighbour loop picked by the
+JFQ's density and batched counting; ``_bu_block`` here serves every other W.
 """
 import numpy as np
 from numba import njit, prange
 
 from ..kernels.atomics import cttz
 from ..kernels.frontier import WORD_BLOCK
+from .bottom_up8 import EXAMINED, NEXT_FRONT, SCOUT, UNEXPLORED, UNFULL, bu_level8, sparse_front
 from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_new
 
 __all__ = ["bu_identify", "sync_queue"]
-
-EXAMINED, NEXT_FRONT, SCOUT, UNFULL, UNEXPLORED = range(5)     # the per-block sums
 
 
 @njit(cache=True)
@@ -110,124 +113,34 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
     sums[b, UNEXPLORED] = unexplored
 
 
-@njit(inline="always", cache=True)
-def _tally8(d, q, vq, planes, level, dplanes, write_depth):
-    if d:
-        record_new(d, q, vq, planes, level, dplanes, write_depth)
-
-
-@njit(cache=True)
-def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
-               dplanes, write_depth, sums):
-    """``_bu_block`` for W = 8 (the default from 449 sources on): the vertex's eight words stay
-    in registers (a0 .. a7) instead of a scratch array."""
-    planes = np.zeros((8, PLANES), dtype=np.uint64)
-    i0, i1, i2, i3, i4, i5, i6, i7 = idle[0], idle[1], idle[2], idle[3], idle[4], idle[5], idle[6], idle[7]
-    examined = 0
-    nchanged = 0
-    scout = 0
-    nunfull = 0
-    unexplored = 0
-    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
-        x = unfull[w]
-        keep = x
-        cw = np.uint64(0)
-        while x:
-            bit = cttz(x)
-            x &= x - np.uint64(1)
-            v = w * 64 + bit
-            vb = v * 8
-            mask = np.uint64(1) << np.uint64(bit)
-            a0, a1, a2, a3 = prev[vb], prev[vb + 1], prev[vb + 2], prev[vb + 3]
-            a4, a5, a6, a7 = prev[vb + 4], prev[vb + 5], prev[vb + 6], prev[vb + 7]
-            if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 == ALL:     # full in both copies from now on
-                for q in range(8):
-                    status[vb + q] = ALL
-                keep &= ~mask
-                continue
-            done = (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (a7 | i7)
-            if done != ALL:
-                for j in range(in_indptr[v], in_indptr[v + 1]):
-                    u = in_indices[j]
-                    examined += 1
-                    if not (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
-                        continue
-                    ub = u * 8
-                    a0 |= prev[ub]
-                    a1 |= prev[ub + 1]
-                    a2 |= prev[ub + 2]
-                    a3 |= prev[ub + 3]
-                    a4 |= prev[ub + 4]
-                    a5 |= prev[ub + 5]
-                    a6 |= prev[ub + 6]
-                    a7 |= prev[ub + 7]
-                    if (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (
-                            a7 | i7) == ALL:
-                        break
-            d0, d1, d2, d3 = a0 ^ prev[vb], a1 ^ prev[vb + 1], a2 ^ prev[vb + 2], a3 ^ prev[vb + 3]
-            d4, d5, d6, d7 = a4 ^ prev[vb + 4], a5 ^ prev[vb + 5], a6 ^ prev[vb + 6], a7 ^ prev[vb + 7]
-            status[vb], status[vb + 1], status[vb + 2], status[vb + 3] = a0, a1, a2, a3
-            status[vb + 4], status[vb + 5], status[vb + 6], status[vb + 7] = a4, a5, a6, a7
-            if d0 | d1 | d2 | d3 | d4 | d5 | d6 | d7:
-                _tally8(d0, 0, vb, planes, level, dplanes, write_depth)
-                _tally8(d1, 1, vb + 1, planes, level, dplanes, write_depth)
-                _tally8(d2, 2, vb + 2, planes, level, dplanes, write_depth)
-                _tally8(d3, 3, vb + 3, planes, level, dplanes, write_depth)
-                _tally8(d4, 4, vb + 4, planes, level, dplanes, write_depth)
-                _tally8(d5, 5, vb + 5, planes, level, dplanes, write_depth)
-                _tally8(d6, 6, vb + 6, planes, level, dplanes, write_depth)
-                _tally8(d7, 7, vb + 7, planes, level, dplanes, write_depth)
-                cw |= mask
-                nchanged += 1
-                scout += indptr[v + 1] - indptr[v]
-            if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 != ALL:
-                nunfull += 1
-                unexplored += in_indptr[v + 1] - in_indptr[v]
-        next_front[w] = cw
-        unfull[w] = keep
-    flush_counts(planes, counts)
-    sums[b, EXAMINED] = examined
-    sums[b, NEXT_FRONT] = nchanged
-    sums[b, SCOUT] = scout
-    sums[b, UNFULL] = nunfull
-    sums[b, UNEXPLORED] = unexplored
-
-
-@njit(cache=True)
-def _bu_any(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts, level,
-            dplanes, write_depth, sums):
-    if words == 8:
-        _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
-                   dplanes, write_depth, sums)
-    else:
-        _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
-                  level, dplanes, write_depth, sums)
-
-
 @njit(parallel=True, cache=True)
 def _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
                  counts, level, dplanes, write_depth, sums):
     for b in prange(nblocks):
-        _bu_any(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
-                level, dplanes, write_depth, sums)
+        _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
+                  level, dplanes, write_depth, sums)
 
 
 @njit(cache=True)
 def bu_identify(indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
-                level, dplanes, write_depth):
+                level, dplanes, write_depth, front_edges):
     """Bottom-up level ``level`` (reads ``prev``, writes ``status``) and its identification.
 
     ``counts[j]`` gets the vertices instance j reached at ``level`` (and the depth planes
-    ``dplanes`` their depths when ``write_depth``, see ``depths``). Returns (in-edges
+    ``dplanes`` their depths when ``write_depth``, see ``depths``). ``front_edges``: the
+    JFQ's out-degree sum, its scout count (picks W = 8's in-neighbour loop). Returns (in-edges
     examined, next JFQ size, its scout count, vertices still not full, their in-degree sum).
-    W = 8 runs ``_bu_block8``, any other W the general ``_bu_block``.
+    W = 8 runs ``bottom_up8``'s kernels, any other W the general ``_bu_block``.
     """
     nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
     sums = np.zeros((max(nblocks, 1), 5), dtype=np.int64)
-    if nblocks <= SERIAL_BLOCKS:
+    if words == 8:
+        bu_level8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
+                  level, dplanes, write_depth, sums, sparse_front(front_edges, indptr[indptr.size - 1]))
+    elif nblocks <= SERIAL_BLOCKS:
         for b in range(nblocks):
-            _bu_any(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
-                    counts, level, dplanes, write_depth, sums)
+            _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
+                      counts, level, dplanes, write_depth, sums)
     else:
         _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front,
                      next_front, counts, level, dplanes, write_depth, sums)

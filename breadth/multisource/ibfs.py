@@ -167,7 +167,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
             frontier = nunfull
             examined, nf, scout, nunfull, unexplored = bu_identify(
                 indptr, in_indptr, in_indices, words, prev, status, unfull, idle, changed, next_changed, counts,
-                level + 1, dplanes, write_depth)
+                level + 1, dplanes, write_depth, scout)
             prev, status = status, prev
             changed, next_changed = next_changed, changed
             queue_valid = False

@@ -69,11 +69,15 @@ class DepthMatrix:
     """The |S| x n depth result, stored vertex-major (n x |S|) so a group writes each vertex's
     depths into one place; ``result`` is the |S| x n view. Widens its dtype on demand.
     Not initialised: every group writes every cell of its columns (``depths.decode`` or
-    ``place``)."""
+    ``place``), except that when ``dead`` (a bool mask of vertices no source reaches, see
+    ``depths.dead_vertices``) is set, the first group decoded fills their whole rows
+    (``dead_filled``) and the others skip them (``depths.decode_skipping``)."""
 
     def __init__(self, n: int, num_sources: int, dtype):
         check_fits(f"a {num_sources} x {n} depth matrix", n * num_sources * np.dtype(dtype).itemsize)
         self.array = np.empty((n, num_sources), dtype=dtype)
+        self.dead = None
+        self.dead_filled = False
 
     @property
     def dtype(self):

@@ -21,7 +21,7 @@ from ..kernels.levels import seconds_per_tick
 from . import ibfs
 from ..graph.memory import check_fits
 from .checkpoint import Checkpoint
-from .depths import decode, plane_count, planes_used
+from .depths import dead_vertices, decode, decode_skipping, plane_count, planes_used
 from .plan import Traversal
 from .results import DepthMatrix, GroupResult, MultiResult, reduce_hist, unreachable, wider
 from .status import reach_csr, unused_pattern
@@ -85,8 +85,13 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
         if depth_out is not None:
             depth_out.widen(dtype)
     if trav.keep_depths:
-        decode(final, dplanes, planes_used(hist.shape[0] - 1), trav.words, srcs.size, target, rows,
-               unreachable(target.dtype))
+        used = planes_used(hist.shape[0] - 1)
+        if depth_out is not None and depth_out.dead is not None:     # dead rows: filled once, then skipped
+            decode_skipping(final, dplanes, used, trav.words, srcs.size, target, rows, unreachable(target.dtype),
+                            depth_out.dead, not depth_out.dead_filled)
+            depth_out.dead_filled = True
+        else:
+            decode(final, dplanes, used, trav.words, srcs.size, target, rows, unreachable(target.dtype))
     res = GroupResult(gi, hist[:, :srcs.size].copy(), stats, times * seconds_per_tick(), seconds,
                       target if trav.keep_depths and depth_out is None else None)
     if trav.keep_reach:
@@ -140,6 +145,8 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
     mpi.check_all(comm, error)   # rank 0's checkpoint or memory trouble stops every rank
     todo = [gi for gi in range(trav.num_groups) if results[gi] is None]
     direct = trav.keep_depths and size == 1 and ck is None
+    if direct and depths is not None and trav.device == "cpu":
+        depths.dead = dead_vertices(trav.graph.in_indptr, trav.sources)
     bar = progress_bar(trav.num_groups, desc, progress, unit="group", initial=resumed) if rank == 0 else None
     workspace = []          # allocated (or, on the GPU, uploaded) by the first group this process computes
     if trav.device == "cuda":

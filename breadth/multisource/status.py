@@ -134,13 +134,19 @@ def record_new(d, q, vq, planes, level, dplanes, write_depth):
         carry = t
         p += 1
     if write_depth:
-        bits = level
-        p = 0
-        while bits:
-            if bits & 1:
-                dplanes[p, vq] |= d
-            bits >>= 1
-            p += 1
+        record_depth(d, vq, level, dplanes)
+
+
+@njit(inline="always", cache=True)
+def record_depth(d, vq, level, dplanes):
+    """OR d into depth plane p of status word ``vq`` for every bit p set in ``level``."""
+    bits = level
+    p = 0
+    while bits:
+        if bits & 1:
+            dplanes[p, vq] |= d
+        bits >>= 1
+        p += 1
 
 
 @njit(inline="always", cache=True)

@@ -104,6 +104,23 @@ def test_deep_graph_widens_dtype():
     check(shallow, csgraph_depths(g, sources, 200))
 
 
+@pytest.mark.parametrize("groupby", ["rules", "random"])
+def test_dead_rows_filled_once_and_widened(groupby):
+    """Vertices no source reaches (no in-edge, no source) get their rows filled by the first
+    group decoded and skipped by the others; a later group widening the dtype keeps them unreachable."""
+    s = np.arange(299)
+    src = np.concatenate([s, [400]])
+    dst = np.concatenate([s + 1, [401]])
+    g = breadth.Graph.from_edges(src, dst, num_vertices=420, directed=True)   # 301..399, 402..419 isolated
+    sources = np.array([297, 298, 296, 299, 0, 1, 400, 350])   # shallow groups, deep ones, a dead source
+    depths = multi_bfs(g, sources, group_size=2, words=1, groupby=groupby, seed=3)
+    assert depths.dtype == np.uint16
+    check(depths, csgraph_depths(g, sources))
+    assert (depths[:, 410] == 65535).all() and depths[7, 350] == 0 and (np.delete(depths[:, 350], 7) == 65535).all()
+    wide = multi_bfs(g, sources, words=8)                     # one group: it fills the dead rows itself
+    check(wide, csgraph_depths(g, sources))
+
+
 def test_repeated_sources_and_layout():
     g = breadth.kronecker(8, seed=4)
     sources = np.array([5, 5, 17, 5, 200])
