@@ -39,6 +39,7 @@ defined here rather than borrowed from numba's internal
 import platform
 
 import numpy as np
+from llvmlite import binding as llvm
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -308,6 +309,10 @@ def yield_cpu(typingctx):
     return sig, codegen
 
 
+# the intrinsic's name: LLVM >= 15 has opaque pointers (``p0``), older ones name the pointee
+_PREFETCH = "llvm.prefetch.p0" if llvm.llvm_version_info >= (15,) else "llvm.prefetch.p0i8"
+
+
 def _prefetcher(rw):
     @intrinsic
     def prefetch(typingctx, arr, idx):
@@ -320,7 +325,7 @@ def _prefetcher(rw):
             i8p = ir.IntType(8).as_pointer()
             i32 = ir.IntType(32)
             fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                                "llvm.prefetch.p0")
+                                                _PREFETCH)
             # (address, rw, locality 3 = keep in all cache levels, cache type 1 = data)
             builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, rw), ir.Constant(i32, 3), ir.Constant(i32, 1)])
             return context.get_dummy_value()

@@ -17,7 +17,7 @@ kron-18 with 1024 sources:
   uniform random's h = 0.86 level 37 -> 32 ms). Dense (h >= 0.9):
   nearly every in-neighbour is in the JFQ and its row is a random 64-byte
   load; ``_bu_block8`` tests each one and prefetches the row of the
-  neighbour PREFETCH_AHEAD edges on (``prefetch``; heavy dense levels -15-25%).
+  neighbour PREFETCH_AHEAD edges on (``kernels.atomics.prefetch_read``; heavy dense levels -15-25%).
 * Counting the new bits (the per-instance histogram, ``status.record_new``)
   is batched: the new-bit words of TALLY_BATCH vertices go through a
   carry-save tree (Harley-Seal) into a 5-bit count per lane, added into the
@@ -27,9 +27,8 @@ kron-18 with 1024 sources:
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import cttz
+from ..kernels.atomics import cttz, prefetch_read
 from ..kernels.frontier import WORD_BLOCK
-from .prefetch import prefetch
 from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_depth
 
 __all__ = ["bu_level8", "sparse_front", "EXAMINED", "NEXT_FRONT", "SCOUT", "UNFULL", "UNEXPLORED"]
@@ -163,7 +162,7 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
                 end = in_indptr[v + 1]
                 for j in range(in_indptr[v], end):
                     if j + PREFETCH_AHEAD < end:
-                        prefetch(prev, in_indices[j + PREFETCH_AHEAD] * 8)
+                        prefetch_read(prev, in_indices[j + PREFETCH_AHEAD] * 8)
                     u = in_indices[j]
                     examined += 1
                     if not (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
