@@ -32,7 +32,7 @@ JFQ's density and batched counting; ``_bu_block`` here serves every other W.
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import cttz
+from ..kernels.atomics import U, cttz
 from ..kernels.frontier import WORD_BLOCK
 from .bottom_up8 import EXAMINED, NEXT_FRONT, SCOUT, UNEXPLORED, UNFULL, bu_level8, sparse_front
 from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_new
@@ -51,7 +51,7 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
     nunfull = 0
     unexplored = 0
     for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
-        x = unfull[w]
+        x = unfull[U(w)]
         keep = x
         cw = np.uint64(0)
         while x:
@@ -63,25 +63,25 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
             full = ALL
             done = ALL
             for q in range(words):
-                a = prev[vb + q]
-                acc[q] = a
+                a = prev[U(vb + q)]
+                acc[U(q)] = a
                 full &= a
-                done &= a | idle[q]
+                done &= a | idle[U(q)]
             if full == ALL:          # full in both copies from now on: leave unfull
                 for q in range(words):
-                    status[vb + q] = ALL
+                    status[U(vb + q)] = ALL
                 keep &= ~mask
                 continue
             if done != ALL:          # some running instance has not reached v yet
-                for j in range(in_indptr[v], in_indptr[v + 1]):
-                    u = in_indices[j]
+                for j in range(in_indptr[U(v)], in_indptr[U(v + 1)]):
+                    u = in_indices[U(j)]
                     examined += 1
-                    if not (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
+                    if not (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1):
                         continue     # not in the JFQ: its older bits are in v already
                     ub = u * words
                     done = ALL
                     for q in range(words):
-                        a = acc[q] | prev[ub + q]
+                        a = acc[q] | prev[U(ub + q)]
                         acc[q] = a
                         done &= a | idle[q]
                     if done == ALL:  # early termination: every running instance has reached v
@@ -90,8 +90,8 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
             full = ALL
             for q in range(words):
                 a = acc[q]
-                d = a ^ prev[vb + q]
-                status[vb + q] = a
+                d = a ^ prev[U(vb + q)]
+                status[U(vb + q)] = a
                 full &= a
                 if d:
                     moved |= d
@@ -99,12 +99,12 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
             if moved:
                 cw |= mask
                 nchanged += 1
-                scout += indptr[v + 1] - indptr[v]
+                scout += indptr[U(v + 1)] - indptr[U(v)]
             if full != ALL:
                 nunfull += 1
-                unexplored += in_indptr[v + 1] - in_indptr[v]
-        next_front[w] = cw
-        unfull[w] = keep
+                unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
+        next_front[U(w)] = cw
+        unfull[U(w)] = keep
     flush_counts(planes, counts)
     sums[b, EXAMINED] = examined
     sums[b, NEXT_FRONT] = nchanged

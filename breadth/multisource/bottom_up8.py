@@ -27,7 +27,7 @@ kron-18 with 1024 sources:
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import cttz, prefetch_read
+from ..kernels.atomics import U, cttz, prefetch_read
 from ..kernels.frontier import WORD_BLOCK
 from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_depth
 
@@ -141,7 +141,7 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
     nunfull = 0
     unexplored = 0
     for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
-        x = unfull[w]
+        x = unfull[U(w)]
         keep = x
         cw = np.uint64(0)
         while x:
@@ -150,51 +150,51 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
             v = w * 64 + bit
             vb = v * 8
             mask = np.uint64(1) << np.uint64(bit)
-            a0, a1, a2, a3 = prev[vb], prev[vb + 1], prev[vb + 2], prev[vb + 3]
-            a4, a5, a6, a7 = prev[vb + 4], prev[vb + 5], prev[vb + 6], prev[vb + 7]
+            a0, a1, a2, a3 = prev[U(vb)], prev[U(vb + 1)], prev[U(vb + 2)], prev[U(vb + 3)]
+            a4, a5, a6, a7 = prev[U(vb + 4)], prev[U(vb + 5)], prev[U(vb + 6)], prev[U(vb + 7)]
             if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 == ALL:     # full in both copies from now on
                 for q in range(8):
-                    status[vb + q] = ALL
+                    status[U(vb + q)] = ALL
                 keep &= ~mask
                 continue
             done = (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (a7 | i7)
             if done != ALL:          # some running instance has not reached v yet
-                end = in_indptr[v + 1]
-                for j in range(in_indptr[v], end):
+                end = in_indptr[U(v + 1)]
+                for j in range(in_indptr[U(v)], end):
                     if j + PREFETCH_AHEAD < end:
-                        prefetch_read(prev, in_indices[j + PREFETCH_AHEAD] * 8)
-                    u = in_indices[j]
+                        prefetch_read(prev, in_indices[U(j + PREFETCH_AHEAD)] * 8)
+                    u = in_indices[U(j)]
                     examined += 1
-                    if not (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
+                    if not (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1):
                         continue     # not in the JFQ: its older bits are in v already
                     ub = u * 8
-                    a0 |= prev[ub]
-                    a1 |= prev[ub + 1]
-                    a2 |= prev[ub + 2]
-                    a3 |= prev[ub + 3]
-                    a4 |= prev[ub + 4]
-                    a5 |= prev[ub + 5]
-                    a6 |= prev[ub + 6]
-                    a7 |= prev[ub + 7]
+                    a0 |= prev[U(ub)]
+                    a1 |= prev[U(ub + 1)]
+                    a2 |= prev[U(ub + 2)]
+                    a3 |= prev[U(ub + 3)]
+                    a4 |= prev[U(ub + 4)]
+                    a5 |= prev[U(ub + 5)]
+                    a6 |= prev[U(ub + 6)]
+                    a7 |= prev[U(ub + 7)]
                     if (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (
                             a7 | i7) == ALL:
                         break        # early termination: every running instance has reached v
-            d0, d1, d2, d3 = a0 ^ prev[vb], a1 ^ prev[vb + 1], a2 ^ prev[vb + 2], a3 ^ prev[vb + 3]
-            d4, d5, d6, d7 = a4 ^ prev[vb + 4], a5 ^ prev[vb + 5], a6 ^ prev[vb + 6], a7 ^ prev[vb + 7]
-            status[vb], status[vb + 1], status[vb + 2], status[vb + 3] = a0, a1, a2, a3
-            status[vb + 4], status[vb + 5], status[vb + 6], status[vb + 7] = a4, a5, a6, a7
+            d0, d1, d2, d3 = a0 ^ prev[U(vb)], a1 ^ prev[U(vb + 1)], a2 ^ prev[U(vb + 2)], a3 ^ prev[U(vb + 3)]
+            d4, d5, d6, d7 = a4 ^ prev[U(vb + 4)], a5 ^ prev[U(vb + 5)], a6 ^ prev[U(vb + 6)], a7 ^ prev[U(vb + 7)]
+            status[U(vb)], status[U(vb + 1)], status[U(vb + 2)], status[U(vb + 3)] = a0, a1, a2, a3
+            status[U(vb + 4)], status[U(vb + 5)], status[U(vb + 6)], status[U(vb + 7)] = a4, a5, a6, a7
             if d0 | d1 | d2 | d3 | d4 | d5 | d6 | d7:
                 nb = _batch8(batch, nb, planes, d0, d1, d2, d3, d4, d5, d6, d7)
                 if write_depth:
                     _depth8(vb, level, dplanes, d0, d1, d2, d3, d4, d5, d6, d7)
                 cw |= mask
                 nchanged += 1
-                scout += indptr[v + 1] - indptr[v]
+                scout += indptr[U(v + 1)] - indptr[U(v)]
             if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 != ALL:
                 nunfull += 1
-                unexplored += in_indptr[v + 1] - in_indptr[v]
-        next_front[w] = cw
-        unfull[w] = keep
+                unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
+        next_front[U(w)] = cw
+        unfull[U(w)] = keep
     _flush_batch(batch, nb, planes, counts)
     sums[b, EXAMINED] = examined
     sums[b, NEXT_FRONT] = nchanged
@@ -220,7 +220,7 @@ def _bu_block8s(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fr
     nunfull = 0
     unexplored = 0
     for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
-        x = unfull[w]
+        x = unfull[U(w)]
         keep = x
         cw = np.uint64(0)
         while x:
@@ -229,55 +229,55 @@ def _bu_block8s(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fr
             v = w * 64 + bit
             vb = v * 8
             mask = np.uint64(1) << np.uint64(bit)
-            a0, a1, a2, a3 = prev[vb], prev[vb + 1], prev[vb + 2], prev[vb + 3]
-            a4, a5, a6, a7 = prev[vb + 4], prev[vb + 5], prev[vb + 6], prev[vb + 7]
+            a0, a1, a2, a3 = prev[U(vb)], prev[U(vb + 1)], prev[U(vb + 2)], prev[U(vb + 3)]
+            a4, a5, a6, a7 = prev[U(vb + 4)], prev[U(vb + 5)], prev[U(vb + 6)], prev[U(vb + 7)]
             if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 == ALL:     # full in both copies from now on
                 for q in range(8):
-                    status[vb + q] = ALL
+                    status[U(vb + q)] = ALL
                 keep &= ~mask
                 continue
             done = (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (a7 | i7)
             if done != ALL:
-                end = in_indptr[v + 1]
-                j = in_indptr[v]
+                end = in_indptr[U(v + 1)]
+                j = in_indptr[U(v)]
                 while j < end:
                     stop = min(j + CHUNK, end)
                     k = 0
                     for jj in range(j, stop):
-                        u = in_indices[jj]
+                        u = in_indices[U(jj)]
                         hits[k] = u
-                        k += (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1)
+                        k += (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1)
                     examined += stop - j
                     j = stop
                     for t in range(k):
                         ub = hits[t] * 8
-                        a0 |= prev[ub]
-                        a1 |= prev[ub + 1]
-                        a2 |= prev[ub + 2]
-                        a3 |= prev[ub + 3]
-                        a4 |= prev[ub + 4]
-                        a5 |= prev[ub + 5]
-                        a6 |= prev[ub + 6]
-                        a7 |= prev[ub + 7]
+                        a0 |= prev[U(ub)]
+                        a1 |= prev[U(ub + 1)]
+                        a2 |= prev[U(ub + 2)]
+                        a3 |= prev[U(ub + 3)]
+                        a4 |= prev[U(ub + 4)]
+                        a5 |= prev[U(ub + 5)]
+                        a6 |= prev[U(ub + 6)]
+                        a7 |= prev[U(ub + 7)]
                     if k and (a0 | i0) == ALL and (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (
                             a6 | i6) & (a7 | i7) == ALL:
                         break        # early termination
-            d0, d1, d2, d3 = a0 ^ prev[vb], a1 ^ prev[vb + 1], a2 ^ prev[vb + 2], a3 ^ prev[vb + 3]
-            d4, d5, d6, d7 = a4 ^ prev[vb + 4], a5 ^ prev[vb + 5], a6 ^ prev[vb + 6], a7 ^ prev[vb + 7]
-            status[vb], status[vb + 1], status[vb + 2], status[vb + 3] = a0, a1, a2, a3
-            status[vb + 4], status[vb + 5], status[vb + 6], status[vb + 7] = a4, a5, a6, a7
+            d0, d1, d2, d3 = a0 ^ prev[U(vb)], a1 ^ prev[U(vb + 1)], a2 ^ prev[U(vb + 2)], a3 ^ prev[U(vb + 3)]
+            d4, d5, d6, d7 = a4 ^ prev[U(vb + 4)], a5 ^ prev[U(vb + 5)], a6 ^ prev[U(vb + 6)], a7 ^ prev[U(vb + 7)]
+            status[U(vb)], status[U(vb + 1)], status[U(vb + 2)], status[U(vb + 3)] = a0, a1, a2, a3
+            status[U(vb + 4)], status[U(vb + 5)], status[U(vb + 6)], status[U(vb + 7)] = a4, a5, a6, a7
             if d0 | d1 | d2 | d3 | d4 | d5 | d6 | d7:
                 nb = _batch8(batch, nb, planes, d0, d1, d2, d3, d4, d5, d6, d7)
                 if write_depth:
                     _depth8(vb, level, dplanes, d0, d1, d2, d3, d4, d5, d6, d7)
                 cw |= mask
                 nchanged += 1
-                scout += indptr[v + 1] - indptr[v]
+                scout += indptr[U(v + 1)] - indptr[U(v)]
             if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 != ALL:
                 nunfull += 1
-                unexplored += in_indptr[v + 1] - in_indptr[v]
-        next_front[w] = cw
-        unfull[w] = keep
+                unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
+        next_front[U(w)] = cw
+        unfull[U(w)] = keep
     _flush_batch(batch, nb, planes, counts)
     sums[b, EXAMINED] = examined
     sums[b, NEXT_FRONT] = nchanged

@@ -27,6 +27,7 @@ them (``decode_skipping``, ``DepthMatrix.dead``).
 import numpy as np
 from numba import njit, prange
 
+from ..kernels.atomics import U
 from ..kernels.frontier import fill
 from .status import ALL
 
@@ -61,22 +62,22 @@ def first_use(dplanes, depth):
 def _decode_vertex8(v, final, dplanes, used, words, g, out, rows, tile, tile64):
     """uint8: eight instances per step into the tile, then one copy into the row."""
     for q in range(words):   # a word every instance reached, a plane word of zeros: nothing to spread
-        vq = v * words + q
+        vq = U(v * words + q)
         s = final[vq]
         if s == ALL:
             for k in range(8):
-                tile64[q * 8 + k] = np.uint64(0)
+                tile64[U(q * 8 + k)] = np.uint64(0)
         else:
             for k in range(8):
-                tile64[q * 8 + k] = SPREAD[(~s >> np.uint64(8 * k)) & np.uint64(0xFF)] * np.uint64(0xFF)
+                tile64[U(q * 8 + k)] = SPREAD[(~s >> np.uint64(8 * k)) & np.uint64(0xFF)] * np.uint64(0xFF)
         for p in range(used):
-            w = dplanes[p, vq]
+            w = dplanes[U(p), vq]
             if w:
                 for k in range(8):
-                    tile64[q * 8 + k] |= SPREAD[(w >> np.uint64(8 * k)) & np.uint64(0xFF)] << np.uint64(p)
-    orow = out[v]
+                    tile64[U(q * 8 + k)] |= SPREAD[(w >> np.uint64(8 * k)) & np.uint64(0xFF)] << np.uint64(p)
+    orow = out[U(v)]
     for j in range(g):
-        orow[rows[j]] = tile[j]
+        orow[U(rows[U(j)])] = tile[U(j)]
 
 
 @njit(cache=True)

@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels import levels as lv
-from ..kernels.atomics import atomic_or
+from ..kernels.atomics import U, atomic_or
 from ..kernels.frontier import bitmap_to_queue, fill, queue_to_bitmap
 from ..kernels.policy import BOTTOM_UP, BU, DIRECTION_OPTIMIZING, TD, TOP_DOWN, go_bottom_up, stay_bottom_up
 from ..kernels.top_down import TD_EDGE_BLOCK, frontier_edge_offsets, walk_block
@@ -56,13 +56,13 @@ def _visit_or(ctx, u, v):
     words = ctx[_WORDS]
     grew = False
     for q in range(words):
-        bits = ctx[_PREV][u * words + q]
-        if bits & ~ctx[_STATUS][v * words + q]:
+        bits = ctx[_PREV][U(u * words + q)]
+        if bits & ~ctx[_STATUS][U(v * words + q)]:
             atomic_or(ctx[_STATUS], v * words + q, bits)
             grew = True
     if grew:
         m = np.uint64(1) << np.uint64(v & 63)
-        if not (ctx[_CHANGED][v >> 6] & m) and not (atomic_or(ctx[_CHANGED], v >> 6, m) & m):
+        if not (ctx[_CHANGED][U(v >> 6)] & m) and not (atomic_or(ctx[_CHANGED], v >> 6, m) & m):
             return np.int64(v), np.int64(0)
     return np.int64(-1), np.int64(0)
 

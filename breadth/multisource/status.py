@@ -32,7 +32,7 @@ reached at exactly depth k; after a top-down level ``prev == status``.
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import atomic_add, cttz
+from ..kernels.atomics import U, atomic_add, cttz
 from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -144,7 +144,7 @@ def record_depth(d, vq, level, dplanes):
     p = 0
     while bits:
         if bits & 1:
-            dplanes[p, vq] |= d
+            dplanes[U(p), U(vq)] |= d
         bits >>= 1
         p += 1
 
