@@ -24,6 +24,23 @@ def ladder(width, length, keep=1.0, seed=0):
     return s, d, width * length
 
 
+def seeded(n, seeds):
+    """Search state with ``seeds`` visited at depth 0 and queued: (parent, depth, visited,
+    queue, next_queue), int64 parent/depth, -1 elsewhere."""
+    seeds = np.asarray(seeds, np.int64)
+    parent = np.full(n, -1, np.int64)
+    depth = np.full(n, -1, np.int64)
+    visited = np.empty((n + 63) // 64, np.uint64)
+    clear_visited(visited, n)
+    for v in seeds:
+        visited[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    parent[seeds] = seeds
+    depth[seeds] = 0
+    queue, next_queue = np.zeros(n, np.int64), np.full(n, -7, np.int64)
+    queue[:seeds.size] = seeds
+    return parent, depth, visited, queue, next_queue
+
+
 @pytest.fixture
 def two_threads():
     if numba.config.NUMBA_NUM_THREADS < 2:
@@ -93,15 +110,9 @@ def test_kernel_with_more_iterations_than_threads(threads, byte_claims):
     thread count run after others have finished, and the run still completes, exactly."""
     s, d, n = ladder(3 * CHUNK + 5, 120)
     g = breadth.Graph.from_edges(s, d, n)
-    parent = np.full(n, -1, np.int64)
-    depth = np.full(n, -1, np.int64)
-    visited = np.empty((n + 63) // 64, np.uint64)
-    clear_visited(visited, n)
-    seen = np.empty(visited.size * 64 if byte_claims else 0, np.uint8)
-    queue, next_queue = np.empty(n, np.int64), np.empty(n, np.int64)
     root = 0
-    visited[0] |= np.uint64(1)
-    parent[root], depth[root], queue[0] = root, 0, root
+    parent, depth, visited, queue, next_queue = seeded(n, [root])
+    seen = np.empty(visited.size * 64 if byte_claims else 0, np.uint8)
     stats = np.zeros((4096, len(LEVEL_FIELDS)), np.int64)
     times = np.zeros(4096, np.int64)
     ctl = np.zeros(CTL_SIZE, np.int64)
@@ -125,13 +136,7 @@ def test_run_stops_before_a_level_with_many_edges():
     # max_scout 0: every level after the first is left to the driver
     s, d, n = ladder(CHUNK, 50)
     g = breadth.Graph.from_edges(s, d, n)
-    parent = np.full(n, -1, np.int64)
-    depth = np.full(n, -1, np.int64)
-    visited = np.empty((n + 63) // 64, np.uint64)
-    clear_visited(visited, n)
-    visited[0] |= np.uint64(1)
-    parent[0] = depth[0] = 0
-    queue, next_queue = np.zeros(n, np.int64), np.empty(n, np.int64)
+    parent, depth, visited, queue, next_queue = seeded(n, [0])
     stats = np.zeros((16, len(LEVEL_FIELDS)), np.int64)
     out = run_thin_levels(g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
                           np.zeros(CTL_SIZE, np.int64), 1, 2, 0, g.num_arcs, DIRECTION_OPTIMIZING, ALPHA, -1, 0,
@@ -149,16 +154,7 @@ def test_run_leaves_a_contiguous_frontier_after_a_shared_level(threads):
     width = 5 * CHUNK + 9
     s, d, n = ladder(width, 4)
     g = breadth.Graph.from_edges(s, d, n)
-    parent = np.full(n, -1, np.int64)
-    depth = np.full(n, -1, np.int64)
-    visited = np.empty((n + 63) // 64, np.uint64)
-    clear_visited(visited, n)
-    queue, next_queue = np.zeros(n, np.int64), np.full(n, -7, np.int64)
-    queue[:width] = np.arange(width)
-    for v in range(width):
-        visited[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
-    parent[:width] = np.arange(width)
-    depth[:width] = 0
+    parent, depth, visited, queue, next_queue = seeded(n, np.arange(width))
     deg = g.out_degree()
     qsize, scout, level, unexplored, nlev, swapped = run_thin_levels(
         g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
