@@ -10,13 +10,13 @@ kron-18 with 1024 sources:
   in-edges whose source is in the JFQ). Below SPARSE_FRONT (0.9), as on the
   first bottom-up level (h 0.46-0.64 on kron-18: half the in-edges still lead
   to JFQ hubs) or uniform random graphs' middle level (h 0.86), the frontier
-  test is hard to predict, so a per-edge branch mispredicts; ``_bu_block8s`` reads the
+  test is hard to predict, so a per-edge branch mispredicts; the sparse loop of ``_bu_block8`` reads the
   in-neighbours in chunks of CHUNK, gathers the chunk's JFQ members into a
   small buffer without a branch, then ORs their rows and tests early
   termination once per chunk (kron-18's first bottom-up level 30 -> 15 ms,
   uniform random's h = 0.86 level 37 -> 32 ms). Dense (h >= 0.9):
   nearly every in-neighbour is in the JFQ and its row is a random 64-byte
-  load; ``_bu_block8`` tests each one and prefetches the row of the
+  load; its dense loop tests each one and prefetches the row of the
   neighbour PREFETCH_AHEAD edges on (``kernels.atomics.prefetch_read``; heavy dense levels -15-25%).
 * Counting the new bits (the per-instance histogram, ``status.record_new``)
   is batched: the new-bit words of TALLY_BATCH vertices go through a
@@ -127,11 +127,15 @@ def _flush_batch(batch, nb, planes, counts):
 
 @njit(cache=True)
 def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
-               dplanes, write_depth, sums):
-    """``_bu_block`` for W = 8 (the default from 449 sources on) and a dense JFQ: the vertex's
-    eight words stay in registers (a0 .. a7) instead of a scratch array; every in-neighbour
-    is tested, and the status row of the one PREFETCH_AHEAD edges on is prefetched."""
+               dplanes, write_depth, sums, sparse):
+    """``_bu_block`` for W = 8 (the default from 449 sources on): the vertex's eight words stay
+    in registers (a0 .. a7) instead of a scratch array. Two in-neighbour loops (``sparse``
+    picks, per level): for a dense JFQ every in-neighbour is tested, and the status row of the
+    one PREFETCH_AHEAD edges on is prefetched; for a sparse JFQ the in-neighbours are read in
+    chunks of CHUNK, whose JFQ members are first gathered into ``hits`` without a branch, then
+    their rows ORed, with the early-termination test once per chunk."""
     planes = np.zeros((8, PLANES), dtype=np.uint64)
+    hits = np.empty(CHUNK, dtype=np.int64)
     batch = np.empty((TALLY_BATCH, 8), dtype=np.uint64)
     nb = 0
     i0, i1, i2, i3, i4, i5, i6, i7 = idle[0], idle[1], idle[2], idle[3], idle[4], idle[5], idle[6], idle[7]
@@ -158,7 +162,32 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
                 keep &= ~mask
                 continue
             done = (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (a7 | i7)
-            if done != ALL:          # some running instance has not reached v yet
+            if done != ALL and sparse:   # some running instance has not reached v yet
+                end = in_indptr[U(v + 1)]
+                j = in_indptr[U(v)]
+                while j < end:
+                    stop = min(j + CHUNK, end)
+                    k = 0
+                    for jj in range(j, stop):
+                        u = in_indices[U(jj)]
+                        hits[k] = u
+                        k += (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1)
+                    examined += stop - j
+                    j = stop
+                    for t in range(k):
+                        ub = hits[t] * 8
+                        a0 |= prev[U(ub)]
+                        a1 |= prev[U(ub + 1)]
+                        a2 |= prev[U(ub + 2)]
+                        a3 |= prev[U(ub + 3)]
+                        a4 |= prev[U(ub + 4)]
+                        a5 |= prev[U(ub + 5)]
+                        a6 |= prev[U(ub + 6)]
+                        a7 |= prev[U(ub + 7)]
+                    if k and (a0 | i0) == ALL and (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (
+                            a6 | i6) & (a7 | i7) == ALL:
+                        break        # early termination
+            elif done != ALL:
                 end = in_indptr[U(v + 1)]
                 for j in range(in_indptr[U(v)], end):
                     if j + PREFETCH_AHEAD < end:
@@ -203,103 +232,12 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
     sums[b, UNEXPLORED] = unexplored
 
 
-@njit(cache=True)
-def _bu_block8s(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
-                dplanes, write_depth, sums):
-    """``_bu_block8`` for a sparse JFQ: a vertex's in-neighbours are read in chunks of CHUNK,
-    whose JFQ members are first gathered into ``hits`` without a branch, then their rows
-    ORed; the early-termination test runs once per chunk."""
-    planes = np.zeros((8, PLANES), dtype=np.uint64)
-    batch = np.empty((TALLY_BATCH, 8), dtype=np.uint64)
-    nb = 0
-    hits = np.empty(CHUNK, dtype=np.int64)
-    i0, i1, i2, i3, i4, i5, i6, i7 = idle[0], idle[1], idle[2], idle[3], idle[4], idle[5], idle[6], idle[7]
-    examined = 0
-    nchanged = 0
-    scout = 0
-    nunfull = 0
-    unexplored = 0
-    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
-        x = unfull[U(w)]
-        keep = x
-        cw = np.uint64(0)
-        while x:
-            bit = cttz(x)
-            x &= x - np.uint64(1)
-            v = w * 64 + bit
-            vb = v * 8
-            mask = np.uint64(1) << np.uint64(bit)
-            a0, a1, a2, a3 = prev[U(vb)], prev[U(vb + 1)], prev[U(vb + 2)], prev[U(vb + 3)]
-            a4, a5, a6, a7 = prev[U(vb + 4)], prev[U(vb + 5)], prev[U(vb + 6)], prev[U(vb + 7)]
-            if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 == ALL:     # full in both copies from now on
-                for q in range(8):
-                    status[U(vb + q)] = ALL
-                keep &= ~mask
-                continue
-            done = (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (a7 | i7)
-            if done != ALL:
-                end = in_indptr[U(v + 1)]
-                j = in_indptr[U(v)]
-                while j < end:
-                    stop = min(j + CHUNK, end)
-                    k = 0
-                    for jj in range(j, stop):
-                        u = in_indices[U(jj)]
-                        hits[k] = u
-                        k += (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1)
-                    examined += stop - j
-                    j = stop
-                    for t in range(k):
-                        ub = hits[t] * 8
-                        a0 |= prev[U(ub)]
-                        a1 |= prev[U(ub + 1)]
-                        a2 |= prev[U(ub + 2)]
-                        a3 |= prev[U(ub + 3)]
-                        a4 |= prev[U(ub + 4)]
-                        a5 |= prev[U(ub + 5)]
-                        a6 |= prev[U(ub + 6)]
-                        a7 |= prev[U(ub + 7)]
-                    if k and (a0 | i0) == ALL and (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (
-                            a6 | i6) & (a7 | i7) == ALL:
-                        break        # early termination
-            d0, d1, d2, d3 = a0 ^ prev[U(vb)], a1 ^ prev[U(vb + 1)], a2 ^ prev[U(vb + 2)], a3 ^ prev[U(vb + 3)]
-            d4, d5, d6, d7 = a4 ^ prev[U(vb + 4)], a5 ^ prev[U(vb + 5)], a6 ^ prev[U(vb + 6)], a7 ^ prev[U(vb + 7)]
-            status[U(vb)], status[U(vb + 1)], status[U(vb + 2)], status[U(vb + 3)] = a0, a1, a2, a3
-            status[U(vb + 4)], status[U(vb + 5)], status[U(vb + 6)], status[U(vb + 7)] = a4, a5, a6, a7
-            if d0 | d1 | d2 | d3 | d4 | d5 | d6 | d7:
-                nb = _batch8(batch, nb, planes, d0, d1, d2, d3, d4, d5, d6, d7)
-                if write_depth:
-                    _depth8(vb, level, dplanes, d0, d1, d2, d3, d4, d5, d6, d7)
-                cw |= mask
-                nchanged += 1
-                scout += indptr[U(v + 1)] - indptr[U(v)]
-            if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 != ALL:
-                nunfull += 1
-                unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
-        next_front[U(w)] = cw
-        unfull[U(w)] = keep
-    _flush_batch(batch, nb, planes, counts)
-    sums[b, EXAMINED] = examined
-    sums[b, NEXT_FRONT] = nchanged
-    sums[b, SCOUT] = scout
-    sums[b, UNFULL] = nunfull
-    sums[b, UNEXPLORED] = unexplored
-
-
 @njit(parallel=True, cache=True)
 def _bu_parallel8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
-                  level, dplanes, write_depth, sums):
+                  level, dplanes, write_depth, sums, sparse):
     for b in prange(nblocks):
         _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
-                   dplanes, write_depth, sums)
-
-
-@njit(parallel=True, cache=True)
-def _bu_parallel8s(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
-                   level, dplanes, write_depth, sums):
-    for b in prange(nblocks):
-        _bu_block8s(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
-                    dplanes, write_depth, sums)
+                   dplanes, write_depth, sums, sparse)
 
 
 @njit(inline="always", cache=True)
@@ -315,15 +253,8 @@ def bu_level8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle
     ``bottom_up.bu_identify``'s; ``sums[b]`` gets block b's sums); ``sparse`` picks the loop."""
     if nblocks <= SERIAL_BLOCKS:
         for b in range(nblocks):
-            if sparse:
-                _bu_block8s(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
-                            level, dplanes, write_depth, sums)
-            else:
-                _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
-                           level, dplanes, write_depth, sums)
-    elif sparse:
-        _bu_parallel8s(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
-                       level, dplanes, write_depth, sums)
+            _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
+                       level, dplanes, write_depth, sums, sparse)
     else:
         _bu_parallel8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
-                      level, dplanes, write_depth, sums)
+                      level, dplanes, write_depth, sums, sparse)
