@@ -70,21 +70,27 @@ def _operands(context, builder, sig, args):
     return ptr, [context.cast(builder, v, t, arrty.dtype) for v, t in zip(args[2:], sig.args[2:])]
 
 
-@intrinsic
-def atomic_cas(typingctx, arr, idx, expected, new):
-    """``arr[idx] = new`` if ``arr[idx] == expected``; True when it swapped."""
-    if not _int_array(arr):
-        return None
-    sig = types.boolean(arr, idx, expected, new)
+def _cas(ordering):
+    @intrinsic
+    def cas(typingctx, arr, idx, expected, new):
+        if not _int_array(arr):
+            return None
+        sig = types.boolean(arr, idx, expected, new)
 
-    def codegen(context, builder, sig, args):
-        ptr, (exp_v, new_v) = _operands(context, builder, sig, args)
-        return builder.extract_value(builder.cmpxchg(ptr, exp_v, new_v, "monotonic", "monotonic"), 1)
+        def codegen(context, builder, sig, args):
+            ptr, (exp_v, new_v) = _operands(context, builder, sig, args)
+            return builder.extract_value(builder.cmpxchg(ptr, exp_v, new_v, ordering, ordering), 1)
 
-    return sig, codegen
+        return sig, codegen
+
+    return cas
 
 
-def _rmw(op):
+atomic_cas = _cas("monotonic")
+"""``arr[idx] = new`` if ``arr[idx] == expected``; True when it swapped."""
+
+
+def _rmw(op, ordering="monotonic"):
     @intrinsic
     def rmw(typingctx, arr, idx, val):
         if not _int_array(arr):
@@ -93,7 +99,7 @@ def _rmw(op):
 
         def codegen(context, builder, sig, args):
             ptr, (val_v,) = _operands(context, builder, sig, args)
-            return builder.atomic_rmw(op, ptr, val_v, "monotonic")
+            return builder.atomic_rmw(op, ptr, val_v, ordering)
 
         return sig, codegen
 
@@ -252,32 +258,10 @@ def store_seq(typingctx, arr, idx, val):
     return sig, codegen
 
 
-@intrinsic
-def add_seq(typingctx, arr, idx, val):
-    """``atomic_add`` with sequentially consistent ordering; returns the old value."""
-    if not _int_array(arr):
-        return None
-    sig = arr.dtype(arr, idx, val)
-
-    def codegen(context, builder, sig, args):
-        ptr, (val_v,) = _operands(context, builder, sig, args)
-        return builder.atomic_rmw("add", ptr, val_v, "seq_cst")
-
-    return sig, codegen
-
-
-@intrinsic
-def cas_seq(typingctx, arr, idx, expected, new):
-    """``atomic_cas`` with sequentially consistent ordering; True when it swapped."""
-    if not _int_array(arr):
-        return None
-    sig = types.boolean(arr, idx, expected, new)
-
-    def codegen(context, builder, sig, args):
-        ptr, (exp_v, new_v) = _operands(context, builder, sig, args)
-        return builder.extract_value(builder.cmpxchg(ptr, exp_v, new_v, "seq_cst", "seq_cst"), 1)
-
-    return sig, codegen
+add_seq = _rmw("add", "seq_cst")
+"""``atomic_add`` with sequentially consistent ordering; returns the old value."""
+cas_seq = _cas("seq_cst")
+"""``atomic_cas`` with sequentially consistent ordering; True when it swapped."""
 
 
 @intrinsic
