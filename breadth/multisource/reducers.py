@@ -63,9 +63,8 @@ def multi_bfs(graph, sources, max_depth=None, **options) -> np.ndarray | None:
     The dtype is the smallest unsigned integer type holding every depth (uint8
     unless some depth exceeds 254); the dtype's maximum (255 for uint8, see
     ``breadth.multisource.unreachable``) marks a vertex the source does not reach
-    (or reaches only beyond ``max_depth``). The matrix is stored vertex-major:
-    it is the transpose of a C-contiguous n x len(sources) array, so
-    ``depths[i]`` is a strided view (``np.ascontiguousarray`` copies a row).
+    (or reaches only beyond ``max_depth``). The matrix is C-contiguous: row i is one block
+    of n values, as searching the sources one at a time would stack them.
     """
     g = as_graph(graph)
     src = as_sources(g, sources)

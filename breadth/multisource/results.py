@@ -8,8 +8,8 @@ eccentricities, which ``MultiResult`` holds for every source.
 
 Depth matrices use the smallest unsigned dtype that holds every depth; the
 dtype's maximum (``unreachable(dtype)``: 255 for uint8) marks an unreachable
-pair. ``DepthMatrix`` stores the |S| x n result vertex-major and widens its
-dtype when a group went deeper than the current one allows.
+pair. ``DepthMatrix`` holds the |S| x n result (C-contiguous, its rows on 64-byte
+boundaries) and widens its dtype when a group went deeper than the current one allows.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class GroupResult:
     stats: np.ndarray                # (levels, len(LEVEL_FIELDS)) int64
     times: np.ndarray                # (levels,) seconds
     seconds: float
-    depths: np.ndarray | None = None  # (n, g) vertex-major depths when kept per group
+    depths: np.ndarray | None = None  # (n, g): column j = member j's depths, when kept per group
     reach_indptr: np.ndarray | None = None   # reach sets (CSR rows = members) when kept
     reach_indices: np.ndarray | None = None
 
@@ -65,19 +65,24 @@ class GroupResult:
                    *(a.get(k) for k in ("depths", "reach_indptr", "reach_indices")))
 
 
+def aligned_empty(shape, dtype, align: int = 64) -> np.ndarray:
+    """An uninitialised C-contiguous array whose data starts on an ``align``-byte boundary."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + align, dtype=np.uint8)
+    start = -raw.ctypes.data % align
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
 class DepthMatrix:
-    """The |S| x n depth result, stored vertex-major (n x |S|) so a group writes each vertex's
-    depths into one place; ``result`` is the |S| x n view. Widens its dtype on demand.
-    Not initialised: every group writes every cell of its columns (``depths.decode`` or
-    ``place``), except that when ``dead`` (a bool mask of vertices no source reaches, see
-    ``depths.dead_vertices``) is set, the first group decoded fills their whole rows
-    (``dead_filled``) and the others skip them (``depths.decode_skipping``)."""
+    """The |S| x n depth result: row i holds the depths from source i (C-contiguous, as a
+    search one source at a time would stack them). Each group writes its members' rows
+    (``depths.decode``, or ``place`` for a group's own (n, g) block). Not initialised:
+    every cell is written by its group. Widens its dtype on demand."""
 
     def __init__(self, n: int, num_sources: int, dtype):
         check_fits(f"a {num_sources} x {n} depth matrix", n * num_sources * np.dtype(dtype).itemsize)
-        self.array = np.empty((n, num_sources), dtype=dtype)
-        self.dead = None
-        self.dead_filled = False
+        self.array = aligned_empty((num_sources, n), dtype)
 
     @property
     def dtype(self):
@@ -91,18 +96,18 @@ class DepthMatrix:
         self.array = new
 
     def place(self, members, depths) -> None:
-        """Copy a group's (n, g) depths into the columns of its sources."""
+        """Copy a group's (n, g) depths (column j = member j) into its members' rows."""
         if np.dtype(depths.dtype).itemsize > self.array.dtype.itemsize:
             self.widen(depths.dtype)
         if depths.dtype != self.array.dtype:
             wide = depths.astype(self.array.dtype)
             wide[depths == unreachable(depths.dtype)] = unreachable(self.array.dtype)
             depths = wide
-        self.array[:, members] = depths
+        self.array[members] = depths.T
 
     @property
     def result(self) -> np.ndarray:
-        return self.array.T
+        return self.array
 
 
 @dataclass

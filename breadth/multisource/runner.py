@@ -21,9 +21,9 @@ from ..kernels.levels import seconds_per_tick
 from . import ibfs
 from ..graph.memory import check_fits
 from .checkpoint import Checkpoint
-from .depths import dead_vertices, decode, decode_skipping, plane_count, planes_used
+from .depths import decode, plane_count, planes_used, streamable
 from .plan import Traversal
-from .results import DepthMatrix, GroupResult, MultiResult, reduce_hist, unreachable, wider
+from .results import DepthMatrix, GroupResult, MultiResult, aligned_empty, reduce_hist, unreachable, wider
 from .status import reach_csr, unused_pattern
 
 
@@ -54,8 +54,8 @@ class Workspace:
 
 def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | None = None) -> GroupResult:
     """Traverse group ``gi`` of ``trav`` in ``ws``. With ``keep_depths``: the traversal records
-    depth planes (``depths``), decoded at the end into ``depth_out`` (n x |S|, vertex-major,
-    columns = source positions) when given, else into a per-group buffer.
+    depth planes (``depths``), decoded at the end into the members' rows of ``depth_out``
+    (|S| x n) when given, else into a per-group buffer (the result's (n, g) ``depths``).
     ``depth_out`` may come back widened (see ``DepthMatrix``)."""
     members = trav.groups[gi]
     srcs = np.ascontiguousarray(trav.sources[members])
@@ -68,7 +68,7 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
         elif depth_out is not None:
             target, rows = depth_out.array, np.ascontiguousarray(members, dtype=np.int64)
         else:            # every cell of it is written by depths.decode
-            target = np.empty((trav.n, srcs.size), dtype=dtype)
+            target = aligned_empty((srcs.size, trav.n), dtype)
             rows = np.arange(srcs.size, dtype=np.int64)
         cap = unreachable(target.dtype) - 1 if trav.keep_depths else 0
         dplanes = ws.depth_planes(plane_count(cap)) if trav.keep_depths else ws.dplanes
@@ -85,15 +85,10 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
         if depth_out is not None:
             depth_out.widen(dtype)
     if trav.keep_depths:
-        used = planes_used(hist.shape[0] - 1)
-        if depth_out is not None and depth_out.dead is not None:     # dead rows: filled once, then skipped
-            decode_skipping(final, dplanes, used, trav.words, srcs.size, target, rows, unreachable(target.dtype),
-                            depth_out.dead, not depth_out.dead_filled)
-            depth_out.dead_filled = True
-        else:
-            decode(final, dplanes, used, trav.words, srcs.size, target, rows, unreachable(target.dtype))
+        decode(final, dplanes, planes_used(hist.shape[0] - 1), trav.words, srcs.size, target, rows,
+               unreachable(target.dtype), streamable(target))
     res = GroupResult(gi, hist[:, :srcs.size].copy(), stats, times * seconds_per_tick(), seconds,
-                      target if trav.keep_depths and depth_out is None else None)
+                      target.T if trav.keep_depths and depth_out is None else None)
     if trav.keep_reach:
         res.reach_indptr, res.reach_indices = reach_csr(final, trav.words, srcs.size, trav.n)
     return res
@@ -145,8 +140,6 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
     mpi.check_all(comm, error)   # rank 0's checkpoint or memory trouble stops every rank
     todo = [gi for gi in range(trav.num_groups) if results[gi] is None]
     direct = trav.keep_depths and size == 1 and ck is None
-    if direct and depths is not None and trav.device == "cpu":
-        depths.dead = dead_vertices(trav.graph.in_indptr, trav.sources)
     bar = progress_bar(trav.num_groups, desc, progress, unit="group", initial=resumed) if rank == 0 else None
     workspace = []          # allocated (or, on the GPU, uploaded) by the first group this process computes
     if trav.device == "cuda":

@@ -6,7 +6,8 @@ import scipy.sparse.csgraph as csg
 
 import breadth
 from breadth.multisource import msbfs, multi_bfs
-from breadth.multisource.depths import decode, first_use, plane_count, planes_used
+from breadth.multisource.depths import decode, first_use, plane_count, planes_used, streamable
+from breadth.multisource.results import aligned_empty
 
 
 def reference(final, dplanes, used, words, g, n, unreach):
@@ -21,19 +22,36 @@ def reference(final, dplanes, used, words, g, n, unreach):
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
 @pytest.mark.parametrize("words,g", [(1, 1), (1, 64), (2, 100), (3, 129), (8, 512)])
-def test_decode_matches_reference(dtype, words, g):
-    rng = np.random.default_rng(words * 1000 + g)
-    n, unreach = 37, int(np.iinfo(dtype).max)
+@pytest.mark.parametrize("n", [37, 64, 200])      # a partial tile only, one full tile, both
+def test_decode_matches_reference(dtype, words, g, n):
+    rng = np.random.default_rng(words * 1000 + g + n)
+    unreach = int(np.iinfo(dtype).max)
     planes = plane_count(unreach - 1)
     final = rng.integers(0, 2**63, n * words, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    final[5 * words:9 * words] = 0           # vertices no instance reached
     dplanes = rng.integers(0, 2**63, (planes, n * words), dtype=np.uint64)
     used = planes_used(37)                     # depths up to 37: planes 0..5
-    rows = rng.permutation(g + 5)[:g].astype(np.int64)     # the group's columns, scattered
-    out = np.zeros((n, g + 5), dtype=dtype)
-    decode(final, dplanes, used, words, g, out, rows, unreach)
+    rows = rng.permutation(g + 5)[:g].astype(np.int64)     # the group's rows, scattered
+    out = np.zeros((g + 5, n), dtype=dtype)
+    decode(final, dplanes, used, words, g, out, rows, unreach, False)
     want = reference(final, dplanes, used, words, g, n, unreach)
-    np.testing.assert_array_equal(out[:, rows], want)
-    assert not out[:, np.setdiff1d(np.arange(g + 5), rows)].any()   # other columns untouched
+    np.testing.assert_array_equal(out[rows], want.T)
+    assert not out[np.setdiff1d(np.arange(g + 5), rows)].any()   # other rows untouched
+
+
+@pytest.mark.parametrize("words,g,n", [(8, 512, 256), (2, 77, 128), (1, 64, 64)])
+def test_decode_streams_into_aligned_rows(words, g, n):
+    """Non-temporal stores (64-byte aligned uint8 rows) write the same cells as plain ones."""
+    rng = np.random.default_rng(g)
+    final = rng.integers(0, 2**63, n * words, dtype=np.uint64)
+    dplanes = rng.integers(0, 2**63, (3, n * words), dtype=np.uint64)
+    rows = rng.permutation(g).astype(np.int64)
+    out = aligned_empty((g, n), np.uint8)
+    assert streamable(out) and out.ctypes.data % 64 == 0
+    decode(final, dplanes, 3, words, g, out, rows, 255, True)
+    np.testing.assert_array_equal(out[rows], reference(final, dplanes, 3, words, g, n, 255).T)
+    assert not streamable(np.zeros((2, 100), np.uint8)) and not streamable(np.zeros((2, 64), np.uint16))
+    assert not streamable(aligned_empty((3, 128), np.uint8)[:, 1:65])
 
 
 def test_first_use_clears_only_at_powers_of_two():
