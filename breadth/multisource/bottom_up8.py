@@ -1,10 +1,14 @@
 """The W = 8 bottom-up level of bitwise iBFS (Liu, Huang, Hu, SIGMOD'16, section 4): ``bottom_up``'s
-level (same invariants, same results) with a vertex's eight status words in registers.
+level (same invariants, same results) with a vertex's eight status words as one vector.
 
 W = 8 is the default from 449 sources on (groups of 512). What differs from the
 general kernel (``bottom_up._bu_block``) is how the time is spent, measured on
 kron-18 with 1024 sources:
 
+* The row is ORed and tested as one 512-bit vector (``kernels.rows8``) instead
+  of eight scalars, which with the idle mask did not fit in the registers and
+  were spilled to the stack on every in-edge: the bottom-up levels of a
+  multi_bfs/msbfs run went 89-97 -> 60-66 ms (the densest level 24 -> 12 ms).
 * The in-neighbour loop depends on the share h of the arcs that leave the
   joint frontier (its scout count over all arcs: about the share of scanned
   in-edges whose source is in the JFQ). Below SPARSE_FRONT (0.9), as on the
@@ -16,8 +20,8 @@ kron-18 with 1024 sources:
   termination once per chunk (kron-18's first bottom-up level 30 -> 15 ms,
   uniform random's h = 0.86 level 37 -> 32 ms). Dense (h >= 0.9):
   nearly every in-neighbour is in the JFQ and its row is a random 64-byte
-  load; its dense loop tests each one and prefetches the row of the
-  neighbour PREFETCH_AHEAD edges on (``kernels.atomics.prefetch_read``; heavy dense levels -15-25%).
+  load; the dense loop (``rows8.or_in_rows8``) tests each one and prefetches the
+  row of the neighbour PREFETCH_AHEAD edges on (heavy dense levels -15-25%).
 * Counting the new bits (the per-instance histogram, ``status.record_new``)
   is batched: the new-bit words of TALLY_BATCH vertices go through a
   carry-save tree (Harley-Seal) into a 5-bit count per lane, added into the
@@ -27,8 +31,9 @@ kron-18 with 1024 sources:
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import U, cttz, prefetch_read
+from ..kernels.atomics import U, cttz
 from ..kernels.frontier import WORD_BLOCK
+from ..kernels.rows8 import all_ones8, or_in_rows8, or_row8
 from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_depth
 
 __all__ = ["bu_level8", "sparse_front", "EXAMINED", "NEXT_FRONT", "SCOUT", "UNFULL", "UNEXPLORED"]
@@ -94,27 +99,6 @@ def _count16(batch, planes):
 
 
 @njit(inline="always", cache=True)
-def _batch8(batch, nb, planes, d0, d1, d2, d3, d4, d5, d6, d7):
-    """Queue one vertex's eight new-bit words for ``_count16``; returns the new batch fill."""
-    batch[nb, 0], batch[nb, 1], batch[nb, 2], batch[nb, 3] = d0, d1, d2, d3
-    batch[nb, 4], batch[nb, 5], batch[nb, 6], batch[nb, 7] = d4, d5, d6, d7
-    nb += 1
-    if nb == TALLY_BATCH:
-        _count16(batch, planes)
-        nb = 0
-    return nb
-
-
-@njit(inline="always", cache=True)
-def _depth8(vb, level, dplanes, d0, d1, d2, d3, d4, d5, d6, d7):
-    """The new bits' depth (``level``) into the depth planes, word by word."""
-    d = (d0, d1, d2, d3, d4, d5, d6, d7)
-    for q in range(8):
-        if d[q]:
-            record_depth(d[q], vb + q, level, dplanes)
-
-
-@njit(inline="always", cache=True)
 def _flush_batch(batch, nb, planes, counts):
     """The block's last partial batch (zero-padded) into the counters, then into ``counts``."""
     if nb:
@@ -128,17 +112,20 @@ def _flush_batch(batch, nb, planes, counts):
 @njit(cache=True)
 def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
                dplanes, write_depth, sums, sparse):
-    """``_bu_block`` for W = 8 (the default from 449 sources on): the vertex's eight words stay
-    in registers (a0 .. a7) instead of a scratch array. Two in-neighbour loops (``sparse``
-    picks, per level): for a dense JFQ every in-neighbour is tested, and the status row of the
-    one PREFETCH_AHEAD edges on is prefetched; for a sparse JFQ the in-neighbours are read in
-    chunks of CHUNK, whose JFQ members are first gathered into ``hits`` without a branch, then
-    their rows ORed, with the early-termination test once per chunk."""
+    """``_bu_block`` for W = 8 (the default from 449 sources on). The vertex's row is
+    accumulated in ``acc`` with the idle instances' bits set from the start, so that early
+    termination is ``acc`` all ones (``kernels.rows8``); the idle bits v did not have are
+    taken out again before it is stored (an idle instance reaches nothing new). Two
+    in-neighbour loops (``sparse`` picks, per level): for a dense JFQ every in-neighbour is
+    tested in ``rows8.or_in_rows8``, which keeps the row in a vector register and prefetches
+    the neighbour PREFETCH_AHEAD edges on; for a sparse JFQ the in-neighbours are read in
+    chunks of CHUNK, whose JFQ members are first gathered into ``hits`` without a branch,
+    then their rows ORed, with the early-termination test once per chunk."""
     planes = np.zeros((8, PLANES), dtype=np.uint64)
     hits = np.empty(CHUNK, dtype=np.int64)
     batch = np.empty((TALLY_BATCH, 8), dtype=np.uint64)
+    acc = np.empty(8, dtype=np.uint64)
     nb = 0
-    i0, i1, i2, i3, i4, i5, i6, i7 = idle[0], idle[1], idle[2], idle[3], idle[4], idle[5], idle[6], idle[7]
     examined = 0
     nchanged = 0
     scout = 0
@@ -154,14 +141,19 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
             v = w * 64 + bit
             vb = v * 8
             mask = np.uint64(1) << np.uint64(bit)
-            a0, a1, a2, a3 = prev[U(vb)], prev[U(vb + 1)], prev[U(vb + 2)], prev[U(vb + 3)]
-            a4, a5, a6, a7 = prev[U(vb + 4)], prev[U(vb + 5)], prev[U(vb + 6)], prev[U(vb + 7)]
-            if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 == ALL:     # full in both copies from now on
+            full = ALL
+            done = ALL
+            for q in range(8):
+                a = prev[U(vb + q)]
+                full &= a
+                a |= idle[U(q)]
+                acc[q] = a
+                done &= a
+            if full == ALL:      # full in both copies from now on
                 for q in range(8):
                     status[U(vb + q)] = ALL
                 keep &= ~mask
                 continue
-            done = (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (a7 | i7)
             if done != ALL and sparse:   # some running instance has not reached v yet
                 end = in_indptr[U(v + 1)]
                 j = in_indptr[U(v)]
@@ -174,52 +166,37 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
                         k += (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1)
                     examined += stop - j
                     j = stop
-                    for t in range(k):
-                        ub = hits[t] * 8
-                        a0 |= prev[U(ub)]
-                        a1 |= prev[U(ub + 1)]
-                        a2 |= prev[U(ub + 2)]
-                        a3 |= prev[U(ub + 3)]
-                        a4 |= prev[U(ub + 4)]
-                        a5 |= prev[U(ub + 5)]
-                        a6 |= prev[U(ub + 6)]
-                        a7 |= prev[U(ub + 7)]
-                    if k and (a0 | i0) == ALL and (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (
-                            a6 | i6) & (a7 | i7) == ALL:
-                        break        # early termination
+                    if k:
+                        for t in range(k):
+                            or_row8(acc, prev, hits[t] * 8)
+                        if all_ones8(acc):
+                            break        # early termination
             elif done != ALL:
-                end = in_indptr[U(v + 1)]
-                for j in range(in_indptr[U(v)], end):
-                    if j + PREFETCH_AHEAD < end:
-                        prefetch_read(prev, in_indices[U(j + PREFETCH_AHEAD)] * 8)
-                    u = in_indices[U(j)]
-                    examined += 1
-                    if not (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1):
-                        continue     # not in the JFQ: its older bits are in v already
-                    ub = u * 8
-                    a0 |= prev[U(ub)]
-                    a1 |= prev[U(ub + 1)]
-                    a2 |= prev[U(ub + 2)]
-                    a3 |= prev[U(ub + 3)]
-                    a4 |= prev[U(ub + 4)]
-                    a5 |= prev[U(ub + 5)]
-                    a6 |= prev[U(ub + 6)]
-                    a7 |= prev[U(ub + 7)]
-                    if (a0 | i0) & (a1 | i1) & (a2 | i2) & (a3 | i3) & (a4 | i4) & (a5 | i5) & (a6 | i6) & (
-                            a7 | i7) == ALL:
-                        break        # early termination: every running instance has reached v
-            d0, d1, d2, d3 = a0 ^ prev[U(vb)], a1 ^ prev[U(vb + 1)], a2 ^ prev[U(vb + 2)], a3 ^ prev[U(vb + 3)]
-            d4, d5, d6, d7 = a4 ^ prev[U(vb + 4)], a5 ^ prev[U(vb + 5)], a6 ^ prev[U(vb + 6)], a7 ^ prev[U(vb + 7)]
-            status[U(vb)], status[U(vb + 1)], status[U(vb + 2)], status[U(vb + 3)] = a0, a1, a2, a3
-            status[U(vb + 4)], status[U(vb + 5)], status[U(vb + 6)], status[U(vb + 7)] = a4, a5, a6, a7
-            if d0 | d1 | d2 | d3 | d4 | d5 | d6 | d7:
-                nb = _batch8(batch, nb, planes, d0, d1, d2, d3, d4, d5, d6, d7)
+                examined += or_in_rows8(acc, in_indices, in_indptr[U(v)], in_indptr[U(v + 1)], front, prev,
+                                        PREFETCH_AHEAD)
+            moved = np.uint64(0)
+            full = ALL
+            for q in range(8):
+                old = prev[U(vb + q)]
+                a = acc[q] ^ (idle[U(q)] & ~old)
+                status[U(vb + q)] = a
+                d = a ^ old
+                batch[nb, q] = d
+                moved |= d
+                full &= a
+            if moved:
                 if write_depth:
-                    _depth8(vb, level, dplanes, d0, d1, d2, d3, d4, d5, d6, d7)
+                    for q in range(8):
+                        if batch[nb, q]:
+                            record_depth(batch[nb, q], vb + q, level, dplanes)
+                nb += 1
+                if nb == TALLY_BATCH:
+                    _count16(batch, planes)
+                    nb = 0
                 cw |= mask
                 nchanged += 1
                 scout += indptr[U(v + 1)] - indptr[U(v)]
-            if a0 & a1 & a2 & a3 & a4 & a5 & a6 & a7 != ALL:
+            if full != ALL:
                 nunfull += 1
                 unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
         next_front[U(w)] = cw
