@@ -9,9 +9,11 @@ bit p of L: plane p holds, per status word, bit p of each instance's depth (the
 same W words per vertex as the status array). That is a few word ORs per vertex
 and level, on arrays as small as the status array.
 
-Plane p is first written at depth 2**p; it is cleared just before
-(``first_use``), so a traversal that stays shallow touches only the planes it
-needs, and ``decode`` reads only planes 0 .. bit_length(deepest depth) - 1.
+The planes are zero when a group starts: the workspace allocates them zeroed and
+``decode``, which reads planes 0 .. bit_length(deepest depth) - 1 (the only ones
+a group can have written), zeroes each word after reading it, in the cache line
+it just loaded. The memset per plane and group this replaces (first touched at
+depth 2**p) cost 2-7 ms each on kron-18, page faults included.
 
 At the group's end ``decode`` writes each (instance, vertex) cell of the
 source-major matrix (row = instance) once, a tile of 64 vertices x 64 instances
@@ -32,10 +34,9 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels.atomics import U
-from ..kernels.frontier import fill
 from ..kernels.lanes import LANES, depth_lanes, store_fence, transpose64
 
-__all__ = ["plane_count", "planes_used", "first_use", "decode", "streamable"]
+__all__ = ["plane_count", "planes_used", "decode", "streamable"]
 
 
 def plane_count(depth_cap: int) -> int:
@@ -48,17 +49,6 @@ def planes_used(deepest: int) -> int:
     return int(deepest).bit_length()
 
 
-@njit(cache=True)
-def first_use(dplanes, depth):
-    """Before depths ``depth`` are recorded: clear the plane first written at this depth, if any."""
-    if depth > 0 and depth & (depth - 1) == 0:
-        p = 0
-        while (1 << (p + 1)) <= depth:
-            p += 1
-        if p < dplanes.shape[0]:
-            fill(dplanes[p], np.uint64(0))
-
-
 def streamable(out: np.ndarray) -> bool:
     """Whether ``decode`` may write ``out``'s tiles with non-temporal stores: uint8 rows that
     start on 64-byte boundaries (such a store of a misaligned line would fault)."""
@@ -67,10 +57,17 @@ def streamable(out: np.ndarray) -> bool:
 
 
 @njit(inline="always", cache=True)
-def _load_tile(src, v0, nv, words, q, buf, o):
-    """buf[o + i] := src[(v0 + i) * words + q] for the tile's nv vertices, zeros after."""
+def _load_tile(src, v0, nv, words, q, buf, o, clear):
+    """buf[o + i] := src[(v0 + i) * words + q] for the tile's nv vertices, zeros after;
+    with ``clear`` the words read are set to zero in ``src``."""
     for i in range(LANES):
-        buf[U(o + i)] = src[U((v0 + i) * words + q)] if i < nv else np.uint64(0)
+        if i < nv:
+            at = U((v0 + i) * words + q)
+            buf[U(o + i)] = src[at]
+            if clear:
+                src[at] = np.uint64(0)
+        else:
+            buf[U(o + i)] = np.uint64(0)
 
 
 @njit(inline="always", cache=True)
@@ -107,9 +104,10 @@ def _store_tile_any(buf, planes, rows, first, count, out, v0, nv, unreach):
 @njit(inline="always", cache=True)
 def _transposed_tile(final, dplanes, used, words, q, v0, nv, buf):
     """Word q of the tile's vertices, transposed: buf[j] = instance 64 q + j's reach bits over
-    the 64 vertices, buf[64 (p + 1) + j] its plane p bits. Returns the planes to read (0 when
-    no instance reached any vertex of the tile: then only buf[:64] is set, to zeros)."""
-    _load_tile(final, v0, nv, words, q, buf, 0)
+    the 64 vertices, buf[64 (p + 1) + j] its plane p bits; the plane words read are zeroed.
+    Returns the planes to read (0 when no instance reached any vertex of the tile: then only
+    buf[:64] is set, to zeros, and the tile's plane words are zero already)."""
+    _load_tile(final, v0, nv, words, q, buf, 0, False)
     reached = np.uint64(0)
     for i in range(nv):
         reached |= buf[i]
@@ -117,7 +115,7 @@ def _transposed_tile(final, dplanes, used, words, q, v0, nv, buf):
         return 0
     transpose64(buf, 0)
     for p in range(used):
-        _load_tile(dplanes[p], v0, nv, words, q, buf, LANES * (p + 1))
+        _load_tile(dplanes[p], v0, nv, words, q, buf, LANES * (p + 1), True)
         transpose64(buf, LANES * (p + 1))
     return used
 
@@ -155,7 +153,7 @@ def decode(final, dplanes, used, words, g, out, rows, unreach, stream) -> None:
     """out[rows[j], v] := the depth of v for instance j < g (``unreach`` where ``final`` lacks
     the bit), for every vertex v: each cell of the group's rows is written once. ``out`` is
     C-contiguous (rows x n); ``stream``: write its uint8 tiles with non-temporal stores (only
-    where ``streamable(out)``)."""
+    where ``streamable(out)``). Leaves planes 0 .. used - 1 zero for the next group."""
     if out.dtype == np.uint8:
         _decode8(final, dplanes, used, words, g, out, rows, unreach, bool(stream))
     else:

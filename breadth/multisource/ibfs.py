@@ -39,7 +39,6 @@ from ..kernels.frontier import bitmap_to_queue, fill, queue_to_bitmap
 from ..kernels.policy import BOTTOM_UP, BU, DIRECTION_OPTIMIZING, TD, TOP_DOWN, go_bottom_up, stay_bottom_up
 from ..kernels.top_down import TD_EDGE_BLOCK, frontier_edge_offsets, walk_block
 from .bottom_up import bu_identify, sync_queue
-from .depths import first_use
 from .status import SERIAL_BLOCKS, identify_sparse, seed_group
 
 __all__ = ["traverse", "td_step", "LEVEL_FIELDS", "DIRECTION_OPTIMIZING", "TOP_DOWN", "BOTTOM_UP"]
@@ -157,8 +156,6 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
             direction = TD
         last_nf = nf
         t0 = lv.ticks()
-        if write_depth:
-            first_use(dplanes, level + 1)
         _idle_bits(counts, pattern, idle)
         counts[:] = 0
         if direction == BU:

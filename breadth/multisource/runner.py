@@ -45,10 +45,12 @@ class Workspace:
         self.dplanes = np.empty((0, 0), dtype=np.uint64)
 
     def depth_planes(self, planes: int) -> np.ndarray:
-        """The depth planes for depths of ``planes`` bits (``depths``); only used planes get touched."""
+        """The depth planes for depths of ``planes`` bits (``depths``), all zero: allocated zeroed
+        (pages the traversal never writes are never touched), and ``depths.decode`` zeroes the
+        planes a group used as it reads them."""
         if self.dplanes.shape[0] < planes:
             check_fits(f"{planes} depth planes", planes * self.n * self.words * 8)
-            self.dplanes = np.empty((planes, self.n * self.words), dtype=np.uint64)
+            self.dplanes = np.zeros((planes, self.n * self.words), dtype=np.uint64)
         return self.dplanes
 
 
@@ -81,6 +83,7 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
         seconds = time.perf_counter() - t0
         if not overflow:
             break
+        dplanes[:] = 0           # the aborted traversal's depths: planes must start zero
         dtype = wider(target.dtype)
         if depth_out is not None:
             depth_out.widen(dtype)

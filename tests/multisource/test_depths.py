@@ -6,7 +6,7 @@ import scipy.sparse.csgraph as csg
 
 import breadth
 from breadth.multisource import msbfs, multi_bfs
-from breadth.multisource.depths import decode, first_use, plane_count, planes_used, streamable
+from breadth.multisource.depths import decode, plane_count, planes_used, streamable
 from breadth.multisource.results import aligned_empty
 
 
@@ -33,8 +33,8 @@ def test_decode_matches_reference(dtype, words, g, n):
     used = planes_used(37)                     # depths up to 37: planes 0..5
     rows = rng.permutation(g + 5)[:g].astype(np.int64)     # the group's rows, scattered
     out = np.zeros((g + 5, n), dtype=dtype)
-    decode(final, dplanes, used, words, g, out, rows, unreach, False)
     want = reference(final, dplanes, used, words, g, n, unreach)
+    decode(final, dplanes, used, words, g, out, rows, unreach, False)
     np.testing.assert_array_equal(out[rows], want.T)
     assert not out[np.setdiff1d(np.arange(g + 5), rows)].any()   # other rows untouched
 
@@ -48,22 +48,29 @@ def test_decode_streams_into_aligned_rows(words, g, n):
     rows = rng.permutation(g).astype(np.int64)
     out = aligned_empty((g, n), np.uint8)
     assert streamable(out) and out.ctypes.data % 64 == 0
+    want = reference(final, dplanes, 3, words, g, n, 255)
     decode(final, dplanes, 3, words, g, out, rows, 255, True)
-    np.testing.assert_array_equal(out[rows], reference(final, dplanes, 3, words, g, n, 255).T)
+    np.testing.assert_array_equal(out[rows], want.T)
     assert not streamable(np.zeros((2, 100), np.uint8)) and not streamable(np.zeros((2, 64), np.uint16))
     assert not streamable(aligned_empty((3, 128), np.uint8)[:, 1:65])
 
 
-def test_first_use_clears_only_at_powers_of_two():
-    dplanes = np.ones((4, 10), dtype=np.uint64)
-    for depth in (3, 5, 6, 7):
-        first_use(dplanes, depth)
-    assert dplanes.all()
-    for depth, p in ((1, 0), (2, 1), (4, 2), (8, 3)):
-        first_use(dplanes, depth)
-        assert not dplanes[p].any()
-    first_use(dplanes, 16)                     # past the planes: nothing to clear
+def test_plane_counts():
     assert plane_count(254) == 8 and plane_count(65534) == 16 and planes_used(0) == 0 and planes_used(7) == 3
+
+
+def test_decode_zeroes_the_planes_it_read():
+    """The next group starts from zero planes (the workspace is reused without clearing)."""
+    rng = np.random.default_rng(5)
+    n, words, g = 200, 2, 100
+    final = rng.integers(0, 2**63, n * words, dtype=np.uint64)
+    final[:64 * words] = 0                      # a tile no instance reached: its planes stay as they are
+    dplanes = rng.integers(0, 2**63, (4, n * words), dtype=np.uint64)
+    dplanes[:, :64 * words] = 0
+    plane3 = dplanes[3].copy()
+    decode(final, dplanes, 3, words, g, np.zeros((g, n), np.uint8), np.arange(g), 255, False)
+    assert not dplanes[:3].any()
+    np.testing.assert_array_equal(dplanes[3], plane3)       # plane 3 was not read
 
 
 @pytest.mark.parametrize("directed", [False, True])
