@@ -9,7 +9,7 @@ in-neighbour, and "every bit set" is one vector compare (AVX-512: ``vporq`` and
 ``vpcmpeqq`` into a mask register; other targets get LLVM's lowering of the same
 IR). The accumulated row lives in a caller's 8-word array between calls.
 
-* ``or_row8(acc, rows, i)``: ``acc[0:8] |= rows[i : i + 8]``.
+* ``or_row8(dst, i, src, k)``: ``dst[i : i + 8] |= src[k : k + 8]``.
 * ``all_ones8(acc)``: every bit of ``acc[0:8]`` set.
 * ``or_in_rows8(acc, in_indices, j0, j1, front, rows, ahead)``: the dense
   bottom-up loop of iBFS over in-edges ``j0 <= j < j1``: for each in-neighbour
@@ -57,16 +57,16 @@ def _all_ones(builder, row):
 
 
 @intrinsic
-def or_row8(typingctx, acc, rows, i):
-    """``acc[0:8] |= rows[i : i + 8]``."""
-    if not (_word_array(acc) and _word_array(rows) and isinstance(i, types.Integer)):
+def or_row8(typingctx, dst, i, src, k):
+    """``dst[i : i + 8] |= src[k : k + 8]``."""
+    if not (_word_array(dst) and _word_array(src) and isinstance(i, types.Integer) and isinstance(k, types.Integer)):
         return None
-    sig = types.void(acc, rows, i)
+    sig = types.void(dst, i, src, k)
 
     def codegen(context, builder, sig, args):
-        accp = _row(context, builder, sig.args[0], args[0], ir.Constant(_I64, 0))
-        rowp = _row(context, builder, sig.args[1], args[1], context.cast(builder, args[2], sig.args[2], types.int64))
-        builder.store(builder.or_(builder.load(accp, align=8), builder.load(rowp, align=8)), accp, align=8)
+        dstp = _row(context, builder, sig.args[0], args[0], context.cast(builder, args[1], sig.args[1], types.int64))
+        srcp = _row(context, builder, sig.args[2], args[2], context.cast(builder, args[3], sig.args[3], types.int64))
+        builder.store(builder.or_(builder.load(dstp, align=8), builder.load(srcp, align=8)), dstp, align=8)
         return context.get_dummy_value()
 
     return sig, codegen

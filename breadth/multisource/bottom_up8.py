@@ -34,7 +34,7 @@ from numba import njit, prange
 from ..kernels.atomics import U, cttz
 from ..kernels.frontier import WORD_BLOCK
 from ..kernels.rows8 import all_ones8, or_in_rows8, or_row8
-from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_depth
+from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts
 
 __all__ = ["bu_level8", "sparse_front", "EXAMINED", "NEXT_FRONT", "SCOUT", "UNFULL", "UNEXPLORED"]
 
@@ -124,6 +124,7 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
     planes = np.zeros((8, PLANES), dtype=np.uint64)
     hits = np.empty(CHUNK, dtype=np.int64)
     batch = np.empty((TALLY_BATCH, 8), dtype=np.uint64)
+    news = batch.reshape(-1)     # the new-bit rows, flat
     acc = np.empty(8, dtype=np.uint64)
     nb = 0
     examined = 0
@@ -168,7 +169,7 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
                     j = stop
                     if k:
                         for t in range(k):
-                            or_row8(acc, prev, hits[t] * 8)
+                            or_row8(acc, 0, prev, hits[t] * 8)
                         if all_ones8(acc):
                             break        # early termination
             elif done != ALL:
@@ -185,10 +186,14 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
                 moved |= d
                 full &= a
             if moved:
-                if write_depth:
-                    for q in range(8):
-                        if batch[nb, q]:
-                            record_depth(batch[nb, q], vb + q, level, dplanes)
+                if write_depth:          # the row into depth plane p for every bit p of level
+                    bits = level
+                    p = 0
+                    while bits:
+                        if bits & 1:
+                            or_row8(dplanes[p], vb, news, nb * 8)
+                        bits >>= 1
+                        p += 1
                 nb += 1
                 if nb == TALLY_BATCH:
                     _count16(batch, planes)

@@ -59,15 +59,19 @@ def streamable(out: np.ndarray) -> bool:
 @njit(inline="always", cache=True)
 def _load_tile(src, v0, nv, words, q, buf, o, clear):
     """buf[o + i] := src[(v0 + i) * words + q] for the tile's nv vertices, zeros after;
-    with ``clear`` the words read are set to zero in ``src``."""
+    with ``clear`` the words read are set to zero in ``src``. Returns the OR of the words."""
+    seen = np.uint64(0)
     for i in range(LANES):
         if i < nv:
             at = U((v0 + i) * words + q)
-            buf[U(o + i)] = src[at]
+            x = src[at]
+            buf[U(o + i)] = x
+            seen |= x
             if clear:
                 src[at] = np.uint64(0)
         else:
             buf[U(o + i)] = np.uint64(0)
+    return seen
 
 
 @njit(inline="always", cache=True)
@@ -107,16 +111,12 @@ def _transposed_tile(final, dplanes, used, words, q, v0, nv, buf):
     the 64 vertices, buf[64 (p + 1) + j] its plane p bits; the plane words read are zeroed.
     Returns the planes to read (0 when no instance reached any vertex of the tile: then only
     buf[:64] is set, to zeros, and the tile's plane words are zero already)."""
-    _load_tile(final, v0, nv, words, q, buf, 0, False)
-    reached = np.uint64(0)
-    for i in range(nv):
-        reached |= buf[i]
-    if not reached:
+    if not _load_tile(final, v0, nv, words, q, buf, 0, False):
         return 0
     transpose64(buf, 0)
     for p in range(used):
-        _load_tile(dplanes[p], v0, nv, words, q, buf, LANES * (p + 1), True)
-        transpose64(buf, LANES * (p + 1))
+        if _load_tile(dplanes[p], v0, nv, words, q, buf, LANES * (p + 1), True):
+            transpose64(buf, LANES * (p + 1))       # (a zero block is its own transpose)
     return used
 
 

@@ -15,7 +15,7 @@ def _dense(acc, in_indices, j0, j1, front, rows):
 
 @njit(cache=True)
 def _or_then_test(acc, rows, i):
-    or_row8(acc, rows, i)
+    or_row8(acc, 0, rows, i)
     return all_ones8(acc)
 
 
@@ -59,3 +59,12 @@ def test_or_row8_and_all_ones8():
     np.testing.assert_array_equal(acc, rows[:8])
     assert _or_then_test(acc, rows, 8)
     assert (acc == ALL).all()
+    dst = np.zeros(24, dtype=np.uint64)
+    _or_at(dst, 9, rows, 3)
+    np.testing.assert_array_equal(dst[9:17], rows[3:11])
+    assert not dst[:9].any() and not dst[17:].any()
+
+
+@njit(cache=True)
+def _or_at(dst, i, src, k):
+    or_row8(dst, i, src, k)
