@@ -105,9 +105,9 @@ def test_deep_graph_widens_dtype():
 
 
 @pytest.mark.parametrize("groupby", ["rules", "random"])
-def test_dead_rows_filled_once_and_widened(groupby):
-    """Vertices no source reaches (no in-edge, no source) get their rows filled by the first
-    group decoded and skipped by the others; a later group widening the dtype keeps them unreachable."""
+def test_unreached_vertices_across_groups_and_widening(groupby):
+    """Vertices no source reaches (no in-edge, no source) are unreachable in every row, whichever
+    group writes it, also after a later group widened the dtype (earlier rows are converted)."""
     s = np.arange(299)
     src = np.concatenate([s, [400]])
     dst = np.concatenate([s + 1, [401]])
@@ -117,7 +117,7 @@ def test_dead_rows_filled_once_and_widened(groupby):
     assert depths.dtype == np.uint16
     check(depths, csgraph_depths(g, sources))
     assert (depths[:, 410] == 65535).all() and depths[7, 350] == 0 and (np.delete(depths[:, 350], 7) == 65535).all()
-    wide = multi_bfs(g, sources, words=8)                     # one group: it fills the dead rows itself
+    wide = multi_bfs(g, sources, words=8)                     # one group
     check(wide, csgraph_depths(g, sources))
 
 
@@ -126,6 +126,7 @@ def test_repeated_sources_and_layout():
     sources = np.array([5, 5, 17, 5, 200])
     depths = multi_bfs(g, sources)
     assert depths.shape == (5, g.num_vertices)
+    assert depths.flags.c_contiguous and depths.ctypes.data % 64 == 0      # row i = sources[i], aligned
     np.testing.assert_array_equal(depths[0], depths[1])
     np.testing.assert_array_equal(depths[0], depths[3])
     check(depths, csgraph_depths(g, sources))
