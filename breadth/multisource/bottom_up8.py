@@ -34,7 +34,7 @@ from numba import njit, prange
 from ..kernels.atomics import U, cttz
 from ..kernels.frontier import WORD_BLOCK
 from ..kernels.rows8 import all_ones8, or_in_rows8, or_row8
-from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts
+from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, ripple_add
 
 __all__ = ["bu_level8", "sparse_front", "EXAMINED", "NEXT_FRONT", "SCOUT", "UNFULL", "UNEXPLORED"]
 
@@ -90,12 +90,7 @@ def _count16(batch, planes):
         carry = _add_stage(planes, q, 2, b2, carry)
         carry = _add_stage(planes, q, 3, b3, carry)
         carry = _add_stage(planes, q, 4, b4, carry)
-        p = 5
-        while carry:
-            t = planes[q, p] & carry
-            planes[q, p] ^= carry
-            carry = t
-            p += 1
+        ripple_add(planes, q, 5, carry)
 
 
 @njit(inline="always", cache=True)

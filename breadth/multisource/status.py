@@ -126,15 +126,19 @@ def record_new(d, q, vq, planes, level, dplanes, write_depth):
     Depths are bit-sliced too (``depths.py``): d is ORed into depth plane p for
     every bit p set in ``level``, one word per plane, decoded once at the group's end.
     """
-    carry = d
-    p = 0
+    ripple_add(planes, q, 0, d)
+    if write_depth:
+        record_depth(d, vq, level, dplanes)
+
+
+@njit(inline="always", cache=True)
+def ripple_add(planes, q, p, carry):
+    """Add ``carry`` (one bit per lane) at weight 2**p into the bit-sliced counters ``planes[q]``."""
     while carry:
         t = planes[q, p] & carry
         planes[q, p] ^= carry
         carry = t
         p += 1
-    if write_depth:
-        record_depth(d, vq, level, dplanes)
 
 
 @njit(inline="always", cache=True)
