@@ -131,7 +131,6 @@ def depth_lanes(typingctx, dst, idx, words, widx, stride, planes, unreach, strea
     return sig, codegen
 
 
-
 @intrinsic
 def store_fence(typingctx):
     """Order the non-temporal stores made so far before any later store (x86 ``sfence``, a full
