@@ -65,6 +65,7 @@ class GroupSpace:
         self.queue = device.empty(max(n, 1), dg.vid_dtype)
         self.next_queue = device.empty(max(n, 1), dg.vid_dtype)
         self.counters = device.empty(2 * IROW, np.int64)
+        self.idle = device.empty(MAX_WORDS, np.uint64)
         self.pattern = {}        # group size -> device copy of its unused-instance pattern
         self.depths = {}         # (group size, dtype) -> device depth block
 
@@ -145,10 +146,11 @@ def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_
                 queue_to_bitmap[launch.blocks(qsize, tpb), tpb](queue, qsize, sp.changed)
             frontier = nunfull
             ib_bu[launch.blocks(n, tpb), tpb](dg.in_indptr, dg.in_indices, words, sp.pattern_for(g), sp.prev,
-                                              sp.status, sp.unfull, sp.changed, n, sp.counters, cur, nxt)
+                                              sp.status, sp.unfull, sp.changed, n, sp.counters, cur, nxt,
+                                              sp.idle)
             ib_identify_dense[launch.blocks(nw, tpb), tpb](dg.indptr, dg.in_indptr, words, sp.prev, sp.status,
-                                                           sp.changed, sp.unfull, n, level + 1, depths, g,
-                                                           write_depth, sp.counters, nxt, cur)
+                                                           sp.changed, sp.unfull, sp.idle, n, level + 1, depths,
+                                                           g, write_depth, sp.counters, nxt, cur)
             row = device.to_host(sp.counters[nxt:nxt + IROW])
             examined = int(row[EXAMINED])
             nf, scout = int(row[NF]), int(row[SCOUT])

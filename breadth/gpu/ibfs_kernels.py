@@ -16,7 +16,9 @@ the JFQ itself after a bottom-up level) and ``unfull``.
   ``prev`` of its in-neighbours in the JFQ into ``status[v]`` (no atomics: only
   v's thread writes it) and stops as soon as v is full for every instance still
   running (*early termination*; ``idle`` instances, whose last level found
-  nothing, cannot give v anything and count as set).
+  nothing, cannot give v anything and count as set). A vertex full for every
+  running instance is *settled* and leaves ``unfull`` (``ib_identify_dense``;
+  the CPU's rule, ``multisource.bottom_up``, so both count the same levels).
 * ``ib_identify_sparse`` / ``ib_identify_dense`` (Algorithm 2): the XOR of the
   two copies finds the instances that just reached a vertex; each new bit is
   tallied per instance (the level histogram of the reducers) in shared memory,
@@ -196,8 +198,9 @@ def ib_identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, l
 
 
 @cuda.jit
-def ib_bu(in_indptr, in_indices, words, pattern, prev, status, unfull, front, n, counters, cur, nxt):
-    """Bottom-up level with early termination; ``front`` is the JFQ bitmap, row ``cur`` its histogram."""
+def ib_bu(in_indptr, in_indices, words, pattern, prev, status, unfull, front, n, counters, cur, nxt, idle):
+    """Bottom-up level with early termination; ``front`` is the JFQ bitmap, row ``cur`` its histogram.
+    The idle instances go to ``idle`` too (every block writes the same words), for ``ib_identify_dense``."""
     s_idle = cuda.shared.array(MAX_WORDS, uint64)
     s_ex = cuda.shared.array(1, int64)
     tid = cuda.threadIdx.x
@@ -209,6 +212,7 @@ def ib_bu(in_indptr, in_indices, words, pattern, prev, status, unfull, front, n,
                 if counters[cur + HIST0 + q * 64 + b] == 0:
                     x |= uint64(1) << uint64(b)
             s_idle[q] = x
+            idle[q] = x
     cuda.syncthreads()
     v = cuda.grid(1)
     while v < n:
@@ -237,9 +241,10 @@ def ib_bu(in_indptr, in_indices, words, pattern, prev, status, unfull, front, n,
 
 
 @cuda.jit
-def ib_identify_dense(indptr, in_indptr, words, prev, status, changed, unfull, n, level, depths, g, write_depth,
-                      counters, row, clear):
-    """Identify the level after a bottom-up step over the not-full vertices: the JFQ -> ``changed``."""
+def ib_identify_dense(indptr, in_indptr, words, prev, status, changed, unfull, idle, n, level, depths, g,
+                      write_depth, counters, row, clear):
+    """Identify the level after a bottom-up step over the unfull vertices: the JFQ -> ``changed``;
+    a vertex that every running instance (not ``idle``) has reached is settled and leaves ``unfull``."""
     s_cnt = cuda.shared.array(IROW, int64)
     _begin(s_cnt, counters, clear)
     w = cuda.grid(1)
@@ -251,7 +256,7 @@ def ib_identify_dense(indptr, in_indptr, words, prev, status, changed, unfull, n
             m = uint32(1) << uint32(b)
             if x & m:
                 v = w * 32 + b
-                full = ALL
+                settled = ALL
                 moved = uint64(0)
                 for q in range(words):
                     cur = status[v * words + q]
@@ -260,12 +265,12 @@ def ib_identify_dense(indptr, in_indptr, words, prev, status, changed, unfull, n
                         prev[v * words + q] = cur
                         moved |= d
                         _record(d, q, v, s_cnt, level, depths, g, write_depth)
-                    full &= cur
+                    settled &= cur | idle[q]
                 if moved != 0:
                     cw |= m
                     cuda.atomic.add(s_cnt, NF, 1)
                     cuda.atomic.add(s_cnt, SCOUT, indptr[v + 1] - indptr[v])
-                if full == ALL:
+                if settled == ALL:
                     keep &= ~m
                 else:
                     cuda.atomic.add(s_cnt, NUNFULL, 1)

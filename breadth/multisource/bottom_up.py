@@ -18,12 +18,20 @@ arrays. The two copies are double-buffered instead of copied: the level reads
 ``prev`` and writes ``status[v]`` for every vertex in ``unfull``; the caller
 swaps them afterwards.
 
+A vertex is *settled* when ``prev`` has the bit of every instance still running
+(``prev | idle`` all ones): an idle instance has an empty frontier and never
+reaches anything again, so a settled vertex never changes. (Full is the special
+case; with a source in a small component no vertex of the rest is ever full,
+and without this rule every bottom-up level would keep visiting all of them.)
+
 Invariants. On entry, ``prev`` holds BSA_k for every vertex; ``status`` equals
 ``prev`` on every vertex outside ``unfull``. On exit, ``status`` holds BSA_{k+1}
 for every vertex; a vertex is dropped from ``unfull`` when ``prev`` already shows
-it full (it has been written full into both copies then), so one that becomes
-full at this level stays one more level and the invariant holds after the swap.
-After the swap the two copies differ exactly on ``next_front``.
+it settled (``prev`` is copied into ``status`` then), so one that settles at
+this level stays one more level and the invariant holds after the swap. After
+the swap the two copies differ exactly on ``next_front``. A top-down level
+never changes a settled vertex either: an idle instance's bit in a JFQ vertex
+is already in all its out-neighbours (that instance's search is complete).
 
 W = 8 (the default from 449 sources on) runs ``bottom_up8``'s kernels: the same
 level with the vertex's words in registers, an in-neighbour loop picked by the
@@ -60,39 +68,34 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
             v = w * 64 + bit
             vb = v * words
             mask = np.uint64(1) << np.uint64(bit)
-            full = ALL
             done = ALL
             for q in range(words):
                 a = prev[U(vb + q)]
                 acc[U(q)] = a
-                full &= a
                 done &= a | idle[U(q)]
-            if full == ALL:          # full in both copies from now on: leave unfull
+            if done == ALL:          # settled: the same in both copies from now on, leave unfull
                 for q in range(words):
-                    status[U(vb + q)] = ALL
+                    status[U(vb + q)] = acc[U(q)]
                 keep &= ~mask
                 continue
-            if done != ALL:          # some running instance has not reached v yet
-                for j in range(in_indptr[U(v)], in_indptr[U(v + 1)]):
-                    u = in_indices[U(j)]
-                    examined += 1
-                    if not (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1):
-                        continue     # not in the JFQ: its older bits are in v already
-                    ub = u * words
-                    done = ALL
-                    for q in range(words):
-                        a = acc[q] | prev[U(ub + q)]
-                        acc[q] = a
-                        done &= a | idle[q]
-                    if done == ALL:  # early termination: every running instance has reached v
-                        break
+            for j in range(in_indptr[U(v)], in_indptr[U(v + 1)]):     # some running instance lacks v
+                u = in_indices[U(j)]
+                examined += 1
+                if not (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1):
+                    continue         # not in the JFQ: its older bits are in v already
+                ub = u * words
+                done = ALL
+                for q in range(words):
+                    a = acc[q] | prev[U(ub + q)]
+                    acc[q] = a
+                    done &= a | idle[q]
+                if done == ALL:      # early termination: every running instance has reached v
+                    break
             moved = np.uint64(0)
-            full = ALL
             for q in range(words):
                 a = acc[q]
                 d = a ^ prev[U(vb + q)]
                 status[U(vb + q)] = a
-                full &= a
                 if d:
                     moved |= d
                     record_new(d, q, vb + q, planes, level, dplanes, write_depth)
@@ -100,7 +103,7 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
                 cw |= mask
                 nchanged += 1
                 scout += indptr[U(v + 1)] - indptr[U(v)]
-            if full != ALL:
+            if done != ALL:          # not settled (done: as of the last in-neighbour ORed)
                 nunfull += 1
                 unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
         next_front[U(w)] = cw

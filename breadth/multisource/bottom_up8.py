@@ -34,7 +34,7 @@ from numba import njit, prange
 from ..kernels.atomics import U, cttz
 from ..kernels.frontier import WORD_BLOCK
 from ..kernels.rows8 import all_ones8, or_in_rows8, or_row8
-from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, ripple_add
+from .status import ALL, DEPTH_BASE, PLANES, SERIAL_BLOCKS, flush_counts, ripple_add
 
 __all__ = ["bu_level8", "sparse_front", "EXAMINED", "NEXT_FRONT", "SCOUT", "UNFULL", "UNEXPLORED"]
 
@@ -137,20 +137,17 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
             v = w * 64 + bit
             vb = v * 8
             mask = np.uint64(1) << np.uint64(bit)
-            full = ALL
             done = ALL
             for q in range(8):
-                a = prev[U(vb + q)]
-                full &= a
-                a |= idle[U(q)]
+                a = prev[U(vb + q)] | idle[U(q)]
                 acc[q] = a
                 done &= a
-            if full == ALL:      # full in both copies from now on
+            if done == ALL:      # settled: the same in both copies from now on
                 for q in range(8):
-                    status[U(vb + q)] = ALL
+                    status[U(vb + q)] = prev[U(vb + q)]
                 keep &= ~mask
                 continue
-            if done != ALL and sparse:   # some running instance has not reached v yet
+            if sparse:           # some running instance has not reached v yet
                 end = in_indptr[U(v + 1)]
                 j = in_indptr[U(v)]
                 while j < end:
@@ -167,11 +164,11 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
                             or_row8(acc, 0, prev, hits[t] * 8)
                         if all_ones8(acc):
                             break        # early termination
-            elif done != ALL:
+            else:
                 examined += or_in_rows8(acc, in_indices, in_indptr[U(v)], in_indptr[U(v + 1)], front, prev,
                                         PREFETCH_AHEAD)
+            settled = all_ones8(acc)
             moved = np.uint64(0)
-            full = ALL
             for q in range(8):
                 old = prev[U(vb + q)]
                 a = acc[q] ^ (idle[U(q)] & ~old)
@@ -179,12 +176,11 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
                 d = a ^ old
                 batch[nb, q] = d
                 moved |= d
-                full &= a
             if moved:
-                if write_depth:          # the row into depth plane p for every bit p of level
-                    bits = level
+                if write_depth:          # the row into depth plane p for every bit p of the level's code
+                    bits = level - DEPTH_BASE
                     p = 0
-                    while bits:
+                    while bits > 0:
                         if bits & 1:
                             or_row8(dplanes[p], vb, news, nb * 8)
                         bits >>= 1
@@ -196,7 +192,7 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
                 cw |= mask
                 nchanged += 1
                 scout += indptr[U(v + 1)] - indptr[U(v)]
-            if full != ALL:
+            if not settled:
                 nunfull += 1
                 unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
         next_front[U(w)] = cw

@@ -5,9 +5,16 @@ a row of every instance that reached the vertex, at every level: on kron-18 with
 1024 sources that is several passes over the 268 MB matrix per group, more time
 than the traversal. Instead, identification (``status.record_new``) ORs the
 instances newly reached at depth L into *depth plane* p of the vertex for every
-bit p of L: plane p holds, per status word, bit p of each instance's depth (the
-same W words per vertex as the status array). That is a few word ORs per vertex
-and level, on arrays as small as the status array.
+bit p of L's code: plane p holds, per status word, bit p of each instance's code
+(the same W words per vertex as the status array). That is a few word ORs per
+vertex and level, on arrays as small as the status array.
+
+The code of depth L is L - DEPTH_BASE (2). On a small-world graph depth 2 (and
+then 3) is where most vertices are reached: as code 0 it writes no plane at all,
+depth 3 one plane instead of two, and the planes' total traffic shrinks by more
+than half (kron-18, 1024 sources: 1.0 M plane rows written -> 0.39 M). Depths 0
+and 1 have no code: they are the sources and their out-neighbours, written from
+the adjacency after the decode (``_near``), a few cells per source.
 
 The planes are zero when a group starts: the workspace allocates them zeroed and
 ``decode``, which reads planes 0 .. bit_length(deepest depth) - 1 (the only ones
@@ -21,7 +28,8 @@ source-major matrix (row = instance) once, a tile of 64 vertices x 64 instances
 transposed as 64 x 64 bit matrices (``kernels.lanes.transpose64``), so word j
 then holds instance j's bits for the 64 vertices, and each instance's 64 bytes
 are built in a vector register from those words (``kernels.lanes.depth_lanes``)
-and written as one cache line, with a non-temporal store when the matrix rows
+and written as one cache line (DEPTH_BASE + code where reached), with a
+non-temporal store when the matrix rows
 are 64-byte aligned (``streamable``): the line is not read first, and nothing of
 the matrix is left to crowd the status arrays out of the cache.
 
@@ -35,18 +43,19 @@ from numba import njit, prange
 
 from ..kernels.atomics import U
 from ..kernels.lanes import LANES, depth_lanes, store_fence, transpose64
+from .status import DEPTH_BASE
 
 __all__ = ["plane_count", "planes_used", "decode", "streamable"]
 
 
 def plane_count(depth_cap: int) -> int:
     """Planes needed for depths up to ``depth_cap``."""
-    return max(1, int(depth_cap).bit_length())
+    return max(1, max(0, int(depth_cap) - DEPTH_BASE).bit_length())
 
 
 def planes_used(deepest: int) -> int:
     """Planes holding depths up to ``deepest`` (a traversal that deep wrote no other plane)."""
-    return int(deepest).bit_length()
+    return max(0, int(deepest) - DEPTH_BASE).bit_length()
 
 
 def streamable(out: np.ndarray) -> bool:
@@ -81,9 +90,9 @@ def _store_tile(buf, planes, rows, first, count, flat, n, v0, nv, unreach, strea
     for j in range(count):
         at = rows[U(first + j)] * n + v0
         if nv == LANES:
-            depth_lanes(flat, at, buf, j, LANES, planes, unreach, stream)
+            depth_lanes(flat, at, buf, j, LANES, planes, DEPTH_BASE, unreach, stream)
         else:            # the last, partial tile: through a buffer
-            depth_lanes(tmp, 0, buf, j, LANES, planes, unreach, False)
+            depth_lanes(tmp, 0, buf, j, LANES, planes, DEPTH_BASE, unreach, False)
             for i in range(nv):
                 flat[U(at + i)] = tmp[i]
 
@@ -97,10 +106,10 @@ def _store_tile_any(buf, planes, rows, first, count, out, v0, nv, unreach):
         for i in range(nv):
             bit = np.uint64(i)
             if (reached >> bit) & np.uint64(1):
-                dep = 0
+                code = 0
                 for p in range(planes):
-                    dep |= int((buf[U(LANES * (p + 1) + j)] >> bit) & np.uint64(1)) << p
-                orow[v0 + i] = dep
+                    code |= int((buf[U(LANES * (p + 1) + j)] >> bit) & np.uint64(1)) << p
+                orow[v0 + i] = DEPTH_BASE + code
             else:
                 orow[v0 + i] = unreach
 
@@ -149,12 +158,29 @@ def _decode_any(final, dplanes, used, words, g, out, rows, unreach):
             _store_tile_any(buf, planes, rows, q * LANES, min(LANES, g - q * LANES), out, v0, nv, unreach)
 
 
-def decode(final, dplanes, used, words, g, out, rows, unreach, stream) -> None:
-    """out[rows[j], v] := the depth of v for instance j < g (``unreach`` where ``final`` lacks
-    the bit), for every vertex v: each cell of the group's rows is written once. ``out`` is
+@njit(parallel=True, cache=True)
+def _near(indptr, indices, sources, out, rows, unreach):
+    """The depths below DEPTH_BASE, which have no code (decoded as DEPTH_BASE): 1 on the
+    reached out-neighbours of instance j's source, then 0 on the source."""
+    for j in prange(sources.size):
+        orow = out[rows[j]]
+        s = sources[j]
+        for e in range(indptr[s], indptr[s + 1]):
+            v = indices[e]
+            if orow[v] != unreach:       # not reached: the search stopped at depth 0
+                orow[v] = 1
+        orow[s] = 0
+
+
+def decode(final, dplanes, used, words, out, rows, unreach, stream, indptr, indices, sources) -> None:
+    """out[rows[j], v] := the depth of v for instance j (the BFS from ``sources[j]`` in the graph
+    ``indptr``/``indices``; ``unreach`` where ``final`` lacks the bit), for every vertex v: each
+    cell of the group's rows is written once, then the few of depth 0 and 1 again. ``out`` is
     C-contiguous (rows x n); ``stream``: write its uint8 tiles with non-temporal stores (only
     where ``streamable(out)``). Leaves planes 0 .. used - 1 zero for the next group."""
+    g = sources.size
     if out.dtype == np.uint8:
         _decode8(final, dplanes, used, words, g, out, rows, unreach, bool(stream))
     else:
         _decode_any(final, dplanes, used, words, g, out, rows, unreach)
+    _near(indptr, indices, sources, out, rows, out.dtype.type(unreach))

@@ -27,8 +27,9 @@ Invariants between levels: ``prev`` holds BSA_level; ``status`` equals it
 except, after a bottom-up level (which swaps the two), on the JFQ, which a
 top-down level first copies over (``sync_queue``). The JFQ is the queue (after
 top-down) or the ``changed`` bitmap (after bottom-up); the ``unfull`` bitmap
-holds every vertex with in-edges that is not full (it may also hold vertices
-that just became full; bottom-up drops them one level later).
+holds every vertex with in-edges that is not full or settled (``bottom_up``: no
+running instance lacks it; it may also hold vertices that just became so, which
+bottom-up drops one level later).
 """
 import numpy as np
 from numba import njit, prange

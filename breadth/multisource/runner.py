@@ -88,8 +88,8 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
         if depth_out is not None:
             depth_out.widen(dtype)
     if trav.keep_depths:
-        decode(final, dplanes, planes_used(hist.shape[0] - 1), trav.words, srcs.size, target, rows,
-               unreachable(target.dtype), streamable(target))
+        decode(final, dplanes, planes_used(hist.shape[0] - 1), trav.words, target, rows, unreachable(target.dtype),
+               streamable(target), g.indptr, g.indices, srcs)
     res = GroupResult(gi, hist[:, :srcs.size].copy(), stats, times * seconds_per_tick(), seconds,
                       target.T if trav.keep_depths and depth_out is None else None)
     if trav.keep_reach:

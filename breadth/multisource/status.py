@@ -40,6 +40,7 @@ ID_BLOCK = 2048          # queue entries per parallel block in sparse identifica
 PLANES = 12              # bit-sliced counter planes: counts up to 4095 >= vertices of one block
 SERIAL_BLOCKS = 2        # this few blocks of work run in the calling thread (a parallel launch costs more)
 BITS = 64
+DEPTH_BASE = 2           # depth planes hold depth - DEPTH_BASE (``depths``)
 
 
 def unused_pattern(group_size: int, words: int) -> np.ndarray:
@@ -124,7 +125,8 @@ def record_new(d, q, vq, planes, level, dplanes, write_depth):
     64 counts of word q; adding d is a ripple-carry add of one word), which costs
     a couple of word operations per vertex however many instances reached it.
     Depths are bit-sliced too (``depths.py``): d is ORed into depth plane p for
-    every bit p set in ``level``, one word per plane, decoded once at the group's end.
+    every bit p set in the level's code (``record_depth``), one word per plane,
+    decoded once at the group's end.
     """
     ripple_add(planes, q, 0, d)
     if write_depth:
@@ -143,10 +145,11 @@ def ripple_add(planes, q, p, carry):
 
 @njit(inline="always", cache=True)
 def record_depth(d, vq, level, dplanes):
-    """OR d into depth plane p of status word ``vq`` for every bit p set in ``level``."""
-    bits = level
+    """OR d into depth plane p of status word ``vq`` for every bit p set in the code of
+    ``level``, level - DEPTH_BASE (``depths``: nothing below DEPTH_BASE or at it)."""
+    bits = level - DEPTH_BASE
     p = 0
-    while bits:
+    while bits > 0:
         if bits & 1:
             dplanes[U(p), U(vq)] |= d
         bits >>= 1

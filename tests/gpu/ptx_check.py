@@ -27,13 +27,13 @@ def kernels():
         yield f"ib_init[{vid}]", ib.ib_init, (a64, w64, w64, w64, w32, w32, i64, a64, i64)
         yield f"ib_seed[{vid}]", ib.ib_seed, (a64, i64, w64, w32, q, a64, i64)
         yield f"ib_td[{vid}]", ib.ib_td, (a64, q, i64, w64, w64, q, i64, w32, q, a64, i64)
-        yield f"ib_bu[{vid}]", ib.ib_bu, (a64, q, i64, w64, w64, w64, w32, w32, i64, a64, i64, i64)
+        yield f"ib_bu[{vid}]", ib.ib_bu, (a64, q, i64, w64, w64, w64, w32, w32, i64, a64, i64, i64, w64)
         for dt in (types.uint8, types.uint16, types.int64):
             dep = types.Array(dt, 1, "C")
             yield (f"ib_identify_sparse[{vid},{dt}]", ib.ib_identify_sparse,
                    (a64, a64, i64, w64, w64, w32, q, i64, dep, i64, types.boolean, a64, i64, i64))
             yield (f"ib_identify_dense[{vid},{dt}]", ib.ib_identify_dense,
-                   (a64, a64, i64, w64, w64, w32, w32, i64, i64, dep, i64, types.boolean, a64, i64, i64))
+                   (a64, a64, i64, w64, w64, w32, w32, w64, i64, i64, dep, i64, types.boolean, a64, i64, i64))
         td = (a64, q, a64, a64, i64, q, i64, i64, i64, q, a64, i64, i64)
         yield f"td_thread[{vid}]", lrb.td_thread, td
         yield f"td_warp[{vid}]", lrb.td_warp, td

@@ -88,11 +88,11 @@ def test_deep_graph_widens_depth_dtype(gpu):
 def test_joint_frontier_at_the_beta_limit_stays_bottom_up_as_on_the_cpu(gpu, kron):
     """A JFQ of exactly n / beta vertices after a bottom-up level stays bottom-up on both devices
     (``stay_bottom_up(..., stay_at_limit=True)``, the CPU traversal's rule)."""
-    g = kron[0]
-    sources = np.random.default_rng(1).integers(0, 256, 64)
-    beta = 128.0                               # n / beta = 2 = the JFQ after level 4 (bottom-up)
+    g = kron[1]
+    sources = np.random.default_rng(4).integers(0, 256, 8)
+    beta = 32.0                                # n / beta = 8 = the JFQ after level 3 (bottom-up)
     cpu = msbfs(g, sources, group_size=64, beta=beta).group_results[0].stats
-    assert cpu[5, 1] == 1 and cpu[5, 5] == 256 / beta < cpu[4, 5]
-    assert cpu[6, 1] == 1                      # stayed bottom-up at the limit (GAP's rule would go top-down)
+    assert cpu[4, 1] == 1 and cpu[4, 5] == 256 / beta < cpu[3, 5]
+    assert cpu[5, 1] == 1                      # stayed bottom-up at the limit (GAP's rule would go top-down)
     res = _run_on_gpu(gpu, g, sources, group_size=64, beta=beta)
     np.testing.assert_array_equal(res.group_results[0].stats, cpu)

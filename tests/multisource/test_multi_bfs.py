@@ -82,6 +82,24 @@ def test_directions_and_groupings_agree(name, algorithm, groupby):
     check(depths, csgraph_depths(g, sources))
 
 
+@pytest.mark.parametrize("words", [1, 8])
+def test_settled_vertices_leave_the_bottom_up_levels(words):
+    """A source in a two-vertex component: no vertex of the long path is ever full, but once
+    that search has ended (idle) every path vertex the other search has reached is settled,
+    and later bottom-up levels no longer visit it."""
+    n = 300
+    s = np.r_[np.arange(n - 3), n - 2]
+    d = np.r_[np.arange(1, n - 2), n - 1]
+    g = breadth.Graph.from_edges(s, d, num_vertices=n)
+    sources = np.array([0, n - 2])
+    res = msbfs(g, sources, algorithm="bu", words=words, keep_depths=True)
+    check(res.depths, csgraph_depths(g, sources))
+    stats = res.group_results[0].stats
+    frontier = stats[1:, 2]         # a bottom-up level's frontier: the vertices it may still change
+    assert frontier.size == n - 2 and frontier[0] == n      # n - 3 levels of the path, one that finds nothing
+    assert frontier[-1] <= 2 and (np.diff(frontier[3:]) == -1).all()
+
+
 @pytest.mark.parametrize("max_depth", [0, 1, 3])
 def test_max_depth(max_depth):
     entry = next(e for e in GRAPHS if e[0] == "kronecker-12-ef8")
