@@ -11,8 +11,8 @@ vertex and level, on arrays as small as the status array.
 
 The code of depth L is L - DEPTH_BASE (2). On a small-world graph depth 2 (and
 then 3) is where most vertices are reached: as code 0 it writes no plane at all,
-depth 3 one plane instead of two, and the planes' total traffic shrinks by more
-than half (kron-18, 1024 sources: 1.0 M plane rows written -> 0.39 M). Depths 0
+depth 3 one plane instead of two (kron-18, 1024 sources: 0.87 M plane rows
+written instead of 1.55 M, counted from the levels' joint frontiers). Depths 0
 and 1 have no code: they are the sources and their out-neighbours, written from
 the adjacency after the decode (``_near``), a few cells per source.
 
@@ -36,7 +36,9 @@ the matrix is left to crowd the status arrays out of the cache.
 Measured on kron-18, 1024 sources (two groups of 512): the decode took 50 ms
 into the vertex-major matrix of before (eight instances' bytes at a time from a
 table, then one byte store per cell into the group's scattered columns), 29-33 ms
-with these tiles (about 40 ms inside a run, where the planes come from memory).
+with these tiles and word-swap transposes, 17-18 ms with the GFNI transpose (the
+same captured planes, interleaved). Inside a run: 18 ms for the first group, which
+takes the fresh matrix's page faults, 9-13 ms for the second.
 """
 import numpy as np
 from numba import njit, prange
