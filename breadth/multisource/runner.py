@@ -6,8 +6,9 @@ checkpoint directory (``checkpoint``), or shared among MPI ranks
 group is one joint traversal (``ibfs.traverse``) in scratch arrays allocated
 once per process (``Workspace``); what it returns is small (the per-level,
 per-instance histogram of newly reached vertices, level statistics) unless
-depths or reach sets are kept. A group that goes deeper than its depth dtype
-allows is rerun after widening it.
+depths or reach sets are kept. The depth planes have room for the next wider
+depth dtype, so a group deeper than its dtype holds only widens its output; one
+deeper than that too is rerun with wider planes.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import time
 
 import numpy as np
 
-from ..errors import BreadthError
+from ..errors import BreadthError, MemoryEstimateError
 from ..kernels.frontier import num_words
 from ..kernels.levels import seconds_per_tick
 from . import ibfs
@@ -23,8 +24,12 @@ from ..graph.memory import check_fits
 from .checkpoint import Checkpoint
 from .depths import decode, plane_count, planes_used, streamable
 from .plan import Traversal
-from .results import DepthMatrix, GroupResult, MultiResult, aligned_empty, reduce_hist, unreachable, wider
+from .results import (DepthMatrix, GroupResult, MultiResult, aligned_empty, reduce_hist, unreachable,
+                      wider)
 from .status import reach_csr, unused_pattern
+
+
+MAX_CAP = 2**62          # the deepest depth a traversal records (its level counter is an int64)
 
 
 class Workspace:
@@ -54,25 +59,35 @@ class Workspace:
         return self.dplanes
 
 
+def _record_dtype(ws: Workspace, dtype):
+    """The depth dtype the planes are sized for: the next wider one when its planes fit in
+    memory (their pages are touched only by a group that deep, so a deeper group than
+    ``dtype`` holds widens the output without a second traversal), else ``dtype``."""
+    if np.dtype(dtype).itemsize >= 4:          # depths past 2**32 - 2: not on graphs that fit
+        return dtype
+    w = wider(dtype)
+    try:
+        ws.depth_planes(plane_count(unreachable(w) - 1))
+    except MemoryEstimateError:
+        return dtype
+    return w
+
+
 def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | None = None) -> GroupResult:
     """Traverse group ``gi`` of ``trav`` in ``ws``. With ``keep_depths``: the traversal records
     depth planes (``depths``), decoded at the end into the members' rows of ``depth_out``
-    (|S| x n) when given, else into a per-group buffer (the result's (n, g) ``depths``).
-    ``depth_out`` may come back widened (see ``DepthMatrix``)."""
+    (|S| x n) when given, else into a per-group buffer (the result's (n, g) ``depths``), in
+    the smallest dtype that holds the group's depths (``depth_out`` may come back widened,
+    see ``DepthMatrix``). Only a group deeper than the planes hold (``_record_dtype``) is
+    traversed again, with wider planes."""
     members = trav.groups[gi]
     srcs = np.ascontiguousarray(trav.sources[members])
     pattern = unused_pattern(srcs.size, trav.words)
     g = trav.graph
     dtype = trav.depth_dtype if depth_out is None else depth_out.dtype
     while True:
-        if not trav.keep_depths:
-            target, rows = np.empty((0, 0), dtype=np.uint8), np.empty(0, dtype=np.int64)
-        elif depth_out is not None:
-            target, rows = depth_out.array, np.ascontiguousarray(members, dtype=np.int64)
-        else:            # every cell of it is written by depths.decode
-            target = aligned_empty((srcs.size, trav.n), dtype)
-            rows = np.arange(srcs.size, dtype=np.int64)
-        cap = unreachable(target.dtype) - 1 if trav.keep_depths else 0
+        record = _record_dtype(ws, dtype) if trav.keep_depths else dtype
+        cap = min(unreachable(record) - 1, MAX_CAP) if trav.keep_depths else 0
         dplanes = ws.depth_planes(plane_count(cap)) if trav.keep_depths else ws.dplanes
         t0 = time.perf_counter()
         hist, stats, times, overflow, final = ibfs.traverse(
@@ -84,14 +99,23 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
         if not overflow:
             break
         dplanes[:] = 0           # the aborted traversal's depths: planes must start zero
-        dtype = wider(target.dtype)
-        if depth_out is not None:
-            depth_out.widen(dtype)
+        dtype = wider(record)
+    target = None
     if trav.keep_depths:
-        decode(final, dplanes, planes_used(hist.shape[0] - 1), trav.words, target, rows, unreachable(target.dtype),
+        deepest = int(np.flatnonzero(hist.any(axis=1)).max())
+        while deepest > unreachable(dtype) - 1:
+            dtype = wider(dtype)
+        if depth_out is not None:
+            if depth_out.dtype != np.dtype(dtype):
+                depth_out.widen(dtype)
+            target, rows = depth_out.array, np.ascontiguousarray(members, dtype=np.int64)
+        else:            # every cell of it is written by depths.decode
+            target = aligned_empty((srcs.size, trav.n), dtype)
+            rows = np.arange(srcs.size, dtype=np.int64)
+        decode(final, dplanes, planes_used(deepest), trav.words, target, rows, unreachable(target.dtype),
                streamable(target), g.indptr, g.indices, srcs)
     res = GroupResult(gi, hist[:, :srcs.size].copy(), stats, times * seconds_per_tick(), seconds,
-                      target.T if trav.keep_depths and depth_out is None else None)
+                      target.T if target is not None and depth_out is None else None)
     if trav.keep_reach:
         res.reach_indptr, res.reach_indices = reach_csr(final, trav.words, srcs.size, trav.n)
     return res

@@ -122,6 +122,29 @@ def test_deep_graph_widens_dtype():
     check(shallow, csgraph_depths(g, sources, 200))
 
 
+def test_widening_traverses_once_within_the_next_dtype(monkeypatch):
+    """The planes hold depths of the next wider dtype: a group deeper than uint8 is traversed
+    once and only its output widened; a group deeper than uint16 is traversed again."""
+    from breadth.multisource import runner
+
+    calls = []
+    real = runner.ibfs.traverse
+    monkeypatch.setattr(runner.ibfs, "traverse", lambda *a: calls.append(a[-1]) or real(*a))
+    s = np.arange(999)
+    g = breadth.Graph.from_edges(s, s + 1, num_vertices=1000)
+    depths = multi_bfs(g, np.array([0, 10]), words=1)
+    assert depths.dtype == np.uint16 and calls == [65534]
+    check(depths, csgraph_depths(g, np.array([0, 10])))
+    calls.clear()
+    n = 70_000
+    s = np.arange(n - 1)
+    g = breadth.Graph.from_edges(s, s + 1, num_vertices=n)
+    depths = multi_bfs(g, np.array([0, n - 1]), words=1)
+    assert depths.dtype == np.uint32 and calls == [65534, 2**32 - 2]
+    assert depths[0, n - 1] == depths[1, 0] == n - 1 and depths[0, 0] == depths[1, n - 1] == 0
+    np.testing.assert_array_equal(depths[0], np.arange(n))
+
+
 @pytest.mark.parametrize("groupby", ["rules", "random"])
 def test_unreached_vertices_across_groups_and_widening(groupby):
     """Vertices no source reaches (no in-edge, no source) are unreachable in every row, whichever
