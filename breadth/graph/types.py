@@ -45,7 +45,7 @@ class Graph:
     """A CSR graph; build one with ``Graph.from_edges`` or a generator."""
 
     __slots__ = ("indptr", "indices", "_in_indptr", "_in_indices", "_in_edges", "directed", "build_info",
-                 "_vertex_ids", "_label_index")
+                 "_vertex_ids", "_label_index", "__weakref__")     # weak refs: scratch kept with a graph
 
     def __init__(self, indptr, indices, *, directed=False, in_indptr=None, in_indices=None,
                  build_info: BuildInfo | None = None, check=True, vertex_ids=None, in_edges=None):
@@ -125,7 +125,7 @@ class Graph:
 
     def __getstate__(self):
         self.in_indptr   # build lazy in-edges: the builder is not picklable
-        return {k: getattr(self, k) for k in self.__slots__}
+        return {k: getattr(self, k) for k in self.__slots__ if k != "__weakref__"}
 
     def __setstate__(self, state):
         for k, v in state.items():

@@ -14,7 +14,8 @@ from .groupby import make_groups, random_groups, rule_groups, sharing_degree
 from .reducers import closeness, eccentricity, harmonic_centrality, khop_reachability, msbfs, multi_bfs
 from .plan import choose_words
 from .results import MultiResult, unreachable
+from .runner import release_workspaces
 
 __all__ = ["multi_bfs", "msbfs", "closeness", "harmonic_centrality", "eccentricity", "khop_reachability",
            "MultiResult", "make_groups", "rule_groups", "random_groups", "sharing_degree", "choose_words",
-           "unreachable"]
+           "unreachable", "release_workspaces"]

@@ -49,7 +49,7 @@ __all__ = ["bu_identify", "sync_queue"]
 
 
 @njit(cache=True)
-def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
+def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, tallies,
               level, dplanes, write_depth, sums):
     planes = np.zeros((words, PLANES), dtype=np.uint64)
     acc = np.empty(words, dtype=np.uint64)
@@ -108,7 +108,7 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
                 unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
         next_front[U(w)] = cw
         unfull[U(w)] = keep
-    flush_counts(planes, counts)
+    flush_counts(planes, tallies)
     sums[b, EXAMINED] = examined
     sums[b, NEXT_FRONT] = nchanged
     sums[b, SCOUT] = scout
@@ -118,18 +118,18 @@ def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idl
 
 @njit(parallel=True, cache=True)
 def _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
-                 counts, level, dplanes, write_depth, sums):
+                 tallies, level, dplanes, write_depth, sums):
     for b in prange(nblocks):
-        _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
+        _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, tallies,
                   level, dplanes, write_depth, sums)
 
 
 @njit(cache=True)
-def bu_identify(indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, counts,
+def bu_identify(indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, tallies,
                 level, dplanes, write_depth, front_edges):
     """Bottom-up level ``level`` (reads ``prev``, writes ``status``) and its identification.
 
-    ``counts[j]`` gets the vertices instance j reached at ``level`` (and the depth planes
+    ``tallies`` (``status.new_tallies``) get the vertices each instance reached at ``level`` (and the depth planes
     ``dplanes`` their depths when ``write_depth``, see ``depths``). ``front_edges``: the
     JFQ's out-degree sum, its scout count (picks W = 8's in-neighbour loop). Returns (in-edges
     examined, next JFQ size, its scout count, vertices still not full, their in-degree sum).
@@ -138,15 +138,15 @@ def bu_identify(indptr, in_indptr, in_indices, words, prev, status, unfull, idle
     nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
     sums = np.zeros((max(nblocks, 1), 5), dtype=np.int64)
     if words == 8:
-        bu_level8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
+        bu_level8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies,
                   level, dplanes, write_depth, sums, sparse_front(front_edges, indptr[indptr.size - 1]))
     elif nblocks <= SERIAL_BLOCKS:
         for b in range(nblocks):
             _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
-                      counts, level, dplanes, write_depth, sums)
+                      tallies, level, dplanes, write_depth, sums)
     else:
         _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front,
-                     next_front, counts, level, dplanes, write_depth, sums)
+                     next_front, tallies, level, dplanes, write_depth, sums)
     return (sums[:, EXAMINED].sum(), sums[:, NEXT_FRONT].sum(), sums[:, SCOUT].sum(), sums[:, UNFULL].sum(),
             sums[:, UNEXPLORED].sum())
 

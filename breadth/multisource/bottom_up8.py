@@ -94,18 +94,18 @@ def _count16(batch, planes):
 
 
 @njit(inline="always", cache=True)
-def _flush_batch(batch, nb, planes, counts):
-    """The block's last partial batch (zero-padded) into the counters, then into ``counts``."""
+def _flush_batch(batch, nb, planes, tallies):
+    """The block's last partial batch (zero-padded) into the counters, then into ``tallies``."""
     if nb:
         for i in range(nb, TALLY_BATCH):
             for q in range(8):
                 batch[i, q] = np.uint64(0)
         _count16(batch, planes)
-    flush_counts(planes, counts)
+    flush_counts(planes, tallies)
 
 
 @njit(cache=True)
-def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
+def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies, level,
                dplanes, write_depth, sums, sparse):
     """``_bu_block`` for W = 8 (the default from 449 sources on). The vertex's row is
     accumulated in ``acc`` with the idle instances' bits set from the start, so that early
@@ -197,7 +197,7 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
                 unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
         next_front[U(w)] = cw
         unfull[U(w)] = keep
-    _flush_batch(batch, nb, planes, counts)
+    _flush_batch(batch, nb, planes, tallies)
     sums[b, EXAMINED] = examined
     sums[b, NEXT_FRONT] = nchanged
     sums[b, SCOUT] = scout
@@ -206,10 +206,10 @@ def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fro
 
 
 @njit(parallel=True, cache=True)
-def _bu_parallel8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
+def _bu_parallel8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies,
                   level, dplanes, write_depth, sums, sparse):
     for b in prange(nblocks):
-        _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
+        _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies, level,
                    dplanes, write_depth, sums, sparse)
 
 
@@ -220,14 +220,14 @@ def sparse_front(front_edges, arcs):
 
 
 @njit(cache=True)
-def bu_level8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts, level,
+def bu_level8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies, level,
               dplanes, write_depth, sums, sparse):
     """The W = 8 level over ``nblocks`` blocks of ``unfull`` words (arguments as
     ``bottom_up.bu_identify``'s; ``sums[b]`` gets block b's sums); ``sparse`` picks the loop."""
     if nblocks <= SERIAL_BLOCKS:
         for b in range(nblocks):
-            _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
+            _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies,
                        level, dplanes, write_depth, sums, sparse)
     else:
-        _bu_parallel8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, counts,
+        _bu_parallel8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies,
                       level, dplanes, write_depth, sums, sparse)

@@ -40,7 +40,7 @@ from ..kernels.frontier import bitmap_to_queue, fill, queue_to_bitmap
 from ..kernels.policy import BOTTOM_UP, BU, DIRECTION_OPTIMIZING, TD, TOP_DOWN, go_bottom_up, stay_bottom_up
 from ..kernels.top_down import TD_EDGE_BLOCK, frontier_edge_offsets, walk_block
 from .bottom_up import bu_identify, sync_queue
-from .status import SERIAL_BLOCKS, identify_sparse, seed_group
+from .status import SERIAL_BLOCKS, identify_sparse, seed_group, sum_tallies
 
 __all__ = ["traverse", "td_step", "LEVEL_FIELDS", "DIRECTION_OPTIMIZING", "TOP_DOWN", "BOTTOM_UP"]
 
@@ -111,7 +111,7 @@ def _idle_bits(counts, pattern, idle):
 @njit(cache=True)
 def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mode, alpha, beta,
              max_depth, prev, status, changed, next_changed, unfull, queue, next_queue, offsets, tail,
-             counts, dplanes, write_depth, depth_cap):
+             tallies, dplanes, write_depth, depth_cap):
     """Joint BFS of ``sources`` (instance j = bit j). Scratch arrays come from the caller.
 
     Returns (hist, stats, times, overflow, final): ``hist[k, j]`` = vertices instance j
@@ -124,14 +124,16 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     """
     n = indptr.size - 1
     idle = np.empty(words, dtype=np.uint64)
+    counts = np.zeros(tallies.shape[1], dtype=np.int64)     # the level's, summed from tallies
     hist = np.zeros((16, counts.size), dtype=np.int64)
     stats = np.zeros((16, len(LEVEL_FIELDS)), dtype=np.int64)
     times = np.zeros(16, dtype=np.int64)       # levels.ticks() differences
     t0 = lv.ticks()
     qsize, nunfull = seed_group(sources, in_indptr, words, pattern, prev, status, changed, unfull, queue)
-    counts[:] = 0
+    tallies[:] = 0
     scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize,
-                                             counts, 0, dplanes, write_depth)
+                                             tallies, 0, dplanes, write_depth)
+    sum_tallies(tallies, counts)
     hist[0] = counts
     stats[0, lv.LEVEL] = -1      # row 0 is the seeding: each instance "reaches" its own source
     stats[0, lv.FRONTIER] = sources.size
@@ -158,13 +160,12 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
         last_nf = nf
         t0 = lv.ticks()
         _idle_bits(counts, pattern, idle)
-        counts[:] = 0
         if direction == BU:
             if queue_valid:      # the JFQ as a bitmap for bottom-up's frontier test
                 queue_to_bitmap(queue, qsize, changed)
             frontier = nunfull
             examined, nf, scout, nunfull, unexplored = bu_identify(
-                indptr, in_indptr, in_indices, words, prev, status, unfull, idle, changed, next_changed, counts,
+                indptr, in_indptr, in_indices, words, prev, status, unfull, idle, changed, next_changed, tallies,
                 level + 1, dplanes, write_depth, scout)
             prev, status = status, prev
             changed, next_changed = next_changed, changed
@@ -181,11 +182,12 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
             queue, next_queue = next_queue, queue
             qsize = tail[0]
             scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue,
-                                                     qsize, counts, level + 1, dplanes, write_depth)
+                                                     qsize, tallies, level + 1, dplanes, write_depth)
             nf = qsize
             nunfull -= nfull
             unexplored -= nfull_in
             queue_valid = True
+        sum_tallies(tallies, counts)
         level += 1
         hist = lv.grown(hist, level)
         stats = lv.grown(stats, level)

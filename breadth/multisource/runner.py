@@ -4,7 +4,8 @@
 checkpoint directory (``checkpoint``), or shared among MPI ranks
 (``mpi.dispatch``), and assembles the per-source result (``results``). Each
 group is one joint traversal (``ibfs.traverse``) in scratch arrays allocated
-once per process (``Workspace``); what it returns is small (the per-level,
+once per process (``Workspace``) and kept with the graph for the next run
+(``take_workspace``); what it returns is small (the per-level,
 per-instance histogram of newly reached vertices, level statistics) unless
 depths or reach sets are kept. The depth planes have room for the next wider
 depth dtype, so a group deeper than its dtype holds only widens its output; one
@@ -13,6 +14,7 @@ deeper than that too is rerun with wider planes.
 from __future__ import annotations
 
 import time
+import weakref
 
 import numpy as np
 
@@ -20,16 +22,18 @@ from ..errors import BreadthError, MemoryEstimateError
 from ..kernels.frontier import num_words
 from ..kernels.levels import seconds_per_tick
 from . import ibfs
-from ..graph.memory import check_fits
+from ..graph.memory import available_bytes, check_fits
 from .checkpoint import Checkpoint
 from .depths import decode, plane_count, planes_used, streamable
 from .plan import Traversal
 from .results import (DepthMatrix, GroupResult, MultiResult, aligned_empty, reduce_hist, unreachable,
                       wider)
-from .status import reach_csr, unused_pattern
+from .status import new_tallies, reach_csr, unused_pattern
 
 
 MAX_CAP = 2**62          # the deepest depth a traversal records (its level counter is an int64)
+KEEP_SHARE = 1 / 16      # the most of the available memory a kept workspace may hold
+_KEPT = weakref.WeakKeyDictionary()      # graph -> the Workspace of its last run (take_workspace)
 
 
 class Workspace:
@@ -46,8 +50,9 @@ class Workspace:
         self.next_queue = np.empty(max(n, 1), dtype=np.int64)
         self.offsets = np.empty(n + 1, dtype=np.int64)
         self.tail = np.zeros(1, dtype=np.int64)
-        self.counts = np.zeros(64 * words, dtype=np.int64)
+        self.tallies = new_tallies(words)
         self.dplanes = np.empty((0, 0), dtype=np.uint64)
+        self.planes_touched = 0      # the most planes a group has used
 
     def depth_planes(self, planes: int) -> np.ndarray:
         """The depth planes for depths of ``planes`` bits (``depths``), all zero: allocated zeroed
@@ -56,7 +61,39 @@ class Workspace:
         if self.dplanes.shape[0] < planes:
             check_fits(f"{planes} depth planes", planes * self.n * self.words * 8)
             self.dplanes = np.zeros((planes, self.n * self.words), dtype=np.uint64)
+            self.planes_touched = 0
         return self.dplanes
+
+    def resident(self) -> int:
+        """Bytes of the arrays, counting only the depth planes a traversal has written (the
+        others' pages were allocated zeroed and never touched)."""
+        rows = self.dplanes.shape[0]
+        planes = self.dplanes.nbytes // rows * self.planes_touched if rows else 0
+        return sum(a.nbytes for a in vars(self).values() if isinstance(a, np.ndarray)) - self.dplanes.nbytes + planes
+
+
+def take_workspace(graph, n: int, words: int) -> Workspace:
+    """The scratch of ``graph``'s last run when it fits (n, words), else a new one. A run
+    takes it out of the cache (two runs at once never share one) and ``keep_workspace``
+    puts it back when it ends cleanly: between runs every array is in the state a group
+    leaves it for the next (zeroed bitmaps and depth planes), so a later run skips
+    allocating and faulting in its pages (about 5 ms of 100 for multi_bfs on kron-18)."""
+    ws = _KEPT.pop(graph, None)
+    if ws is None or ws.n != n or ws.words != words:
+        ws = Workspace(n, words)
+    return ws
+
+
+def keep_workspace(graph, ws: Workspace) -> None:
+    """Keep ``ws`` with ``graph`` (freed with it, or by ``release_workspaces``) when it takes
+    at most KEEP_SHARE of the memory still available."""
+    if ws.resident() <= KEEP_SHARE * available_bytes():
+        _KEPT[graph] = ws
+
+
+def release_workspaces() -> None:
+    """Free the scratch kept with graphs (``take_workspace``)."""
+    _KEPT.clear()
 
 
 def _record_dtype(ws: Workspace, dtype):
@@ -93,12 +130,13 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
         hist, stats, times, overflow, final = ibfs.traverse(
             g.indptr, g.indices, g.in_indptr, g.in_indices, srcs, trav.words, pattern,
             trav.mode, trav.alpha, trav.beta, trav.max_depth, ws.prev, ws.status,
-            ws.changed, ws.next_changed, ws.unfull, ws.queue, ws.next_queue, ws.offsets, ws.tail, ws.counts,
+            ws.changed, ws.next_changed, ws.unfull, ws.queue, ws.next_queue, ws.offsets, ws.tail, ws.tallies,
             dplanes, trav.keep_depths, cap)
         seconds = time.perf_counter() - t0
         if not overflow:
             break
         dplanes[:] = 0           # the aborted traversal's depths: planes must start zero
+        ws.planes_touched = dplanes.shape[0]
         dtype = wider(record)
     target = None
     if trav.keep_depths:
@@ -112,6 +150,7 @@ def run_group(trav: Traversal, gi: int, ws: Workspace, depth_out: DepthMatrix | 
         else:            # every cell of it is written by depths.decode
             target = aligned_empty((srcs.size, trav.n), dtype)
             rows = np.arange(srcs.size, dtype=np.int64)
+        ws.planes_touched = max(ws.planes_touched, planes_used(deepest))
         decode(final, dplanes, planes_used(deepest), trav.words, target, rows, unreachable(target.dtype),
                streamable(target), g.indptr, g.indices, srcs)
     res = GroupResult(gi, hist[:, :srcs.size].copy(), stats, times * seconds_per_tick(), seconds,
@@ -180,7 +219,7 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
                 workspace.append(gpu_groups.DeviceGraph(trav.graph))
             return gpu_groups.run_group(trav, gi, workspace[0], depth_out=depths if direct else None)
         if not workspace:
-            workspace.append(Workspace(trav.n, trav.words))
+            workspace.append(take_workspace(trav.graph, trav.n, trav.words))
         return run_group(trav, gi, workspace[0], depth_out=depths if direct else None)
 
     def collect(res):
@@ -195,6 +234,8 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
     finally:
         if bar is not None:
             bar.close()
+    if workspace and trav.device != "cuda":      # not after an exception: its planes may be dirty
+        keep_workspace(trav.graph, workspace[0])
     if rank != 0:
         return None
     return assemble(trav, results, time.perf_counter() - t0, resumed, depths)

@@ -6,7 +6,7 @@ import scipy.sparse.csgraph as csg
 
 import breadth
 from breadth.multisource.bottom_up import bu_identify
-from breadth.multisource.status import unused_pattern
+from breadth.multisource.status import new_tallies, sum_tallies, unused_pattern
 
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -30,15 +30,16 @@ def bottom_up_levels(g, sources, front_edges):
     next_front = np.zeros(nw, dtype=np.uint64)
     depth = np.full((n, sources.size), -1, dtype=np.int64)
     depth[sources, np.arange(sources.size)] = 0
+    tallies = new_tallies(words)
     counts = np.zeros(64 * words, dtype=np.int64)
     idle = pattern.copy()
     dplanes = np.zeros((1, 1), dtype=np.uint64)
     level = 0
     while front.any():
         level += 1
-        counts[:] = 0
         bu_identify(g.indptr, g.in_indptr, g.in_indices, words, prev, status, unfull, idle, front, next_front,
-                    counts, level, dplanes, False, front_edges)
+                    tallies, level, dplanes, False, front_edges)
+        sum_tallies(tallies, counts)
         rows = status.reshape(n, words)
         got = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little")[:, :sources.size].astype(bool)
         new = got & (depth < 0)

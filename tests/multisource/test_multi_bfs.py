@@ -145,6 +145,56 @@ def test_widening_traverses_once_within_the_next_dtype(monkeypatch):
     np.testing.assert_array_equal(depths[0], np.arange(n))
 
 
+def test_scratch_is_kept_with_the_graph_and_reused(monkeypatch):
+    """A run leaves its workspace with the graph (runner.take_workspace): the next run on it
+    reuses it and gets the same answers (the depth planes a deep run used are clean again);
+    another W gets a new one; a failed run keeps none; the graph takes it along when freed."""
+    import gc
+    import pickle
+    import weakref
+
+    from breadth.multisource import runner
+
+    runner.release_workspaces()          # earlier tests' graphs may still be alive
+    s = np.arange(399)
+    g = breadth.Graph.from_edges(np.r_[s, 500 + s[:50]], np.r_[s + 1, 501 + s[:50]], num_vertices=600)
+    deep, shallow = np.array([0, 399, 200]), np.array([500, 520, 3, 599])
+    ref_deep, ref_shallow = csgraph_depths(g, deep), csgraph_depths(g, shallow)
+    check(multi_bfs(g, deep, words=1), ref_deep)          # 399 levels: uint16 planes
+    ws = runner._KEPT[g]
+    assert ws.planes_touched >= 8
+    check(multi_bfs(g, shallow, words=1), ref_shallow)
+    assert runner._KEPT[g] is ws
+    check(multi_bfs(g, deep, words=1), ref_deep)
+    assert msbfs(g, shallow, words=1).reached.tolist() == (~np.isinf(ref_shallow)).sum(axis=1).tolist()
+    assert runner._KEPT[g] is ws
+    check(multi_bfs(g, shallow, words=2), ref_shallow)
+    assert runner._KEPT[g] is not ws and runner._KEPT[g].words == 2
+
+    monkeypatch.setattr(runner, "decode", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        multi_bfs(g, deep, words=2)
+    assert g not in runner._KEPT            # its planes were left written
+    monkeypatch.undo()
+    check(multi_bfs(g, deep, words=2), ref_deep)
+
+    monkeypatch.setattr(runner, "KEEP_SHARE", 0.0)      # larger than it may hold: not kept
+    runner.release_workspaces()
+    multi_bfs(g, shallow, words=1)
+    assert g not in runner._KEPT
+    monkeypatch.undo()
+
+    multi_bfs(g, shallow, words=1)
+    copy = pickle.loads(pickle.dumps(g))                   # the weak-reference slot is not state
+    check(multi_bfs(copy, shallow, words=1), ref_shallow)
+    alive = weakref.ref(g)
+    del g
+    gc.collect()
+    assert alive() is None and copy in runner._KEPT and len(runner._KEPT) == 1
+    runner.release_workspaces()
+    assert len(runner._KEPT) == 0
+
+
 @pytest.mark.parametrize("groupby", ["rules", "random"])
 def test_unreached_vertices_across_groups_and_widening(groupby):
     """Vertices no source reaches (no in-edge, no source) are unreachable in every row, whichever
