@@ -37,7 +37,6 @@ from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 from ..kernels.lanes import transpose64
 
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
-get_thread_id()          # starts numba's thread pool, which defines the symbol cached ``flush_counts`` links to
 ID_BLOCK = 2048          # queue entries per parallel block in sparse identification
 PLANES = 12              # bit-sliced counter planes: counts up to 4095 >= vertices of one block
 SERIAL_BLOCKS = 2        # this few blocks of work run in the calling thread (a parallel launch costs more)
@@ -161,7 +160,10 @@ def record_depth(d, vq, level, dplanes):
 def new_tallies(words: int) -> np.ndarray:
     """The per-level, per-instance counts of newly reached vertices, one row per thread of
     numba's pool (``flush_counts``; thread ids are below NUMBA_NUM_THREADS), at least two;
-    the level's counts are the rows' sum."""
+    the level's counts are the rows' sum. Starts numba's thread pool, as a first parallel
+    call would: a ``flush_counts`` loaded from numba's cache links to the thread-id function
+    the pool defines."""
+    get_thread_id()
     return np.zeros((max(config.NUMBA_NUM_THREADS, 2), 64 * words), dtype=np.int64)
 
 

@@ -26,8 +26,9 @@ def test_flush_counts_sums_every_block(rows, words):
     planes = rng.integers(0, 2**63, size=(300, words, PLANES), dtype=np.int64).astype(np.uint64)
     planes[:, :, 9:] = 0             # counts of one block stay below 512
     planes[::7, 0, :] = 0            # words with no count at all
-    # one row: threads other than the first add atomically into it
-    tallies = new_tallies(words) if rows == "per-thread" else np.zeros((1, 64 * words), dtype=np.int64)
+    tallies = new_tallies(words)         # one row: every thread adds atomically into it
+    if rows == "one":
+        tallies = np.zeros((1, 64 * words), dtype=np.int64)
     _flush_all(planes, tallies)
     counts = np.zeros(64 * words, dtype=np.int64)
     sum_tallies(tallies, counts)
