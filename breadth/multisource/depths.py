@@ -31,14 +31,19 @@ are built in a vector register from those words (``kernels.lanes.depth_lanes``)
 and written as one cache line (DEPTH_BASE + code where reached), with a
 non-temporal store when the matrix rows
 are 64-byte aligned (``streamable``): the line is not read first, and nothing of
-the matrix is left to crowd the status arrays out of the cache.
+the matrix is left to crowd the status arrays out of the cache. RUN (32) tiles
+side by side are transposed first, then each instance's RUN lines are stored
+one after the other, so a row gets 2 KB of consecutive lines at a time instead
+of one line before the store moves to another row 256 KB away.
 
 Measured on kron-18, 1024 sources (two groups of 512): the decode took 50 ms
 into the vertex-major matrix of before (eight instances' bytes at a time from a
 table, then one byte store per cell into the group's scattered columns), 29-33 ms
 with these tiles and word-swap transposes, 17-18 ms with the GFNI transpose (the
 same captured planes, interleaved). Inside a run: 18 ms for the first group, which
-takes the fresh matrix's page faults, 9-13 ms for the second.
+takes the fresh matrix's page faults, 9-13 ms for the second. Runs of RUN tiles:
+8.3-9.5 -> 6.9-7.4 ms a group on the captured planes (pre-faulted matrix), and
+multi_bfs 97.8-104.7 -> 92.3-101.8 ms alternating with the one-tile decode.
 """
 import numpy as np
 from numba import njit, prange
@@ -47,7 +52,9 @@ from ..kernels.atomics import U
 from ..kernels.lanes import LANES, depth_lanes, store_fence, transpose64
 from .status import DEPTH_BASE
 
-__all__ = ["plane_count", "planes_used", "decode", "streamable"]
+__all__ = ["plane_count", "planes_used", "decode", "streamable", "RUN"]
+
+RUN = 32                 # tiles decoded together, so each row gets RUN consecutive lines (2 KB) at a time
 
 
 def plane_count(depth_cap: int) -> int:
@@ -86,17 +93,20 @@ def _load_tile(src, v0, nv, words, q, buf, o, clear):
 
 
 @njit(inline="always", cache=True)
-def _store_tile(buf, planes, rows, first, count, flat, n, v0, nv, unreach, stream, tmp):
-    """Row rows[first + j] gets the tile's bytes of instance j < count from the transposed words
-    in buf (reach bits at j, plane p at 64 (p + 1) + j)."""
-    for j in range(count):
-        at = rows[U(first + j)] * n + v0
+def _store_run(bufs, planes, at, j, flat, n, t0, t1, unreach, stream, tmp):
+    """Instance j's bytes of tiles t0 .. t1 - 1 (``bufs[t - t0]``, transposed: reach bits at j,
+    plane p at 64 (p + 1) + j), one line per tile, consecutive in its row starting at ``at``
+    (the row's offset of vertex 64 t0)."""
+    for t in range(t0, t1):
+        b = bufs[t - t0]
+        nv = min(LANES, n - t * LANES)
         if nv == LANES:
-            depth_lanes(flat, at, buf, j, LANES, planes, DEPTH_BASE, unreach, stream)
+            depth_lanes(flat, at, b, j, LANES, planes[t - t0], DEPTH_BASE, unreach, stream)
         else:            # the last, partial tile: through a buffer
-            depth_lanes(tmp, 0, buf, j, LANES, planes, DEPTH_BASE, unreach, False)
+            depth_lanes(tmp, 0, b, j, LANES, planes[t - t0], DEPTH_BASE, unreach, False)
             for i in range(nv):
                 flat[U(at + i)] = tmp[i]
+        at += LANES
 
 
 @njit(inline="always", cache=True)
@@ -135,15 +145,20 @@ def _transposed_tile(final, dplanes, used, words, q, v0, nv, buf):
 def _decode8(final, dplanes, used, words, g, out, rows, unreach, stream):
     n = out.shape[1]
     flat = out.reshape(-1)
-    for tb in prange((n + LANES - 1) // LANES):
-        buf = np.empty(LANES * (used + 1), dtype=np.uint64)
+    ntiles = (n + LANES - 1) // LANES
+    for r in prange((ntiles + RUN - 1) // RUN):
+        bufs = np.empty((RUN, LANES * (used + 1)), dtype=np.uint64)
+        planes = np.empty(RUN, dtype=np.int64)
         tmp = np.empty(LANES, dtype=np.uint8)
-        v0 = tb * LANES
-        nv = min(LANES, n - v0)
+        t0 = r * RUN
+        t1 = min(ntiles, t0 + RUN)
         for q in range((g + LANES - 1) // LANES):
-            planes = _transposed_tile(final, dplanes, used, words, q, v0, nv, buf)
-            _store_tile(buf, planes, rows, q * LANES, min(LANES, g - q * LANES), flat, n, v0, nv, unreach,
-                        stream, tmp)
+            for t in range(t0, t1):
+                planes[t - t0] = _transposed_tile(final, dplanes, used, words, q, t * LANES,
+                                                  min(LANES, n - t * LANES), bufs[t - t0])
+            for j in range(min(LANES, g - q * LANES)):
+                _store_run(bufs, planes, rows[U(q * LANES + j)] * n + t0 * LANES, j, flat, n, t0, t1, unreach,
+                           stream, tmp)
         if stream:
             store_fence()
 
