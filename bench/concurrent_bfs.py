@@ -13,6 +13,12 @@ Three measurements, every peer timed in the same run:
 
 Numba compilation is done before timing. The machine may be shared: run it twice.
 
+multi_bfs is timed over --repeat calls (at least two), each after the previous result was
+dropped, as a loop over batches of sources that consumes each matrix would: the first call
+allocates the depth matrix (and the scratch kept with the graph); a later call builds its matrix
+in the dropped one's memory (``breadth.multisource.recycle``), so the page faults of fresh memory
+are paid once. Both are printed: the first call, and the best later call.
+
     .venv/bin/python bench/concurrent_bfs.py                       # the full table
     .venv/bin/python bench/concurrent_bfs.py --scale 14 --sources 256 --closeness-scale 12   # quick
 """
@@ -35,6 +41,18 @@ def timed(fn, repeat=1):
         out = fn()
         best = min(best, time.perf_counter() - t0)
     return best, out
+
+
+def timed_calls(fn, repeat):
+    """Seconds of each of ``repeat`` calls, the previous result dropped before the next call
+    (a loop over batches that consumes each result), and the last result."""
+    times, out = [], None
+    for _ in range(repeat):
+        out = None
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return times, out
 
 
 def row(cells, widths):
@@ -109,7 +127,8 @@ def main(argv=None):
 
     seq, estimated = sequential(g, sources, args.sequential_limit)
     seq_keep, _ = sequential(g, sources, args.sequential_limit, keep=True)
-    t_depth, depths = timed(lambda: multi_bfs(g, sources), args.repeat)
+    depth_calls, depths = timed_calls(lambda: multi_bfs(g, sources), max(args.repeat, 2))
+    t_first, t_depth = depth_calls[0], min(depth_calls[1:])
     t_sum, summary = timed(lambda: msbfs(g, sources), args.repeat)
     ref = breadth.bfs(g, int(sources[-1])).depth
     assert np.array_equal(np.where(ref < 0, 255, ref), depths[-1]), "iBFS depths differ from breadth.bfs"
@@ -122,7 +141,9 @@ def main(argv=None):
          f"{1e3 * seq_keep / sources.size:.3f}", f"{seq / seq_keep:.2f}x", "1.0x"],
         [f"iBFS msbfs, per-source summaries (W={summary.words})", f"{t_sum:.3f}",
          f"{1e3 * t_sum / sources.size:.3f}", f"{seq / t_sum:.1f}x", "-"],
-        [f"iBFS multi_bfs, |S| x n depth matrix (W={summary.words})", f"{t_depth:.3f}",
+        [f"iBFS multi_bfs, |S| x n depth matrix (W={summary.words}), first call", f"{t_first:.3f}",
+         f"{1e3 * t_first / sources.size:.3f}", f"{seq / t_first:.1f}x", f"{seq_keep / t_first:.1f}x"],
+        [f"iBFS multi_bfs, |S| x n depth matrix (W={summary.words}), best later call", f"{t_depth:.3f}",
          f"{1e3 * t_depth / sources.size:.3f}", f"{seq / t_depth:.1f}x", f"{seq_keep / t_depth:.1f}x"],
     ]
     table(f"{sources.size} BFS on kron-{args.scale}", ["method", "seconds", "ms per source",

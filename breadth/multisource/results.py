@@ -19,6 +19,7 @@ import numpy as np
 
 from ..graph.memory import check_fits
 from .groupby import sharing_degree
+from .recycle import pooled_empty
 
 DEPTH_DTYPES = (np.uint8, np.uint16, np.uint32, np.uint64)
 
@@ -78,11 +79,12 @@ class DepthMatrix:
     """The |S| x n depth result: row i holds the depths from source i (C-contiguous, as a
     search one source at a time would stack them). Each group writes its members' rows
     (``depths.decode``, or ``place`` for a group's own (n, g) block). Not initialised:
-    every cell is written by its group. Widens its dtype on demand."""
+    every cell is written by its group. Widens its dtype on demand. Its memory is the pool's
+    (``recycle``): a dropped earlier result's, pages already faulted in, when one is there."""
 
     def __init__(self, n: int, num_sources: int, dtype):
         check_fits(f"a {num_sources} x {n} depth matrix", n * num_sources * np.dtype(dtype).itemsize)
-        self.array = aligned_empty((num_sources, n), dtype)
+        self.array = pooled_empty((num_sources, n), dtype)
 
     @property
     def dtype(self):

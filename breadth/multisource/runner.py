@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import BreadthError, MemoryEstimateError
 from ..kernels.frontier import num_words
 from ..kernels.levels import seconds_per_tick
-from . import ibfs
+from . import ibfs, recycle
 from ..graph.memory import available_bytes, check_fits
 from .checkpoint import Checkpoint
 from .depths import decode, plane_count, planes_used, streamable
@@ -93,8 +93,10 @@ def keep_workspace(graph, ws: Workspace) -> None:
 
 
 def release_workspaces() -> None:
-    """Free the scratch kept with graphs (``take_workspace``)."""
+    """Free the scratch kept with graphs (``take_workspace``) and the pooled result memory
+    (``recycle``)."""
     _KEPT.clear()
+    recycle.release()
 
 
 def _record_dtype(ws: Workspace, dtype):
