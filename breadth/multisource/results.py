@@ -80,11 +80,12 @@ class DepthMatrix:
     search one source at a time would stack them). Each group writes its members' rows
     (``depths.decode``, or ``place`` for a group's own (n, g) block). Not initialised:
     every cell is written by its group. Widens its dtype on demand. Its memory is the pool's
-    (``recycle``): a dropped earlier result's, pages already faulted in, when one is there."""
+    (``recycle``): a dropped earlier result's on the same graph ``owner``, pages already
+    faulted in, when one is there."""
 
-    def __init__(self, n: int, num_sources: int, dtype):
+    def __init__(self, n: int, num_sources: int, dtype, owner):
         check_fits(f"a {num_sources} x {n} depth matrix", n * num_sources * np.dtype(dtype).itemsize)
-        self.array = pooled_empty((num_sources, n), dtype)
+        self.array = pooled_empty((num_sources, n), dtype, owner)
 
     @property
     def dtype(self):

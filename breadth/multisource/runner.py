@@ -203,7 +203,7 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
                         results[gi] = ck.load(gi)
                         resumed += 1
             if trav.keep_depths:
-                depths = DepthMatrix(trav.n, trav.sources.size, trav.depth_dtype)
+                depths = DepthMatrix(trav.n, trav.sources.size, trav.depth_dtype, trav.graph)
         except BreadthError as exc:
             error = exc
     mpi.check_all(comm, error)   # rank 0's checkpoint or memory trouble stops every rank

@@ -26,8 +26,13 @@ def _graph():
     return breadth.kronecker(9, seed=3)
 
 
+class Owner:
+    """Stands for a graph: any object that takes weak references."""
+
+
 def test_pooled_array_is_aligned_writable_and_owned_by_its_lease():
-    a = recycle.pooled_empty((5, 130), np.uint16)
+    owner = Owner()
+    a = recycle.pooled_empty((5, 130), np.uint16, owner)
     assert a.shape == (5, 130) and a.dtype == np.uint16 and a.flags.c_contiguous and a.flags.writeable
     assert a.ctypes.data % recycle.ALIGN == 0
     assert isinstance(a.base, recycle._Lease)
@@ -78,12 +83,32 @@ def test_other_sizes_get_new_memory_and_the_pool_keeps_one_buffer():
 
 
 def test_release_and_the_memory_bound(monkeypatch):
-    a = recycle.pooled_empty((1000,), np.uint8)
+    owner = Owner()
+    a = recycle.pooled_empty((1000,), np.uint8, owner)
     del a
     assert recycle.pooled_bytes() > 0
     release_workspaces()
     assert recycle.pooled_bytes() == 0
     monkeypatch.setattr(recycle, "available_bytes", lambda: 1000)     # 1/16 of it: 62 bytes
-    a = recycle.pooled_empty((1000,), np.uint8)
+    a = recycle.pooled_empty((1000,), np.uint8, owner)
     del a
     assert recycle.pooled_bytes() == 0
+
+
+def test_each_graph_has_its_own_buffer_which_goes_with_it():
+    g, h = _graph(), _graph()
+    a = multi_bfs(g, np.arange(32))
+    where = a.ctypes.data
+    del a
+    b = multi_bfs(h, np.arange(32))            # same size, another graph: not g's buffer
+    assert b.ctypes.data != where
+    c = multi_bfs(g, np.arange(32))
+    assert c.ctypes.data == where
+    del b, c
+    assert recycle.pooled_bytes() == 2 * (32 * g.num_vertices + recycle.ALIGN)
+    del g
+    gc.collect()
+    assert recycle.pooled_bytes() == 32 * h.num_vertices + recycle.ALIGN
+    a = recycle.pooled_empty((4,), np.uint8, Owner())       # its owner is gone at once: kept by nobody
+    del a
+    assert recycle.pooled_bytes() == 32 * h.num_vertices + recycle.ALIGN
