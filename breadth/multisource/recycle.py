@@ -33,7 +33,7 @@ from ..graph.memory import available_bytes
 
 __all__ = ["pooled_empty", "release", "KEEP_SHARE", "pooled_bytes"]
 
-KEEP_SHARE = 1 / 16      # the most of the available memory a pooled buffer may hold
+KEEP_SHARE = 1 / 16      # the most of the available memory a pooled buffer (or a kept workspace) may hold
 ALIGN = 64               # the array's data starts on this boundary (``depths.streamable``)
 _POOL = weakref.WeakKeyDictionary()      # graph -> one raw uint8 buffer
 

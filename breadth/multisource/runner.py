@@ -22,6 +22,7 @@ from ..errors import BreadthError, MemoryEstimateError
 from ..kernels.frontier import num_words
 from ..kernels.levels import seconds_per_tick
 from . import ibfs, recycle
+from .recycle import KEEP_SHARE
 from ..graph.memory import available_bytes, check_fits
 from .checkpoint import Checkpoint
 from .depths import decode, plane_count, planes_used, streamable
@@ -32,7 +33,6 @@ from .status import new_tallies, reach_csr, unused_pattern
 
 
 MAX_CAP = 2**62          # the deepest depth a traversal records (its level counter is an int64)
-KEEP_SHARE = 1 / 16      # the most of the available memory a kept workspace may hold
 _KEPT = weakref.WeakKeyDictionary()      # graph -> the Workspace of its last run (take_workspace)
 
 
