@@ -102,7 +102,7 @@ def model(n, m, R, C, algorithm, meas, td_full):
 
 
 def main(argv=None):
-    from breadth.distributed.partition_2d import default_grid
+    from breadth.distributed.two_d.grid import default_grid
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scale", type=int, default=14)

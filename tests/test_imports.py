@@ -100,7 +100,7 @@ def cycles(graph) -> list[list[str]]:
 def test_the_graph_is_read():
     graph = import_graph()
     assert "breadth.distributed.engine" in graph
-    assert "breadth.distributed.registry" in graph["breadth.distributed.layout_1d"]
+    assert "breadth.distributed.registry" in graph["breadth.distributed.one_d.layout"]
     assert "breadth.kernels.top_down" in graph["breadth.multisource.ibfs"]
 
 

@@ -1,18 +1,23 @@
-"""Distributed BFS on MPI (mpi4py): the engine, its layouts (partition + exchange), the MPI runtime.
+"""Distributed BFS on MPI (mpi4py): the engine, what every layout shares, and one package per layout family.
 
 Importing this package does not import mpi4py (nor compile anything); MPI is loaded
 when a ``Comm`` or ``DistEngine`` is created, so single-node breadth works without MPI.
 
-Modules:
+Shared by every layout (this folder):
 
+* ``engine`` -- ``DistEngine`` (Graph500 kernels 0-2 and validation, any layout); ``launch`` -- ``--ranks``;
 * ``runtime`` -- launch environment, threads per rank, the error policy (agree, abort, guarded);
 * ``comm`` -- the counted communicator (``Comm``, with ``split`` for row/column communicators);
-* ``partition`` -- the ``Partition`` interface and ``OneD``; ``exchange`` -- the ``Exchange`` interface;
 * ``registry`` -- layouts: (partition, exchange) -> builder, search, validator, memory estimate;
-* ``layout_1d`` -- the 1D layouts: ``build`` (distributed construction), ``exchange_alltoall`` +
-  ``search_alltoall`` + ``steps_owned``, ``exchange_butterfly`` + ``search_butterfly`` + ``steps_replicated``;
-* ``search_base`` (options, the search frame, ``DistBFSResult``), ``levelstats`` (per-level report),
-  ``validate`` (distributed validator), ``engine`` (``DistEngine``), ``launch`` (``--ranks``).
+* ``search_base`` -- options, the search frame (``DistSearch``), ``DistBFSResult``;
+  ``levelstats`` -- the per-level report, identical across layouts;
+* ``partition`` -- the ``Partition`` interface and ``OneD``; ``exchange`` -- the ``Exchange`` interface.
+
+Layout families (each package's header names its paper and sections):
+
+* ``one_d`` -- 1D ranges with the all-to-all or the ButterFly exchange (Green);
+* ``two_d`` -- a 2D processor grid with expand/fold (Beamer, Buluc et al.) or the bitmap scan (Fu et al.);
+* ``delegates`` -- degree separation with replicated delegates (Pan, Pearce, Owens).
 """
 from .exchange import Exchange
 from .partition import OneD, Partition

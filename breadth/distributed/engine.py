@@ -2,8 +2,8 @@
 
 Implements ``breadth.graph500.engine.Engine`` (the protocol ``LocalEngine`` implements
 too) for any registered layout (``registry``: a partition + exchange pair with its
-builder, search and validator; 1D with the all-to-all or the ButterFly exchange
-today). Every method is collective: all ranks call it, in the same order.
+builder, search and validator: the packages ``one_d``, ``two_d`` and ``delegates``).
+Every method is collective: all ranks call it, in the same order.
 
 * kernel 0: rank r generates tuples [m*r/P, m*(r+1)/P) of the counter-based
   Kronecker generator (the single-node graph for the same seed);
@@ -39,8 +39,8 @@ from ..graph.memory import GiB, available_bytes
 from ..kernels.policy import ALPHA, BETA
 from ..result import BFSResult
 from . import registry
-from .build import tuple_share
 from .comm import Comm
+from .one_d.build import tuple_share
 from .runtime import auto_threads, check_threads, get_mpi, numba_threads
 from .search_base import SearchOptions, collective
 

@@ -21,7 +21,8 @@ are used by the search written for that exchange (see ``registry``), which is wh
 are not part of this interface. Counting rule: every operation goes through the
 search's ``Comm`` with category ``"exchange"``.
 
-Implementations: ``exchange_alltoall.AllToAll``, ``exchange_butterfly.Butterfly``.
+Implementations: ``one_d.alltoall_exchange.AllToAll``, ``one_d.butterfly_exchange.Butterfly``,
+``two_d.fold_exchange.Fold``, ``two_d.scan_exchange.Scan``, ``delegates.exchange.DelegateExchange``.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Vertex partitions of a distributed graph: who holds a vertex's state, local <-> global ids.
 
-``Partition`` is the interface every distributed layout implements (1D here; the 2D
-and delegate layouts of later issues plug in beside it). Callers -- the searches, the
+``Partition`` is the interface every distributed layout implements (``OneD`` here, used by
+the 1D layouts and extended by ``delegates.partition.Delegates``; ``two_d.grid.Grid2D``). Callers -- the searches, the
 validator, the engine, the exchanges -- use only this interface, never a layout's own
 attributes:
 
@@ -20,8 +20,7 @@ attributes:
   every rank answers ``local_of`` >= 0 for them everywhere, one that splits rows and
   columns answers from its own ranges. Inside the top-down block walk the map
   travels in the visit's ``ctx``, which the walk borrows (``kernels.atomics.borrowed``),
-  so arrays in a map cost no reference counting per edge; vertex loops that call the
-  three directly were measured at the speed of the old hand-written range tests.
+  so arrays in a map cost no reference counting per edge.
 
 Local ids number the vertices whose state this rank holds, 0..num_local-1.
 

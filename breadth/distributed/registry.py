@@ -4,13 +4,13 @@ A layout registers one ``Layout`` per (partition, exchange) pair; ``DistEngine``
 ``breadth bfs/graph500 --partition P --exchange X`` and ``--ranks`` look pairs up
 here, so adding a partition or an exchange touches no caller. A ``Layout`` names:
 
-* ``build(comm, src, dst, num_vertices, directed, options) -> LocalGraph`` --
+* ``one_d.build(comm, src, dst, num_vertices, directed, options) -> LocalGraph`` --
   distributed construction from this rank's share of the edge tuples (collective);
 * ``slice_native(comm, graph, options) -> LocalGraph`` -- this rank's share of a
   memory-mapped native graph (collective);
 * ``search(comm, lg, options) -> DistSearch`` -- the per-graph search state
   (``search_base.DistSearch``; its ``exchange`` implements ``exchange.Exchange``);
-* ``validate(comm, lg, roots, parent, depth) -> ValidationReport`` -- the
+* ``one_d.validate(comm, lg, roots, parent, depth) -> ValidationReport`` -- the
   distributed validator (raises ``ValidationError`` on every rank alike);
 * ``estimate_bytes(num_vertices, num_tuples, nprocs, options, directed) -> int`` --
   one rank's peak memory, checked before anything is allocated;
@@ -34,7 +34,7 @@ from typing import Callable
 
 from ..errors import InputError
 
-BUILTIN = ("breadth.distributed.layout_1d", "breadth.distributed.layout_2d", "breadth.distributed.layout_delegates")
+BUILTIN = ("breadth.distributed.one_d.layout", "breadth.distributed.two_d.layout", "breadth.distributed.delegates.layout")
 DEFAULT_PARTITION = "1d"
 
 

@@ -3,7 +3,7 @@
 
 The level loop, the butterfly exchange and its schedule, the direction policy and the
 parent recovery are the CPU search's (``distributed.search_butterfly.ButterflySearch``,
-``exchange_butterfly.Butterfly``, ``kernels.policy``, ``steps_replicated.recover_parents``);
+``one_d.butterfly_exchange.Butterfly``, ``kernels.policy``, ``one_d.replicated_steps.recover_parents``);
 only the local step runs on the device (``dist_kernels``: the LRB top-down kernels
 with a replicated-level claim, a bottom-up over the owned vertices). So a search
 takes the same directions and reaches the same levels as ``breadth.bfs``.
@@ -41,10 +41,10 @@ import time
 
 import numpy as np
 
+from ..distributed.one_d import replicated_steps as steps
+from ..distributed.one_d.butterfly_exchange import TAG_IDS
+from ..distributed.one_d.butterfly_search import SMALL_FRONTIER, ButterflySearch, small_levels
 from ..distributed.search_base import multithreaded, new_record
-from ..distributed.search_butterfly import SMALL_FRONTIER, ButterflySearch, small_levels
-from ..distributed import steps_replicated as steps
-from ..distributed.exchange_butterfly import TAG_IDS
 from ..kernels.policy import BU, TD
 from . import device
 from .bottom_up import fill_words, queue_to_bitmap

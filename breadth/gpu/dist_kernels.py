@@ -91,7 +91,7 @@ def set_levels(vertices, count, lvl, value):
 @cuda.jit
 def merge_ids(recv, count, lvl, value, gq, counters, tail):
     """Append to ``gq`` (cursor ``counters[tail]``) every v in recv[:count] whose level is still -1,
-    setting it to ``value`` with a CAS (the device twin of ``exchange_butterfly.merge_new``)."""
+    setting it to ``value`` with a CAS (the device twin of ``one_d.butterfly_exchange.merge_new``)."""
     s_buf = cuda.shared.array(STAGE, int64)
     s_n = cuda.shared.array(1, int64)
     s_base = cuda.shared.array(1, int64)

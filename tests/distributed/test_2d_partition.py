@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from breadth.distributed import registry
-from breadth.distributed.partition_2d import Grid2D, check_params, default_grid, parse_grid
+from breadth.distributed.two_d.grid import Grid2D, check_params, default_grid, parse_grid
 from breadth.distributed.partition import balanced_bounds
 from breadth.errors import InputError
 
@@ -74,7 +74,7 @@ def test_arc_blocks(R, C):
 
 
 def test_scan_rounds():
-    from breadth.distributed.exchange_scan import scan_rounds
+    from breadth.distributed.two_d.scan_exchange import scan_rounds
 
     assert [scan_rounds(C) for C in range(1, 10)] == [0, 1, 2, 2, 3, 3, 3, 3, 4]
 

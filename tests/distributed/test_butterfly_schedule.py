@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from breadth.distributed.exchange_butterfly import (butterfly_schedule, formula_messages, messages_per_level,
+from breadth.distributed.one_d.butterfly_exchange import (butterfly_schedule, formula_messages, messages_per_level,
                                              num_rounds)
 from breadth.errors import InputError
 

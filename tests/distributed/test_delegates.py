@@ -7,13 +7,13 @@ import pytest
 import breadth
 from breadth.checks import check_threshold
 from breadth.distributed import registry
-from breadth.distributed.build import LocalGraph
+from breadth.distributed.one_d.build import LocalGraph
 from breadth.distributed.partition import OneD
-from breadth.distributed.partition_delegates import (AUTO_DIVISOR, Delegates, auto_threshold, degree_histogram,
+from breadth.distributed.delegates.partition import (AUTO_DIVISOR, Delegates, auto_threshold, degree_histogram,
                                                      delegates_above)
-from breadth.distributed.search_delegates import DelegatesSearch
+from breadth.distributed.delegates.search import DelegatesSearch
 from breadth.distributed.search_base import SearchOptions
-from breadth.distributed.subgraphs_delegates import Subgraphs
+from breadth.distributed.delegates.subgraphs import Subgraphs
 from breadth.errors import InputError
 
 
@@ -125,7 +125,7 @@ def test_edge_distributor_on_one_rank(directed, threshold):
 
 @pytest.mark.parametrize("d", [0, 1, 63, 64, 65, 1000, 4099])
 def test_mask_list_matches_unpackbits(d):
-    from breadth.distributed.search_delegates import mask_list
+    from breadth.distributed.delegates.search import mask_list
 
     rng = np.random.default_rng(d)
     words = (d + 63) // 64

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from numba import njit
 
 from breadth.distributed import Exchange, OneD, Partition, registry, runtime
-from breadth.distributed.exchange_alltoall import AllToAll
-from breadth.distributed.exchange_butterfly import Butterfly
+from breadth.distributed.one_d.alltoall_exchange import AllToAll
+from breadth.distributed.one_d.butterfly_exchange import Butterfly
 from breadth.distributed.partition import balanced_bounds, global_of, local_of, owner_of
 from breadth.distributed.search_base import DistSearch, SearchOptions
 from breadth.errors import InputError

@@ -47,8 +47,8 @@ import re
 
 import numpy as np
 
-from ..errors import InputError
-from .partition import BLOCK, OneD, balanced_bounds
+from ...errors import InputError
+from ..partition import BLOCK, OneD, balanced_bounds
 
 _GRID = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 

@@ -1,4 +1,4 @@
-"""Distributed validation of a 2D result by the Graph500 rules (the rules of ``validate.py``).
+"""Distributed validation of a 2D result by the Graph500 rules (the rules of ``one_d.validate.py``).
 
 A vertex's in-arcs are spread over the C blocks of its processor row, so the checks
 split: with parent and depth all-gathered (O(V) per rank, as ``validate_owned``'s
@@ -20,12 +20,12 @@ import time
 import numpy as np
 from numba import njit, prange
 
-from ..errors import ValidationError
-from ..kernels.frontier import parallel_chunksize
-from ..kernels.tree_checks import EDGE, RANGE, RULES, check_in_edges, check_vertex
-from ..result import ValidationReport
-from .runtime import collective_error
-from .validate import _MESSAGES, V_BLOCK
+from ...errors import ValidationError
+from ...kernels.frontier import parallel_chunksize
+from ...kernels.tree_checks import EDGE, RANGE, RULES, check_in_edges, check_vertex
+from ...result import ValidationReport
+from ..one_d.validate import _MESSAGES, V_BLOCK
+from ..runtime import collective_error
 
 
 @njit(parallel=True, cache=True)

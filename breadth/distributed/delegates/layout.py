@@ -1,17 +1,17 @@
 """The delegates layout (Pan, Pearce, Owens, IPDPS'18): degree-separated partition
-(``partition_delegates``), the four subgraphs (``subgraphs_delegates``), the search with the
-delegate-mask all-reduce and the nn all-to-all (``search_delegates``). Registered with
+(``delegates.partition``), the four subgraphs (``delegates.subgraphs``), the search with the
+delegate-mask all-reduce and the nn all-to-all (``delegates.search``). Registered with
 ``registry`` as "delegates"/"alltoall"; the threshold travels as ``options.params["threshold"]``
 ("auto" or an integer, ``checks.check_threshold``).
 
-Construction (collective): the 1D build (``build.build_1d``, or ``build.slice_native`` for a
+Construction (collective): the 1D build (``one_d.build.build_1d``, or ``one_d.build.slice_native`` for a
 native file) gives every rank the out-rows (and, directed, the in-rows) of its range; one
 Allreduce of an out-degree histogram fixes TH (``auto_threshold``), one Allgatherv the
 delegate list, then every rank cuts its subgraphs locally (``Subgraphs``) and an Allreduce
 sums the nn/nd/dn/dd counts and the memory figures for the report.
 
 Memory: the search reads only the subgraphs (``Subgraphs.nbytes``). The 1D rows are kept
-beside them as the validator's independent view of the graph (``validate.validate_owned``
+beside them as the validator's independent view of the graph (``one_d.validate.validate_owned``
 checks the trees against the original adjacency, not against the subgraphs) and for the
 Graph500 edge counts; the report gives the subgraphs' bytes next to that 1D CSR and to a
 16-byte-per-arc edge list, the paper's comparison (Sec. III-C).
@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_threshold
-from .build import LocalGraph, build_1d, slice_native
-from .layout_1d import estimate_rank_bytes
-from .partition_delegates import Delegates, auto_threshold, degree_histogram
-from .registry import Layout, register
-from .search_base import collective
-from .search_delegates import DEFAULT_MASK, DelegatesSearch, check_mask
-from .subgraphs_delegates import Subgraphs
-from .validate import validate_owned
+from ...checks import check_threshold
+from ..one_d.build import LocalGraph, build_1d, slice_native
+from ..one_d.layout import estimate_rank_bytes
+from ..one_d.validate import validate_owned
+from ..registry import Layout, register
+from ..search_base import collective
+from .exchange import DEFAULT_MASK, check_mask
+from .partition import Delegates, auto_threshold, degree_histogram
+from .search import DelegatesSearch
+from .subgraphs import Subgraphs
 
 
 class DelegatesGraph(LocalGraph):
@@ -77,7 +78,7 @@ def separate(comm, lg1: LocalGraph, options) -> DelegatesGraph:
 
 def check_params(params: dict, nprocs: int) -> dict:
     """The delegates layout's options: ``threshold`` ("auto" or an integer >= 0) and ``mask`` (how the
-    delegate mask is shared: "allreduce" or "iallreduce", ``search_delegates.MASK_MODES``)."""
+    delegate mask is shared: "allreduce" or "iallreduce", ``exchange.MASK_MODES``)."""
     out = dict(params)
     out["threshold"] = check_threshold(out.get("threshold", "auto"))
     out["mask"] = check_mask(out.get("mask", DEFAULT_MASK))

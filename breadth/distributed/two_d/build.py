@@ -1,6 +1,6 @@
-"""Distributed construction of a 2D-partitioned graph (``partition_2d.Grid2D``): edge blocks, owned degrees.
+"""Distributed construction of a 2D-partitioned graph (``two_d.grid.Grid2D``): edge blocks, owned degrees.
 
-As for 1D (``build.py``), each rank starts from its own share of the edge tuples and no
+As for 1D (``one_d.build.py``), each rank starts from its own share of the edge tuples and no
 rank ever holds the whole edge list:
 
 1. partition: block histograms of the tuples' endpoints, one Allreduce, the same
@@ -11,7 +11,7 @@ rank ever holds the whole edge list:
    destination rank with a parallel counting sort and moved with one ``Alltoallv``;
 3. block CSRs: the received arcs by source (out-arcs; rows = column-range offsets) and
    by destination (in-arcs; rows = row-range offsets), both with the core builder's
-   sort/dedupe (``build.local_csr``), so every list is sorted and duplicate free and the
+   sort/dedupe (``one_d.build.local_csr``), so every list is sorted and duplicate free and the
    blocks together hold exactly the single-node graph's arcs;
 4. owned vertex data: a vertex's arcs are spread over a processor column (out-arcs) and
    a processor row (in-arcs), so its degree -- which the owners need for the
@@ -33,10 +33,10 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ..errors import InputError
-from .build import LocalGraph, chunk, local_csr, place, vertex_dtype
-from .partition import RangeMap, block_weights
-from .partition_2d import Grid2D, parse_grid
+from ...errors import InputError
+from ..one_d.build import LocalGraph, chunk, local_csr, place, vertex_dtype
+from ..partition import RangeMap, block_weights
+from .grid import Grid2D, parse_grid
 
 
 class BlockGraph(LocalGraph):
@@ -75,7 +75,7 @@ class BlockGraph(LocalGraph):
 
 
 class _Rows:
-    """What ``build.local_csr`` asks of a partition, for the rows [lo, hi) of a block."""
+    """What ``one_d.build.local_csr`` asks of a partition, for the rows [lo, hi) of a block."""
 
     def __init__(self, bounds, lo, hi):
         self.bounds, self.lo, self.hi = bounds, int(lo), int(hi)

@@ -1,7 +1,7 @@
 """The 2D expand/fold exchange (Beamer, Buluç, Asanović, Patterson, "Distributed Memory
 Breadth-First Search Revisited: Enabling Bottom-Up Search", Section III-B, Algorithms 3 and 4).
 
-On the R x C grid of ``partition_2d.Grid2D`` (rank r = P(r // C, r % C), block A_ij holds
+On the R x C grid of ``two_d.grid.Grid2D`` (rank r = P(r // C, r % C), block A_ij holds
 the arcs from column range j to row range i), one level moves, in order:
 
 * ``transpose`` (TRANSPOSEVECTOR): each owner sends its frontier piece q to
@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.policy import TD
-from .build import pack_arcs
-from .exchange import Exchange
+from ...kernels.policy import TD
+from ..exchange import Exchange
+from ..one_d.build import pack_arcs
 
 OPERATIONS = ("transpose", "expand", "fold", "rotate")
 

@@ -32,10 +32,10 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ..errors import InputError
-from ..graph.build import _windows, sorted_csr
-from ..graph.memory import index_itemsize
-from .partition import OneD, Partition, block_weights, local_of, owner_of
+from ...errors import InputError
+from ...graph.build import _windows, sorted_csr
+from ...graph.memory import index_itemsize
+from ..partition import OneD, Partition, block_weights, local_of, owner_of
 
 
 def vertex_dtype(num_vertices):

@@ -27,10 +27,10 @@ appended to its output queue.
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import claim
-from ..kernels.frontier import ELEM_BLOCK
-from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
-from .partition import global_of, local_of
+from ...kernels.atomics import claim
+from ...kernels.frontier import ELEM_BLOCK
+from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
+from ..partition import global_of, local_of
 
 V_BLOCK = 1024   # owned vertices per parallel block in vertex loops (bottom-up, parent recovery)
 

@@ -2,7 +2,7 @@
 MapGraph --, Section 3: 2D partitioning with bitmap frontiers, a prefix-scan contraction along
 the processor rows and a broadcast along the columns; predecessors from the levels).
 
-On the R x C grid of ``partition_2d.Grid2D`` each rank's level step yields its block's
+On the R x C grid of ``two_d.grid.Grid2D`` each rank's level step yields its block's
 discoveries as a bitmap over its row range. Per level, summed over ranks:
 
 * ``scan``: the row contraction -- ceil(log2 C) rounds of pairwise bitmap OR along the
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exchange import Exchange
+from ..exchange import Exchange
 
 OPERATIONS = ("scan", "broadcast", "parents")
 

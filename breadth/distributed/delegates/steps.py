@@ -1,5 +1,5 @@
 """Local visits of the delegates search (Pan, Pearce, Owens, IPDPS'18, Sec. IV): the nd, dd and
-dn subgraphs in either direction (the nn subgraph reuses ``steps_owned.td_step`` and
+dn subgraphs in either direction (the nn subgraph reuses ``one_d.owned_steps.td_step`` and
 ``apply_received``: top-down only, Sec. IV-B).
 
 State read: the normal frontier (queue of local ids, or ``nfront`` its bitmap over local
@@ -18,9 +18,9 @@ and stop at the first parent found. Every kernel returns the edges it examined.
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import claim, set_bit
-from ..kernels.frontier import ELEM_BLOCK
-from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
+from ...kernels.atomics import claim, set_bit
+from ...kernels.frontier import ELEM_BLOCK
+from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
 
 
 @njit(inline="always", cache=True)

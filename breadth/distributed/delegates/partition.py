@@ -19,9 +19,8 @@ number of delegates, under n/P", with TH as small as that allows, so that the nn
 the only ones whose discoveries cross ranks point to point -- stay a small share; the paper
 aims under 10%): TH is the smallest power of two with d(TH) <= n / (P * AUTO_DIVISOR),
 AUTO_DIVISOR = 1. The chosen TH, d and the nn/nd/dn/dd shares are reported (``describe``).
-On kron-18 with 4 ranks this is TH 16: the byte minimum of the TH sweep, with search time flat
-from TH 16 to 128 (README, ``bench/dist_delegates.py``); smaller TH grows the delegate mask and
-the delegate-parent stage, larger TH the nn exchange.
+Smaller TH grows the delegate mask and the delegate-parent stage, larger TH the nn exchange
+(``bench/dist_delegates.py`` sweeps TH; the performance docs give its current table).
 Out-degrees are those of the deduplicated, self-loop-free graph.
 
 Invariants: ``delegates`` is sorted, unique, and holds exactly the vertices of out-degree
@@ -31,8 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_threshold
-from .partition import OneD
+from ...checks import check_threshold
+from ..partition import OneD
 
 AUTO_DIVISOR = 1
 HIST_BINS = 65

@@ -12,7 +12,7 @@ What is missing after the last level:
   ids are applied in the same level, so that parent would have claimed it first. Its sender
   is the one to ask.
 * delegates: each owner settles its reached delegates from what it sees itself
-  (``steps_delegates.owner_parents``: its own candidate, its local dd in-arcs, its local
+  (``delegates.steps.owner_parents``: its own candidate, its local dd in-arcs, its local
   normals with an nd arc to it); a rank holds a candidate (``dcand``) only for the delegates
   it found in the level they were reached, so every candidate is a valid parent, but the
   owner does not know who holds one.
@@ -29,14 +29,14 @@ the search's control counts say so -- and there are no delegates):
    holds a candidate for; all global ids, in the graph's vertex id type.
 
 Invariant on exit: every reached owned vertex has a parent in [0, n) one level above it
-(validated by ``validate.validate_owned``); ``search.parent_stage`` has the bytes, split into
+(validated by ``one_d.validate.validate_owned``); ``search.parent_stage`` has the bytes, split into
 the nn part (requests and answers) and the rest (counts, the shared delegates, their pairs).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .steps_delegates import owner_parents
+from .steps import owner_parents
 
 
 def _kept_parents(search, asked) -> np.ndarray:

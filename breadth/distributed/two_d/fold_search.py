@@ -1,20 +1,20 @@
 """Direction-optimizing BFS on a 2D partition with the expand/fold exchange
 (Beamer, Buluç, Asanović, Patterson, IPDPSW'13 -- "B2D" --, Section III, Algorithms 3 and 4).
 
-Owners keep parent and depth of their vertex piece only (``partition_2d.Grid2D``); the
-edges live in the R x C blocks (``build_2d.BlockGraph``). Per level, with the exchange
-``exchange_fold.Fold``:
+Owners keep parent and depth of their vertex piece only (``two_d.grid.Grid2D``); the
+edges live in the R x C blocks (``two_d.build.BlockGraph``). Per level, with the exchange
+``two_d.fold_exchange.Fold``:
 
 * top-down (Algorithm 3): the owned frontier (a queue) is transposed and expanded along
   the processor column as vertex ids; the block's out-arcs from those sources give
-  (vertex, parent) candidates (``steps_owned.td_step`` with an empty owner map, each
+  (vertex, parent) candidates (``one_d.owned_steps.td_step`` with an empty owner map, each
   vertex offered at most once per search by a rank), which the fold routes along the
   processor row to their owners, who settle the still-unvisited ones
-  (``steps_owned.apply_received``);
+  (``one_d.owned_steps.apply_received``);
 * bottom-up (Algorithm 4): the owned frontier as bitmap words is transposed and expanded
   along the column; the row range's pieces then circulate rightwards along the processor
   row in C sub-steps (``rotate``), each rank searching, in the piece it holds, the vertices not
-  yet completed for a parent in the column frontier (``steps_2d.bu_piece``); the parents
+  yet completed for a parent in the column frontier (``two_d.fold_steps.bu_piece``); the parents
   found are folded to the owners like top-down's candidates (B2D: "2n" words per
   search, each vertex's parent sent once);
 * control: one Allreduce (new frontier size, scout count) per level, plus one before the
@@ -33,13 +33,13 @@ import time
 
 import numpy as np
 
-from ..kernels.frontier import num_words, queue_to_bitmap, visited_bitmap
-from ..kernels.policy import BU, TD
-from ..kernels.top_down import frontier_edge_offsets
-from . import steps_owned
-from .exchange_fold import Fold
-from .search_base import DistSearch, multithreaded, new_record
-from .steps_2d import bu_piece, empty_map
+from ...kernels.frontier import num_words, queue_to_bitmap, visited_bitmap
+from ...kernels.policy import BU, TD
+from ...kernels.top_down import frontier_edge_offsets
+from ..one_d import owned_steps as steps_owned
+from ..search_base import DistSearch, multithreaded, new_record
+from .fold_exchange import Fold
+from .fold_steps import bu_piece, empty_map
 
 
 class FoldSearch(DistSearch):

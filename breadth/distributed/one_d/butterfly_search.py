@@ -1,7 +1,7 @@
 """Distributed BFS with the ButterFly exchange on replicated levels (Green, "ButterFly BFS", Alg. 2).
 
 Every rank keeps the level of every vertex (``lvl``) and the global queue of the level
-being built. Per level: the local step on the owned frontier (``steps_replicated``:
+being built. Per level: the local step on the owned frontier (``one_d.replicated_steps``:
 top-down from the owned part of the queue, or bottom-up against the frontier bitmap
 rebuilt locally from the queue), then ``Butterfly.synchronise`` completes the queue to
 the level's global frontier on every rank. The frontier size is then known everywhere
@@ -9,7 +9,7 @@ and the scout count comes from a replicated out-degree array, so a level needs n
 communication (no control messages).
 
 Parents never travel: owners record those they find, small frontiers are kept, and after
-the search ``steps_replicated.recover_parents`` gives every other owned vertex a parent
+the search ``one_d.replicated_steps.recover_parents`` gives every other owned vertex a parent
 from the replicated levels.
 
 Invariants between levels: ``lvl`` is identical on all ranks; the global queue holds the
@@ -21,12 +21,12 @@ import time
 
 import numpy as np
 
-from ..kernels.frontier import fill, num_words, queue_to_bitmap
-from ..kernels.policy import BU, TD
-from ..kernels.top_down import frontier_edge_offsets
-from . import steps_replicated as steps
-from .exchange_butterfly import Butterfly
-from .search_base import DistSearch, multithreaded, new_record
+from ...kernels.frontier import fill, num_words, queue_to_bitmap
+from ...kernels.policy import BU, TD
+from ...kernels.top_down import frontier_edge_offsets
+from ..search_base import DistSearch, multithreaded, new_record
+from . import replicated_steps as steps
+from .butterfly_exchange import Butterfly
 
 SMALL_FRONTIER = 256      # frontiers up to this size are kept for the parent recovery
 

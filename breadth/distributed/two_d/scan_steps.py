@@ -18,9 +18,9 @@ closer -- the row's minimum over its blocks is a BFS parent (levels are exact).
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import set_bit
-from ..kernels.frontier import WORD_BLOCK
-from ..kernels.top_down import TD_EDGE_BLOCK, walk_block
+from ...kernels.atomics import set_bit
+from ...kernels.frontier import WORD_BLOCK
+from ...kernels.top_down import TD_EDGE_BLOCK, walk_block
 
 _VISITED, _NEXT, _ROW_LO, _ATOMIC = range(4)
 

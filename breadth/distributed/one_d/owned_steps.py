@@ -22,10 +22,10 @@ output queue, and each returns their scout count (out-degree sum).
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import atomic_add, claim, set_bit
-from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
-from ..kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
-from .partition import global_of, local_of
+from ...kernels.atomics import atomic_add, claim, set_bit
+from ...kernels.frontier import ELEM_BLOCK, WORD_BLOCK
+from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
+from ..partition import global_of, local_of
 
 # the top-down visit's ctx: shared state, then this block's candidate buffers and the shared candidate lists
 (_PARENT, _DEPTH, _INDPTR, _PMAP, _SENT, _NEXT_LEVEL, _ATOMIC,

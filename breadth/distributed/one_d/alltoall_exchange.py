@@ -2,7 +2,7 @@
 
 Top-down levels: every rank routes the (vertex, parent) pairs it discovered for
 vertices it does not own to their owners -- grouped by owner with the routing
-kernels of ``build.py`` and moved with one ``Alltoallv`` (after an ``Alltoall``
+kernels of ``one_d.build.py`` and moved with one ``Alltoallv`` (after an ``Alltoall``
 of the counts) -- and each owner settles the pairs for its still-unvisited
 vertices. Per level every rank sends 2(P - 1) messages (counts and data, empty
 ones included), P(P - 1) each summed over ranks: the O(P^2) of the paper.
@@ -16,9 +16,9 @@ O(V/P + E/P) plus two V-bit bitmaps (the gathered frontier and the ``sent`` set)
 """
 from __future__ import annotations
 
-from ..kernels.policy import TD
+from ...kernels.policy import TD
+from ..exchange import Exchange
 from .build import pack_arcs
-from .exchange import Exchange
 
 
 class AllToAll(Exchange):

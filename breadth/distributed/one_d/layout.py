@@ -1,18 +1,18 @@
 """The 1D layouts: edge-balanced vertex ranges (``partition.OneD``, Green's ButterFly paper, Sec. 4)
-with the all-to-all exchange (owner state, ``search_alltoall``) or the ButterFly exchange
-(replicated levels, ``search_butterfly``; the default). Registered with ``registry``.
+with the all-to-all exchange (owner state, ``one_d.alltoall_search``) or the ButterFly exchange
+(replicated levels, ``one_d.butterfly_search``; the default). Registered with ``registry``.
 
-Construction: ``build.build_1d`` (block histogram -> ranges -> Alltoallv routing -> local
-CSR) or ``build.slice_native`` (each rank maps a native file and copies its rows).
-Validation: ``validate.validate_owned``. Memory: ``estimate_bytes`` below.
+Construction: ``one_d.build.build_1d`` (block histogram -> ranges -> Alltoallv routing -> local
+CSR) or ``one_d.build.slice_native`` (each rank maps a native file and copies its rows).
+Validation: ``one_d.validate.validate_owned``. Memory: ``estimate_bytes`` below.
 """
 from __future__ import annotations
 
-from ..graph.memory import index_itemsize
+from ...graph.memory import index_itemsize
+from ..registry import Layout, register
+from .alltoall_search import AllToAllSearch
 from .build import build_1d, slice_native
-from .registry import Layout, register
-from .search_alltoall import AllToAllSearch
-from .search_butterfly import ButterflySearch
+from .butterfly_search import ButterflySearch
 from .validate import validate_owned
 
 INTERPRETER_BYTES = 128 << 20     # Python, numpy, numba and MPI in every rank

@@ -1,7 +1,7 @@
 """Distributed BFS with degree separation (Pan, Pearce, Owens, "Scalable Breadth-First Search on a
 GPU Cluster", IPDPS'18, Sec. IV "local computation" and V "communication").
 
-Per level, on every rank (``steps_delegates``, ``steps_owned``):
+Per level, on every rank (``delegates.steps``, ``one_d.owned_steps``):
 
 1. nn, top-down only (Sec. IV-B: the nn subgraph is not symmetric and has low in-degrees):
    the normal frontier's nn edges claim local normals at once and emit the ids of remote
@@ -38,7 +38,7 @@ Per level, on every rank (``steps_delegates``, ``steps_owned``):
 4. control: one Allreduce of the new normal count, the four scout counts and the nn ids
    claimed (level 0: one more for the seeds' scouts).
 
-Parents (``parents_delegates``): normals claimed locally (nn, dn) get theirs at once; an nn
+Parents (``delegates.parents``): normals claimed locally (nn, dn) get theirs at once; an nn
 id claimed from another rank gets the placeholder n + sender, and the sender keeps the
 parent. A delegate's parent is known on the rank(s) that set its bit (``dcand``); its owner
 settles it from what it sees itself. One stage after the last level (five collectives, all
@@ -58,63 +58,16 @@ import time
 
 import numpy as np
 
-from ..errors import InputError
-from ..kernels.frontier import fill, num_words, queue_to_bitmap
-from ..kernels.policy import BU, DIRECTIONS, TD, Policy
-from ..kernels.top_down import frontier_edge_offsets
-from . import steps_owned
-from .exchange_alltoall import AllToAll
-from .parents_delegates import settle_parents
-from .search_base import DistSearch, multithreaded, new_record
-from .steps_delegates import apply_ids, bits_to_list, degree_sum, dn_bu, dn_td, mask_bu, mask_td
-
-MASK_MODES = ("allreduce", "iallreduce", "overlap")
-DEFAULT_MASK = "allreduce"
-
-
-def check_mask(value) -> str:
-    """The delegate-mask sharing: one of ``MASK_MODES``."""
-    if value not in MASK_MODES:
-        raise InputError(f"mask must be one of {', '.join(MASK_MODES)}, got {value!r}")
-    return value
-
+from ...kernels.frontier import fill, num_words, queue_to_bitmap
+from ...kernels.policy import BU, DIRECTIONS, TD, Policy
+from ...kernels.top_down import frontier_edge_offsets
+from ..one_d import owned_steps as steps_owned
+from ..search_base import DistSearch, multithreaded, new_record
+from .exchange import DEFAULT_MASK, DelegateExchange, check_mask
+from .parents import settle_parents
+from .steps import apply_ids, bits_to_list, degree_sum, dn_bu, dn_td, mask_bu, mask_td
 
 SUBGRAPHS = ("nd", "dd", "dn")          # the ones with their own direction (nn: top-down)
-
-
-class DelegateExchange(AllToAll):
-    """nn ids to their owners (``send_ids``), the delegate-mask sharing and the parent requests."""
-
-    name = "alltoall"
-
-    def __init__(self, comm, partition, dtype, mask=DEFAULT_MASK):
-        super().__init__(comm, partition, dtype)
-        self.mask_words = num_words(partition.num_delegates)
-        self.mask = mask
-
-    def send_ids(self, ids, header=None, between=None):
-        """Send each global id in ``ids`` to its owner (``header``: one int64 per destination riding
-        in the count Alltoall; ``between``: see ``Comm.alltoallv_header``). Returns (received ids,
-        sending rank of each, received headers or None)."""
-        P, bounds = self.comm.size, self.partition.bounds
-        ids = np.sort(ids)
-        per_rank = np.diff(np.searchsorted(ids, bounds)).astype(np.int64)
-        send = ids.astype(self.dtype)
-        if header is None:
-            recv, rcounts = self.comm.alltoallv(send, per_rank, category="exchange")
-            got = None
-        else:
-            recv, rcounts, got = self.comm.alltoallv_header(send, per_rank, np.full((P, 1), header), "exchange",
-                                                            between)
-            got = got[:, 0]
-        return recv, np.repeat(np.arange(P, dtype=np.int64), rcounts), got
-
-    def reduce_mask(self, mask) -> np.ndarray:
-        """The OR of every rank's ``mask`` (one Allreduce, category exchange)."""
-        return self.comm.allreduce(mask, op="bor", category="exchange")
-
-    def describe(self) -> dict:
-        return {"exchange": self.name, "fanout": None, "delegate_mask": self.mask}
 
 
 def mask_list(mask, d) -> np.ndarray:

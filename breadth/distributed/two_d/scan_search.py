@@ -1,11 +1,11 @@
 """Direction-optimizing BFS on a 2D partition with bitmap frontiers and the row scan
 (Fu et al., "Parallel Breadth First Search on GPU Clusters" -- MapGraph --, Section 3;
-exchange ``exchange_scan.Scan``).
+exchange ``two_d.scan_exchange.Scan``).
 
 Frontiers are bitmaps throughout. Every rank of processor row i keeps the row range's
 visited bitmap; per level, with the column range's frontier bitmap in hand:
 
-* local step on the block (``steps_scan``): top-down, the frontier's out-arcs mark unvisited
+* local step on the block (``two_d.scan_steps``): top-down, the frontier's out-arcs mark unvisited
   destinations; bottom-up, unvisited row-range vertices look for a frontier in-neighbour --
   either way a row-range bitmap of this block's discoveries;
 * ``scan``: ceil(log2 C) rounds of pairwise OR along the row give every rank of the row the
@@ -31,12 +31,12 @@ import time
 
 import numpy as np
 
-from ..kernels.frontier import bitmap_to_queue, fill
-from ..kernels.policy import BU, TD
-from ..kernels.top_down import frontier_edge_offsets
-from .exchange_scan import Scan
-from .search_base import DistSearch, multithreaded, new_record
-from .steps_scan import bu_scan, parent_candidates, settle_piece, td_scan
+from ...kernels.frontier import bitmap_to_queue, fill
+from ...kernels.policy import BU, TD
+from ...kernels.top_down import frontier_edge_offsets
+from ..search_base import DistSearch, multithreaded, new_record
+from .scan_exchange import Scan
+from .scan_steps import bu_scan, parent_candidates, settle_piece, td_scan
 
 
 class ScanSearch(DistSearch):

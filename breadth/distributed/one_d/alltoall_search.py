@@ -2,13 +2,13 @@
 
 Owners keep parent and depth of their vertices only. Per level:
 
-* top-down: the owned frontier is expanded (``steps_owned.td_step``); owned
+* top-down: the owned frontier is expanded (``one_d.owned_steps.td_step``); owned
   neighbours are settled at once, (vertex, parent) candidates for remote ones are
   routed to their owners (``AllToAll.route``: Alltoall of counts + Alltoallv) and
-  settled there (``steps_owned.apply_received``);
+  settled there (``one_d.owned_steps.apply_received``);
 * bottom-up: the frontier, as this rank's words of a bitmap, is all-gathered
   (``AllToAll.gather_frontier``) and owned unvisited vertices look for a parent in it
-  (``steps_owned.bu_step``);
+  (``one_d.owned_steps.bu_step``);
 * control: one small Allreduce gives every rank the global frontier size and scout
   count (termination and the direction decision); before the first level a second
   one sums the seeds' out-degrees, which only their owners know.
@@ -24,12 +24,12 @@ import time
 
 import numpy as np
 
-from ..kernels.frontier import bitmap_to_queue, num_words, queue_to_bitmap
-from ..kernels.policy import BU, TD
-from ..kernels.top_down import frontier_edge_offsets
-from . import steps_owned
-from .exchange_alltoall import AllToAll
-from .search_base import DistSearch, multithreaded, new_record
+from ...kernels.frontier import bitmap_to_queue, num_words, queue_to_bitmap
+from ...kernels.policy import BU, TD
+from ...kernels.top_down import frontier_edge_offsets
+from ..search_base import DistSearch, multithreaded, new_record
+from . import owned_steps as steps_owned
+from .alltoall_exchange import AllToAll
 
 
 class AllToAllSearch(DistSearch):

@@ -31,12 +31,12 @@ import time
 import numpy as np
 from numba import njit, prange
 
-from ..errors import ValidationError
-from ..result import ValidationReport
-from ..kernels.frontier import parallel_chunksize
-from ..kernels.tree_checks import EDGE, RANGE, RULES, check_in_edges, check_vertex
-from .partition import global_of
-from .runtime import collective_error
+from ...errors import ValidationError
+from ...kernels.frontier import parallel_chunksize
+from ...kernels.tree_checks import EDGE, RANGE, RULES, check_in_edges, check_vertex
+from ...result import ValidationReport
+from ..partition import global_of
+from ..runtime import collective_error
 
 V_BLOCK = 1024
 

@@ -1,23 +1,23 @@
-"""The 2D layouts: edge blocks on an R x C processor grid (``partition_2d.Grid2D``) with the
-Beamer--Buluç expand/fold exchange (``exchange_fold``, ``search_2d_fold``; "2d"/"fold", the
-default) or MapGraph's bitmap scan (``exchange_scan``, ``search_2d_scan``; "2d"/"scan").
+"""The 2D layouts: edge blocks on an R x C processor grid (``two_d.grid.Grid2D``) with the
+Beamer--Buluç expand/fold exchange (``two_d.fold_exchange``, ``two_d.fold_search``; "2d"/"fold", the
+default) or MapGraph's bitmap scan (``two_d.scan_exchange``, ``two_d.scan_search``; "2d"/"scan").
 The grid is the layout parameter ``grid`` ("RxC", default: the most square factorisation
-of the job size, ``partition_2d.default_grid``).
+of the job size, ``two_d.grid.default_grid``).
 
-Construction: ``build_2d.build_2d`` (block histogram -> pieces -> Alltoallv routing to
-blocks -> block CSRs by source and by destination) or ``build_2d.slice_native_2d``.
-Validation: ``validate_2d.validate_2d``. Memory: ``estimate_rank_bytes`` below.
+Construction: ``two_d.build.build_2d`` (block histogram -> pieces -> Alltoallv routing to
+blocks -> block CSRs by source and by destination) or ``two_d.build.slice_native_2d``.
+Validation: ``two_d.validate.validate_2d``. Memory: ``estimate_rank_bytes`` below.
 """
 from __future__ import annotations
 
-from ..graph.memory import index_itemsize
-from .build_2d import build_2d, slice_native_2d
-from .layout_1d import INTERPRETER_BYTES
-from .partition_2d import check_params, parse_grid
-from .registry import Layout, register
-from .search_2d_fold import FoldSearch
-from .search_2d_scan import ScanSearch
-from .validate_2d import validate_2d
+from ...graph.memory import index_itemsize
+from ..one_d.layout import INTERPRETER_BYTES
+from ..registry import Layout, register
+from .build import build_2d, slice_native_2d
+from .fold_search import FoldSearch
+from .grid import check_params, parse_grid
+from .scan_search import ScanSearch
+from .validate import validate_2d
 
 
 def estimate_rank_bytes(num_vertices, num_tuples, nprocs, grid=None, directed=False) -> int:

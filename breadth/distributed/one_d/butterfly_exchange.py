@@ -56,11 +56,11 @@ from functools import lru_cache
 import numpy as np
 from numba import njit, prange
 
-from ..errors import InputError
-from ..kernels.atomics import claim, cttz
-from ..kernels.frontier import WORD_BLOCK, num_words, queue_to_bitmap
-from ..kernels.top_down import flush_buffer, push
-from .exchange import Exchange
+from ...errors import InputError
+from ...kernels.atomics import claim, cttz
+from ...kernels.frontier import WORD_BLOCK, num_words, queue_to_bitmap
+from ...kernels.top_down import flush_buffer, push
+from ..exchange import Exchange
 
 MERGE_BLOCK = 4096
 MERGE_BUFFER = 1024
