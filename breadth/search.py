@@ -129,11 +129,9 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
     in_indptr, in_indices = (g.indptr, g.indices) if algorithm == "td" else (g.in_indptr, g.in_indices)
     tick = seconds_per_tick()
     t0 = time.perf_counter()
-    # numba's default schedule (one even share of each parallel loop per thread): measured
-    # here against one-block dynamic chunks (parallel_chunksize(1)), 2 threads, 16 roots x 3:
-    # kron-20 12.0 vs 12.5 ms, urand-20 17.1 vs 17.7, web-20 12.5 vs 13.0, grid-1000 7.3 vs
-    # 8.7, road-20 equal (the edge-balanced top-down blocks and 1024-vertex bottom-up blocks
-    # are even enough; the thin-level region wants exactly one iteration per thread)
+    # numba's default schedule (one even share of each parallel loop per thread), not dynamic
+    # chunks: the edge-balanced top-down blocks and 1024-vertex bottom-up blocks are even
+    # enough, and the thin-level region wants exactly one iteration per thread
     stats, ticks = do.search(g.indptr, g.indices, in_indptr, in_indices, roots,
                              mode, alpha, beta, max_depth, numba.get_num_threads(),
                              *workspace.buffers())
