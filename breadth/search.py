@@ -83,6 +83,7 @@ class BFSWorkspace:
         return parent, depth
 
     def buffers(self):
+        """The arrays the search kernel writes, in its argument order."""
         if self.narrow:
             return (self.parent32, self.depth32, self.queue, self.next_queue, self.offsets, self.front,
                     self.next_front, self.visited, self.tail, self.seen)
@@ -95,19 +96,27 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
         by_label: bool = False, device: str = "cpu") -> BFSResult:
     """Breadth-first search from ``root`` (a vertex, or an array of seeds searched as one).
 
-    by_label: ``root`` is given in the graph's labels (``graph.vertex_ids``: original ids
-    of a relabelled file, networkx nodes), translated by ``graph.index_of``: a list, range
-    or numpy array is a seed set, anything else (a tuple too) one label. The result stays
-    in dense ids; ``graph.label_of`` maps parents and roots back. Without labels, labels
-    are the ids.
-    algorithm: "do" direction-optimizing (default), "td" top-down, "bu" bottom-up.
-    max_depth: stop after this many levels (vertices farther away stay at -1).
-    alpha, beta: Beamer's switching parameters (top-down -> bottom-up when the frontier's
-    edges exceed unexplored edges / alpha; back when the frontier is below n / beta).
-    workspace: a BFSWorkspace to reuse across searches (its parent/depth are the result's).
-    device: "cpu" (default) or "cuda": the GPU kernels of ``breadth.gpu`` (numba-cuda; ``graph``
-    may then be a ``breadth.gpu.DeviceGraph``, uploaded once and reused; the device keeps its
-    own memory, so ``workspace`` does not apply). Without a GPU "cuda" raises InputError.
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix (entry (i, j) = edge i -> j).
+        root: a vertex id, or a list, range or numpy array of them: one search seeded from the set.
+        algorithm: "do" direction-optimizing (default), "td" top-down, "bu" bottom-up.
+        max_depth: stop after this many levels (vertices farther away stay at -1).
+        alpha: Beamer's switch to bottom-up when the frontier's edges exceed unexplored
+            edges / alpha.
+        beta: Beamer's switch back to top-down when the frontier is below n / beta.
+        workspace: a BFSWorkspace to reuse across searches (its parent/depth are the result's).
+        by_label: ``root`` is given in the graph's labels (``graph.vertex_ids``: original ids
+            of a relabelled file, networkx nodes), translated by ``graph.index_of``: a list,
+            range or numpy array is a seed set, anything else (a tuple too) one label. The
+            result stays in dense ids; ``graph.label_of`` maps parents and roots back. Without
+            labels, labels are the ids.
+        device: "cpu" (default) or "cuda": the GPU kernels of ``breadth.gpu`` (numba-cuda;
+            ``graph`` may then be a ``breadth.gpu.DeviceGraph``, uploaded once and reused; the
+            device keeps its own memory, so ``workspace`` does not apply). Without a GPU
+            "cuda" raises InputError.
+
+    Returns:
+        A BFSResult: parent and depth per vertex (-1 where unreached) and per-level statistics.
     """
     if check_device(device) == "cuda":
         if workspace is not None:
