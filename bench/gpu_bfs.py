@@ -7,7 +7,7 @@ direction-optimizing and bottom-up kernels, the CPU kernels (``breadth.bfs``),
 cuGraph's ``bfs`` when it is installed, and one iBFS group of 64 sources on the
 GPU (``breadth.gpu.ibfs.traverse``; its TEPS count every instance's edges).
 Prints median ms and GTEPS = distinct undirected edges of the searched component /
-median time (the convention of ../shared/anchors.md; iBFS: summed over instances).
+median time (the convention of bench/bfs_peers.py; iBFS: summed over instances).
 
 Needs a GPU: without one (or under numba-cuda's simulator, far too slow for these
 sizes) it says so and exits 0.

@@ -66,6 +66,7 @@ class DiameterEstimate:
     method: str = "double sweep"
 
     def summary(self) -> dict:
+        """The lower bound, the endpoints and the number of BFS runs, JSON-ready."""
         if self.lower_bound is None:
             return {"lower_bound": None, "bfs_runs": 0}
         return {"lower_bound": self.lower_bound, "bfs_runs": self.bfs_runs, "endpoints": list(self.endpoints),
@@ -89,8 +90,11 @@ def estimate_diameter(graph, samples: int = 4, seed: int = 1, components: Compon
                       ) -> DiameterEstimate:
     """Double-sweep lower bound on the diameter of the largest component (see the module docstring).
 
-    samples: sweeps (two BFS each); 0 runs none. seed: chooses the start vertices.
-    components: ``connected_components(graph)`` when already computed.
+    Args:
+        graph: the graph (on a directed graph the searches follow out-edges).
+        samples: sweeps (two BFS each); 0 runs none.
+        seed: chooses the start vertices.
+        components: ``connected_components(graph)`` when already computed.
     """
     g = as_graph(graph)
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 0:

@@ -4,9 +4,9 @@ numba's ``omp`` threading layer runs on GNU OpenMP (libgomp), whose idle workers
 for a long time after every parallel region before they sleep. On a quiet machine that
 is free; on a shared one the spinning worker takes CPU time from the thread that does
 the work -- and a deep, thin graph (a grid, a road network) runs thousands of small
-levels serially in the calling thread (``kernels.direction_optimizing``), so its search
-ran ~8x slower next to one busy process (a 200,000-level path: 1.2 us per level against
-0.15 us, 2 threads, under load). A spin of ``SPIN_COUNT`` rounds covers the gaps between
+levels serially in the calling thread (``kernels.direction_optimizing``), so next to one
+busy process its search slows down several times over (docs/performance.md, "Busy
+machines"). A spin of ``SPIN_COUNT`` rounds covers the gaps between
 the parallel regions of one level and then lets the worker sleep.
 
 ``import breadth`` applies it when neither ``OMP_WAIT_POLICY`` nor ``GOMP_SPINCOUNT`` is

@@ -26,6 +26,7 @@ class LevelStats:
     comm_seconds: float = 0.0  # time in communication, max over ranks
 
     def as_dict(self) -> dict:
+        """The level's statistics as a JSON-ready dict."""
         return dict(self.__dict__)
 
 
@@ -100,10 +101,12 @@ class BFSResult:
 
     @property
     def num_reached(self) -> int:
+        """Vertices the search reached (roots included)."""
         return int(np.count_nonzero(self.parent >= 0))
 
     @property
     def max_depth(self) -> int:
+        """Depth of the deepest reached vertex (-1 for an empty graph)."""
         return int(self.depth.max()) if self.depth.size else -1
 
     def summary(self) -> dict:

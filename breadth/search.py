@@ -83,6 +83,7 @@ class BFSWorkspace:
         return parent, depth
 
     def buffers(self):
+        """The arrays the search kernel writes, in its argument order."""
         if self.narrow:
             return (self.parent32, self.depth32, self.queue, self.next_queue, self.offsets, self.front,
                     self.next_front, self.visited, self.tail, self.seen)
@@ -95,19 +96,27 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
         by_label: bool = False, device: str = "cpu") -> BFSResult:
     """Breadth-first search from ``root`` (a vertex, or an array of seeds searched as one).
 
-    by_label: ``root`` is given in the graph's labels (``graph.vertex_ids``: original ids
-    of a relabelled file, networkx nodes), translated by ``graph.index_of``: a list, range
-    or numpy array is a seed set, anything else (a tuple too) one label. The result stays
-    in dense ids; ``graph.label_of`` maps parents and roots back. Without labels, labels
-    are the ids.
-    algorithm: "do" direction-optimizing (default), "td" top-down, "bu" bottom-up.
-    max_depth: stop after this many levels (vertices farther away stay at -1).
-    alpha, beta: Beamer's switching parameters (top-down -> bottom-up when the frontier's
-    edges exceed unexplored edges / alpha; back when the frontier is below n / beta).
-    workspace: a BFSWorkspace to reuse across searches (its parent/depth are the result's).
-    device: "cpu" (default) or "cuda": the GPU kernels of ``breadth.gpu`` (numba-cuda; ``graph``
-    may then be a ``breadth.gpu.DeviceGraph``, uploaded once and reused; the device keeps its
-    own memory, so ``workspace`` does not apply). Without a GPU "cuda" raises InputError.
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix (entry (i, j) = edge i -> j).
+        root: a vertex id, or a list, range or numpy array of them: one search seeded from the set.
+        algorithm: "do" direction-optimizing (default), "td" top-down, "bu" bottom-up.
+        max_depth: stop after this many levels (vertices farther away stay at -1).
+        alpha: Beamer's switch to bottom-up when the frontier's edges exceed unexplored
+            edges / alpha.
+        beta: Beamer's switch back to top-down when the frontier is below n / beta.
+        workspace: a BFSWorkspace to reuse across searches (its parent/depth are the result's).
+        by_label: ``root`` is given in the graph's labels (``graph.vertex_ids``: original ids
+            of a relabelled file, networkx nodes), translated by ``graph.index_of``: a list,
+            range or numpy array is a seed set, anything else (a tuple too) one label. The
+            result stays in dense ids; ``graph.label_of`` maps parents and roots back. Without
+            labels, labels are the ids.
+        device: "cpu" (default) or "cuda": the GPU kernels of ``breadth.gpu`` (numba-cuda;
+            ``graph`` may then be a ``breadth.gpu.DeviceGraph``, uploaded once and reused; the
+            device keeps its own memory, so ``workspace`` does not apply). Without a GPU
+            "cuda" raises InputError.
+
+    Returns:
+        A BFSResult: parent and depth per vertex (-1 where unreached) and per-level statistics.
     """
     if check_device(device) == "cuda":
         if workspace is not None:
@@ -129,11 +138,9 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
     in_indptr, in_indices = (g.indptr, g.indices) if algorithm == "td" else (g.in_indptr, g.in_indices)
     tick = seconds_per_tick()
     t0 = time.perf_counter()
-    # numba's default schedule (one even share of each parallel loop per thread): measured
-    # here against one-block dynamic chunks (parallel_chunksize(1)), 2 threads, 16 roots x 3:
-    # kron-20 12.0 vs 12.5 ms, urand-20 17.1 vs 17.7, web-20 12.5 vs 13.0, grid-1000 7.3 vs
-    # 8.7, road-20 equal (the edge-balanced top-down blocks and 1024-vertex bottom-up blocks
-    # are even enough; the thin-level region wants exactly one iteration per thread)
+    # numba's default schedule (one even share of each parallel loop per thread), not dynamic
+    # chunks: the edge-balanced top-down blocks and 1024-vertex bottom-up blocks are even
+    # enough, and the thin-level region wants exactly one iteration per thread
     stats, ticks = do.search(g.indptr, g.indices, in_indptr, in_indices, roots,
                              mode, alpha, beta, max_depth, numba.get_num_threads(),
                              *workspace.buffers())

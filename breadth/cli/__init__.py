@@ -24,7 +24,7 @@ from .messages import library_logging, translate
 # module name in breadth.cli -> registered in this order
 COMMANDS = ["graph500", "bfs", "generate", "convert", "info", "msbfs", "closeness", "doctor"]
 
-# the exit status of every command, documented in -h and the README
+# the exit status of every command, documented in -h and docs/guide/cli.md
 EXIT_CODES = {
     0: "success",
     1: "internal error (a bug, or one MPI rank failed): please report it",

@@ -1,7 +1,7 @@
 """GPU top-down step with Logarithmic Radix Binning (ButterFly BFS, Green, section 4).
 
-LRB (cited in section 4 of ../shared/papers/000_d0f4e662b8f733df.txt, "Load
-Balanced Traversals Per compute-node") groups the frontier by
+LRB (O. Green, "ButterFly BFS - An Efficient Communication Pattern for Multi Node
+Traversals", section 4, "Load Balanced Traversals Per compute-node") groups the frontier by
 ``bin = floor(log2 out-degree) + 1``: vertices of one bin differ in degree by
 less than a factor of two, so threads given vertices of one bin get equal
 work, and each bin is expanded at the granularity its degrees call for:

@@ -77,12 +77,14 @@ class Graph:
 
     @property
     def in_indptr(self) -> np.ndarray:
+        """Offsets of the in-edge CSR (the out-edge arrays on an undirected graph; built on first use)."""
         if self._in_indptr is None:
             self._build_in_edges()
         return self._in_indptr
 
     @property
     def in_indices(self) -> np.ndarray:
+        """Sources of the in-edges, per vertex (the out-edge arrays on an undirected graph)."""
         if self._in_indices is None:
             self._build_in_edges()
         return self._in_indices
@@ -210,6 +212,7 @@ class Graph:
     # ---------------------------------------------------------------- properties
     @property
     def num_vertices(self) -> int:
+        """Number of vertices n (ids 0..n-1)."""
         return self.indptr.size - 1
 
     @property
@@ -224,9 +227,11 @@ class Graph:
         return int(self.indptr[-1])
 
     def out_degree(self) -> np.ndarray:
+        """Out-degree of every vertex (int64 array)."""
         return np.diff(self.indptr)
 
     def in_degree(self) -> np.ndarray:
+        """In-degree of every vertex (the out-degree on an undirected graph)."""
         return np.diff(self.in_indptr)
 
     def degree(self) -> np.ndarray:
@@ -239,11 +244,13 @@ class Graph:
         return self.indices[self.indptr[v]:self.indptr[v + 1]].astype(np.int64)
 
     def in_neighbors(self, v: int) -> np.ndarray:
+        """In-neighbours of ``v`` (int64 array; the neighbours on an undirected graph)."""
         v = self._vertex(v)
         return self.in_indices[self.in_indptr[v]:self.in_indptr[v + 1]].astype(np.int64)
 
     @property
     def nbytes(self) -> int:
+        """Bytes held by the CSR arrays (in-edges included once built)."""
         total = self.indptr.nbytes + self.indices.nbytes
         if self.directed:
             total += self.in_indptr.nbytes + self.in_indices.nbytes

@@ -50,6 +50,8 @@ class Graph500Result:
         return len(self.times)
 
     def as_dict(self) -> dict:
+        """Every statistic of the run under the reference code's names (``SCALE``, ``bfs_TEPS``, ...),
+        JSON-ready."""
         vt = self.validate_times if self.config.validate else [-1.0] * self.nbfs
         return {
             "SCALE": self.config.scale,

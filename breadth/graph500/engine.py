@@ -121,6 +121,7 @@ class LocalEngine:
 
     # kernel 0
     def generate(self, scale, edgefactor, seed):
+        """Kernel 0: the Graph500 Kronecker tuples, in memory."""
         self.num_vertices = 1 << scale
         self._edges = kronecker_edges(scale, edgefactor, seed)
 
@@ -138,6 +139,7 @@ class LocalEngine:
 
     # kernel 1
     def construct(self):
+        """Kernel 1 (timed): the CSR from the tuples (``Graph.from_edges``)."""
         src, dst = self._edges
         self.graph = Graph.from_edges(src, dst, num_vertices=self.num_vertices, directed=self.directed)
 
@@ -148,6 +150,7 @@ class LocalEngine:
         self._edges = None
 
     def nonisolated(self, candidates: np.ndarray) -> np.ndarray:
+        """Which candidate search keys have an edge (out or in)."""
         deg = self.graph.out_degree()
         if self.graph.directed:
             deg = deg + self.graph.in_degree()
@@ -162,6 +165,7 @@ class LocalEngine:
                    workspace=self._workspace)
 
     def validate(self, root, result: BFSResult) -> ValidationReport:
+        """Check a search's tree by the Graph500 rules (raises ValidationError)."""
         return validate(self.graph, root, result.parent, result.depth)
 
     def nedge(self, result: BFSResult) -> int:
@@ -169,14 +173,17 @@ class LocalEngine:
         return int(_reached_tuple_endpoints(result.parent, self._tdeg)) // 2
 
     def barrier(self):
+        """Nothing to wait for: one process."""
         pass
 
     def describe(self) -> dict:
+        """The engine's settings (threads, algorithm, alpha, beta), for the report."""
         import numba
 
         return {"engine": self.name, "threads": numba.get_num_threads(), "algorithm": self.algorithm,
                 "alpha": self.alpha, "beta": self.beta}
 
     def graph_summary(self) -> dict:
+        """Vertices, edges and directedness of the constructed graph, for the report."""
         g = self.graph
         return {"vertices": g.num_vertices, "edges": g.num_edges, "directed": g.directed}

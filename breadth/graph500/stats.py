@@ -15,6 +15,7 @@ import numpy as np
 
 
 def statistics(values) -> dict:
+    """The reference code's statistics of ``values``: min, quartiles, median, max, mean and stddev."""
     x = np.sort(np.asarray(values, dtype=np.float64))
     n = x.size
     if n == 0:
@@ -34,6 +35,8 @@ def statistics(values) -> dict:
 
 
 def teps_statistics(times, nedges) -> dict:
+    """TEPS statistics of searches (``times`` seconds, ``nedges`` edges each): the reference's harmonic
+    mean and its stddev, and the quartiles."""
     s = np.asarray(times, dtype=np.float64) / np.asarray(nedges, dtype=np.float64)
     st = statistics(s)
     n = s.size

@@ -7,7 +7,7 @@ at the end of every parallel loop orders everything else). They are inlined
 into the calling kernel, so they cost what the instruction costs and are
 cached with it.
 
-Hazard (numba 0.6x, seen here): inside a ``parallel=True`` function, an array
+Hazard (numba 0.6x): inside a ``parallel=True`` function, an array
 made with ``np.zeros`` that is only ever modified through these intrinsics is
 treated as still all-zero, and later reads of it are folded to 0. Kernels
 therefore take their atomic targets as arguments, allocated by the caller.
@@ -24,7 +24,7 @@ arrays (and scalars, and nested tuples) whose arrays carry no reference count.
 numba counts references to arrays, and a jitted function inlined into a loop
 binds its parameters anew on every call; when numba cannot prune the resulting
 increments (it often cannot once the loop body branches), every call pays atomic
-updates of shared counters -- measured 3x slower top-down steps. A borrowed view
+updates of shared counters, which can triple a top-down step's time. A borrowed view
 is valid while the kernel that made it runs (its caller holds the real arrays).
 
 ``prefetch_read`` / ``prefetch_write`` hint that an element's cache line will be needed
@@ -47,9 +47,8 @@ from numba.extending import intrinsic
 
 U = np.uint64
 """Subscript with ``arr[U(i)]`` in hot loops: numba checks every signed subscript for a
-negative value (Python's wraparound), and that check measured ~25% of a top-down edge loop
-(road-20 serial 31 -> 24 ms; uniform random pure top-down 322 -> 241 ms). An unsigned
-subscript skips it. Only where ``i`` is a valid index by construction: a negative ``i``
+negative value (Python's wraparound), and that check is a large share of a tight edge
+loop. An unsigned subscript skips it. Only where ``i`` is a valid index by construction: a negative ``i``
 becomes a huge index, so a bug would read out of bounds instead of from the end."""
 
 

@@ -12,8 +12,7 @@ A vertex without in-edges can never be reached (only seeded), so the first
 bottom-up step that meets one settles it as unvisited for good: parent and
 depth -1 (what ``frontier.mark_unvisited`` would write at the end) and its
 visited bit set, so later steps skip it like a visited vertex (Kronecker graphs
-have ~40% such vertices: kron-22's later bottom-up levels took a third longer
-scanning them).
+have about 40% such vertices, which every later bottom-up level would scan again).
 
 Invariants: on entry ``front`` holds exactly the vertices at depth ``level``,
 ``visited`` exactly the vertices with ``parent >= 0`` plus vertices without
@@ -21,7 +20,8 @@ in-edges whose parent and depth are already -1; on exit ``next_front`` holds
 exactly the vertices newly visited at depth ``level + 1`` and ``visited``
 includes them and every vertex without in-edges.
 
-Subscripts are unsigned (``atomics.U``): numba's negative-index check costs ~25% here.
+Subscripts are unsigned (``atomics.U``): numba's negative-index check would be a large
+share of the in-edge scan.
 
 Returns (awake count = size of the next frontier, edges examined).
 """
@@ -36,8 +36,8 @@ from .frontier import WORD_BLOCK
 def _bu_block(b, in_indptr, in_indices, parent, depth, front, next_front, visited, next_level):
     """Bottom-up over the words of block b; returns (vertices found, edges examined).
 
-    Every index is unsigned (also ``j`` and ``u``: kron-22's first bottom-up level 44 -> 38 ms,
-    urand-22's 48 -> 44 ms, against the loop with signed ones)."""
+    Every index is unsigned (also ``j`` and ``u``), so no subscript pays numba's
+    negative-index check."""
     awake = 0
     examined = 0
     for w in range(b * WORD_BLOCK, min(front.size, (b + 1) * WORD_BLOCK)):

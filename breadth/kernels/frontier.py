@@ -33,7 +33,7 @@ def fill(a, value):
     """a[:] = value: in parallel blocks, or in the calling thread for at most one block.
 
     A parallel region costs more than a block's stores whenever the worker threads are
-    asleep (measured here: ~0.6 ms to wake one after a few ms idle), and the first region of
+    asleep (waking one takes far longer than the stores), and the first region of
     a search usually finds them asleep: a deep graph's search (one bitmap block per 2^20
     vertices) then pays no region before its first level."""
     if a.size <= ELEM_BLOCK:

@@ -11,8 +11,8 @@ shifting anyone's numbers. ``BFSResult.from_kernel`` turns rows into
 double when full (``grown``), so a deep, thin graph costs no up-front O(depth).
 
 Level times are taken with ``ticks()``: the CPU's time-stamp counter on x86-64
-(``llvm.readcyclecounter``, ~20 ns, no call out of compiled code), elsewhere
-``time.perf_counter_ns`` through numba's object mode (~1 us: it takes the GIL).
+(``llvm.readcyclecounter``: one instruction, no call out of compiled code), elsewhere
+``time.perf_counter_ns`` through numba's object mode (much dearer: it takes the GIL).
 Kernels keep tick differences; Python turns them into seconds with
 ``seconds_per_tick()`` (measured once per process against ``time.perf_counter``),
 so a high-diameter search (thousands of levels) does not pay microseconds per

@@ -6,12 +6,12 @@ Breadth-First Search", SC'12 (GAP's ``TDStep``), as the driver in
 scheduled, not what they compute.
 
 Why: a road network or a mesh has thousands of levels of a few hundred vertices each
-(road-20: ~1,500 levels, ~700 vertices and ~2,000 edges each). Run serially such a level
-costs ~25 us; split among threads it needs a way to start and end a level that costs far
+(a road network of 2^20 vertices: about 1,500 levels of a few hundred vertices and a few
+thousand edges each). Such a level is cheap serially; split among threads it needs a way to start and end a level that costs far
 less than the level. A parallel loop per level costs a region launch and a barrier per
 level, and the barrier makes every level wait for the slowest thread -- on a machine where
-another process holds a core, a descheduled thread stalls every level (the ×10 collapse
-``README`` "Busy machines" describes).
+another process holds a core, a descheduled thread stalls every level (docs/performance.md,
+"Busy machines", has the figures).
 
 How: one parallel loop with one iteration per thread runs the whole run of levels.
 Iteration 0 is the *leader*: it runs the level loop, and for a level of more than one chunk
@@ -30,7 +30,7 @@ wait by spinning with ``pause`` and, after ``SPIN_ROUNDS``, give the core away w
 ``sched_yield`` each round, so a long serial stretch does not take CPU time from the
 processes beside the search.
 
-Locality (measured: road-20 16.5 -> 15.0 ms, grid-1000 12.2 -> 11.4 ms, 2 threads): even
+Locality: even
 threads take chunks from the low end of the frontier and append to the front of the next
 queue; odd threads take from the high end and append to its back, descending. The frontier
 is thus two pieces, ``q[:a]`` and ``q[size - b:]``, and each thread keeps expanding the part
@@ -39,8 +39,8 @@ ends meet do lines move between cores. The run's last frontier is made contiguou
 Per-level counts (scout sum, chunks done) are added to the shared words once per thread and
 level: the only shared write per chunk is the compare-and-swap that takes it.
 
-Byte claims (measured, 2 threads: grid-1000 -14 to -27%, road-20 -6 to -8%): the atomic OR
-of a claim costs more than the rest of the claim on these graphs. A run that lasts
+Byte claims: on these graphs the atomic OR of a claim costs more than the rest of the
+claim. A run that lasts
 ``BYTE_AFTER`` levels (a deep graph's; a Kronecker search's runs are a level or two) copies
 the bitmap into one byte per vertex (``seen``) and from then on claims with a plain test
 and store of v's byte: bytes are never lost to a neighbour's store as bits in a shared word

@@ -37,7 +37,7 @@ Returns the scout count: the out-degree sum of the next frontier, which the
 direction-optimizing policy compares against the unexplored edges.
 
 Subscripts in the edge loops are unsigned (``atomics.U``): numba's negative-index
-check measured ~25% of the loop.
+check would be a large share of the loop.
 """
 import numpy as np
 from numba import njit, prange
@@ -120,7 +120,7 @@ def walk_block(b, indptr, indices, queue, qsize, offsets, visit, ctx, out, tail)
     function passed to a function that is *not* inlined makes its caller uncacheable).
     The walk hands it ``ctx`` as ``atomics.borrowed(ctx)``: without that, binding the
     visit's parameters on every edge costs reference-count updates numba cannot always
-    prune (measured: top-down steps 3x slower).
+    prune, which can triple a top-down step's time.
     """
     ctx = borrowed(ctx)
     buf = np.empty(TD_BUFFER, dtype=out.dtype)
@@ -196,8 +196,7 @@ def settle_claims(indptr, queue, qsize, parent, depth, level, packed):
     Returns the scout count (the out-degree sum of the claimed vertices).
 
     Each claim touches three random lines (parent, depth, indptr); they are prefetched
-    SETTLE_AHEAD claims ahead, so that many misses are in flight at once (urand-22's largest
-    level: 5.8 -> 3.9 ms for this pass)."""
+    SETTLE_AHEAD claims ahead, so that many misses are in flight at once."""
     scout = 0
     for b in prange((qsize + CLAIM_BLOCK - 1) // CLAIM_BLOCK):
         block_scout = 0
@@ -245,10 +244,9 @@ def td_step(indptr, indices, parent, depth, visited, queue, qsize, offsets, next
     (a pass over n / 64 words and no atomics, where ``queue_to_bitmap`` sets each bit atomically).
 
     Two passes: the walk claims vertices (bitmap only) and queues them, then
-    ``settle_claims`` writes their parent and depth and sums their degrees. Measured
-    on kron-22 / urand-22 (2 threads) against one pass that wrote everything in the
-    claim: the heavy top-down levels take half the time (kron-22 level 2: 27 -> 10 ms,
-    urand-22 level 3: 24 -> 12 ms), as the walk no longer stalls on random stores.
+    ``settle_claims`` writes their parent and depth and sums their degrees. Why: a walk
+    that wrote parent and depth inside the claim would stall on those random stores; the
+    claim then touches only the cache-resident bitmap, and the second pass prefetches.
     """
     packed = indptr.size - 1 < PACK_MAX_VERTICES
     before[:] = visited

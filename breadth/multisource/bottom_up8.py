@@ -2,31 +2,28 @@
 level (same invariants, same results) with a vertex's eight status words as one vector.
 
 W = 8 is the default from 449 sources on (groups of 512). What differs from the
-general kernel (``bottom_up._bu_block``) is how the time is spent, measured on
-kron-18 with 1024 sources:
+general kernel (``bottom_up._bu_block``) is how the time is spent:
 
 * The row is ORed and tested as one 512-bit vector (``kernels.rows8``) instead
   of eight scalars, which with the idle mask did not fit in the registers and
-  were spilled to the stack on every in-edge: the bottom-up levels of a
-  multi_bfs/msbfs run went 89-97 -> 60-66 ms (the densest level 24 -> 12 ms).
+  were spilled to the stack on every in-edge.
 * The in-neighbour loop depends on the share h of the arcs that leave the
   joint frontier (its scout count over all arcs: about the share of scanned
   in-edges whose source is in the JFQ). Below SPARSE_FRONT (0.9), as on the
-  first bottom-up level (h 0.46-0.64 on kron-18: half the in-edges still lead
-  to JFQ hubs) or uniform random graphs' middle level (h 0.86), the frontier
+  first bottom-up level (on Kronecker graphs about half the in-edges still lead
+  to JFQ hubs there) or uniform random graphs' middle level (h 0.86), the frontier
   test is hard to predict, so a per-edge branch mispredicts; the sparse loop of ``_bu_block8`` reads the
   in-neighbours in chunks of CHUNK, gathers the chunk's JFQ members into a
   small buffer without a branch, then ORs their rows and tests early
-  termination once per chunk (kron-18's first bottom-up level 30 -> 15 ms,
-  uniform random's h = 0.86 level 37 -> 32 ms). Dense (h >= 0.9):
+  termination once per chunk. Dense (h >= 0.9):
   nearly every in-neighbour is in the JFQ and its row is a random 64-byte
   load; the dense loop (``rows8.or_in_rows8``) tests each one and prefetches the
-  row of the neighbour PREFETCH_AHEAD edges on (heavy dense levels -15-25%).
+  row of the neighbour PREFETCH_AHEAD edges on.
 * Counting the new bits (the per-instance histogram, ``status.record_new``)
   is batched: the new-bit words of TALLY_BATCH vertices go through a
   carry-save tree (Harley-Seal) into a 5-bit count per lane, added into the
   block's bit-sliced counters at once (``_count16``), instead of a ripple-carry
-  add per vertex whose loop exit mispredicts (it was a quarter of a level).
+  add per vertex whose loop exit mispredicts.
 """
 import numpy as np
 from numba import njit, prange

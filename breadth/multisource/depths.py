@@ -11,16 +11,15 @@ vertex and level, on arrays as small as the status array.
 
 The code of depth L is L - DEPTH_BASE (2). On a small-world graph depth 2 (and
 then 3) is where most vertices are reached: as code 0 it writes no plane at all,
-depth 3 one plane instead of two (kron-18, 1024 sources: 0.87 M plane rows
-written instead of 1.55 M, counted from the levels' joint frontiers). Depths 0
+depth 3 one plane instead of two (on a Kronecker graph this writes about half the
+plane rows a code of d itself would). Depths 0
 and 1 have no code: they are the sources and their out-neighbours, written from
 the adjacency after the decode (``_near``), a few cells per source.
 
 The planes are zero when a group starts: the workspace allocates them zeroed and
 ``decode``, which reads planes 0 .. bit_length(deepest depth) - 1 (the only ones
 a group can have written), zeroes each word after reading it, in the cache line
-it just loaded. The memset per plane and group this replaces (first touched at
-depth 2**p) cost 2-7 ms each on kron-18, page faults included.
+it just loaded, so no group pays a memset (and its page faults) per plane.
 
 At the group's end ``decode`` writes each (instance, vertex) cell of the
 source-major matrix (row = instance) once, a tile of 64 vertices x 64 instances
@@ -35,15 +34,6 @@ the matrix is left to crowd the status arrays out of the cache. RUN (32) tiles
 side by side are transposed first, then each instance's RUN lines are stored
 one after the other, so a row gets 2 KB of consecutive lines at a time instead
 of one line before the store moves to another row 256 KB away.
-
-Measured on kron-18, 1024 sources (two groups of 512): the decode took 50 ms
-into the vertex-major matrix of before (eight instances' bytes at a time from a
-table, then one byte store per cell into the group's scattered columns), 29-33 ms
-with these tiles and word-swap transposes, 17-18 ms with the GFNI transpose (the
-same captured planes, interleaved). Inside a run: 18 ms for the first group, which
-takes the fresh matrix's page faults, 9-13 ms for the second. Runs of RUN tiles:
-8.3-9.5 -> 6.9-7.4 ms a group on the captured planes (pre-faulted matrix), and
-multi_bfs 97.8-104.7 -> 92.3-101.8 ms alternating with the one-tile decode.
 """
 import numpy as np
 from numba import njit, prange

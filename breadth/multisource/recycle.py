@@ -1,11 +1,10 @@
 """Result memory that comes back: the depth matrix of a run is built in the memory of a dropped one.
 
-A depth matrix is big (|S| x n bytes: 268 MB for 1024 sources on kron-18) and
-every cell of it is written (``depths.decode``), so its memory never needs to
-be clean. Fresh memory does: the kernel zeroes every page at its first write
-(about 12 ms for 268 MB on this 2-core machine, 22 GB/s), and on a virtual
-machine a first touch can cost far more (measured here: 500-575 ms for each of
-the first two 268 MB matrices of a process, 18-24 ms for later ones). A loop over batches of sources
+A depth matrix is big (|S| x n bytes: 268 MB for 1024 sources on a scale-18 graph)
+and every cell of it is written (``depths.decode``), so its memory never needs to
+be clean. Fresh memory does: the kernel zeroes every page at its first write, and
+on a virtual machine a first touch can cost far more (docs/performance.md,
+"Concurrent BFS", has the figures). A loop over batches of sources
 (``D = multi_bfs(g, batch)``) pays that on every call, while a search one
 source at a time reuses the small arrays malloc hands back.
 

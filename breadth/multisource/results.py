@@ -117,9 +117,12 @@ class DepthMatrix:
 class MultiResult:
     """Per-source summaries of a many-source BFS (positions follow ``sources``).
 
-    reached: vertices reached (the source included); distance_sum: sum of their
-    depths; harmonic: sum of 1/depth over reached vertices other than the source;
-    eccentricity: largest depth reached. depths: the |S| x n matrix when kept.
+    Attributes:
+        reached: vertices reached (the source included).
+        distance_sum: sum of their depths.
+        harmonic: sum of 1/depth over reached vertices other than the source.
+        eccentricity: largest depth reached.
+        depths: the |S| x n matrix when kept.
     """
 
     sources: np.ndarray
@@ -138,9 +141,11 @@ class MultiResult:
 
     @property
     def sharing_degrees(self) -> np.ndarray:
+        """Each group's sharing degree (iBFS equation 1), in group order."""
         return np.array([r.sharing_degree for r in self.group_results])
 
     def summary(self) -> dict:
+        """Sources, groups, W, sharing degrees and levels of the run, JSON-ready."""
         sd = self.sharing_degrees
         levels = [int(r.stats.shape[0]) for r in self.group_results]
         return {

@@ -77,8 +77,7 @@ def take_workspace(graph, n: int, words: int) -> Workspace:
     takes it out of the cache (two runs at once never share one) and ``keep_workspace``
     puts it back when it ends cleanly: between runs every array is in the state a group
     leaves it for the next (zeroed bitmaps and depth planes), so a later run skips
-    allocating and faulting in its pages (multi_bfs on kron-18 with 1024 sources, alternating
-    in one process: 1-2.5 ms of 105-120; msbfs: no difference within the noise)."""
+    allocating and faulting in its pages."""
     ws = _KEPT.pop(graph, None)
     if ws is None or ws.n != n or ws.words != words:
         ws = Workspace(n, words)

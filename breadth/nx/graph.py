@@ -43,18 +43,22 @@ class BreadthGraph:
 
     # ---------------------------------------------------------------- the little of networkx's API callers use
     def is_directed(self) -> bool:
+        """True for a converted DiGraph."""
         return self.graph.directed
 
     def is_multigraph(self) -> bool:
+        """True for a converted MultiGraph or MultiDiGraph."""
         return self.multigraph
 
     def __len__(self) -> int:
         return len(self.nodes)
 
     def number_of_nodes(self) -> int:
+        """Number of nodes, as networkx's."""
         return len(self.nodes)
 
     def order(self) -> int:
+        """Number of nodes, as networkx's."""
         return len(self.nodes)
 
     def __iter__(self):

@@ -119,18 +119,22 @@ def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, 
          mmap=True, check=True, progress=None, verbose=None) -> Graph:
     """Read a graph file into a ``breadth.Graph``.
 
-    format: one of FORMATS; inferred from the extension when None.
-    directed: None keeps what the file says (native, Matrix Market symmetry, an edge-list
-        header) and otherwise reads undirected; True/False forces it.
-    relabel: number the vertex ids that occur densely 0..k-1 (increasing order); the
-        original ids are kept as ``graph.vertex_ids``.
-    num_vertices: the declared vertex count (ids must be below it); lets isolated vertices
-        at the end of the id range exist in edge lists and binary files.
-    mmap, check: native files only: map the arrays instead of reading them; verify the CSR.
-    progress: progress bars on stderr (None: only on a terminal, after 1 s of work).
-    verbose: the level at which the summary line and the notes are logged on the
-        ``breadth.graph.io`` logger: None (default) INFO; True WARNING, which Python shows on
-        stderr even where logging is not configured; False DEBUG.
+    Args:
+        path: the file; gzip is recognised by a ``.gz`` suffix or by its content.
+        format: one of FORMATS; inferred from the extension when None.
+        directed: None keeps what the file says (native, Matrix Market symmetry, an edge-list
+            header) and otherwise reads undirected; True/False forces it.
+        relabel: number the vertex ids that occur densely 0..k-1 (increasing order); the
+            original ids are kept as ``graph.vertex_ids``.
+        num_vertices: the declared vertex count (ids must be below it); lets isolated vertices
+            at the end of the id range exist in edge lists and binary files.
+        index_dtype: the dtype of the neighbour ids (default int32 below 2^31 vertices).
+        mmap: native files only: map the arrays instead of reading them.
+        check: native files only: verify the CSR structure.
+        progress: progress bars on stderr (None: only on a terminal, after 1 s of work).
+        verbose: the level at which the summary line and the notes are logged on the
+            ``breadth.graph.io`` logger: None (default) INFO; True WARNING, which Python shows
+            on stderr even where logging is not configured; False DEBUG.
     """
     graph, _ = read_with_stats(path, format=format, directed=directed, relabel=relabel,
                                num_vertices=num_vertices, index_dtype=index_dtype, mmap=mmap, check=check,

@@ -117,15 +117,18 @@ class ReadStats:
 
     @property
     def mb_per_s(self) -> float:
+        """Reading speed: file megabytes per second."""
         return self.file_bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
     def as_dict(self) -> dict:
+        """Every statistic and note, JSON-ready."""
         d = dict(self.__dict__)
         d["notes"] = list(self.notes)
         d["mb_per_s"] = round(self.mb_per_s, 3)
         return d
 
     def summary(self) -> str:
+        """The one-line summary the reader logs (vertices, edges, removals, speed)."""
         kind = "directed" if self.directed else "undirected"
         parts = [f"{self.vertices:,} vertices", f"{self.edges:,} edges ({kind})"]
         if self.memory_mapped:
