@@ -41,7 +41,7 @@ from gpu_check_report import render  # noqa: E402
 
 PHASES = ("env", "tests", "correctness", "bench", "mpi")
 SHARES = {"env": 0.12, "tests": 0.36, "correctness": 0.17, "bench": 0.25, "mpi": 0.10}
-BUDGET = {False: 480.0, True: 150.0}             # seconds: a GPU machine / the simulator
+BUDGET = {False: 420.0, True: 150.0}             # seconds: a GPU machine / the simulator
 TEST_TIMEOUT = {False: 150.0, True: 60.0}        # seconds per test
 # under the simulator, a few quick GPU tests (the whole of tests/gpu takes many minutes there)
 SIM_TESTS = ["tests/gpu/test_device.py::test_check_device_and_launch",
@@ -213,7 +213,7 @@ def parse_args(argv):
     ap.add_argument("--out", default=None,
                     help="folder for report.md, gpu_check.json, records and logs (default: $OUT, else a temp folder)")
     ap.add_argument("--budget", type=float, default=None,
-                    help="seconds for the whole check (default 480 on a GPU, 150 with --sim); phases stop early")
+                    help="seconds for the whole check (default 420 on a GPU, 150 with --sim); phases stop early")
     ap.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES),
                     help="phases to run, in this order (env always runs first)")
     ap.add_argument("--test-timeout", type=float, default=None,

@@ -35,12 +35,17 @@ GROUP = {True: 4, False: 64}
 ALGORITHMS = ("td", "bu", "do")
 
 
+def sig(x: float, digits: int = 4) -> float:
+    """``x`` to ``digits`` significant digits (simulator rates are tiny, a GPU's large)."""
+    return float(f"{x:.{digits}g}")
+
+
 def summary(times, edges) -> dict:
     """Median ms and harmonic-mean GTEPS of per-root times and component edges."""
     times, edges = np.asarray(times, dtype=float), np.asarray(edges, dtype=float)
     keep = (times > 0) & (edges > 0)
     hm = keep.sum() / np.sum(times[keep] / edges[keep]) if keep.any() else 0.0
-    return {"median_ms": round(1e3 * statistics.median(times), 4), "gteps": round(hm / 1e9, 4)}
+    return {"median_ms": sig(1e3 * statistics.median(times)), "gteps": sig(hm / 1e9)}
 
 
 def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
@@ -60,7 +65,7 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
     cuda.synchronize()
     upload_s = time.perf_counter() - t0
     info = {"graph": spec, "vertices": g.num_vertices, "arcs": g.num_arcs, "generate_s": round(gen_s, 3),
-            "upload_s": round(upload_s, 4), "graph_gib": round(dg.nbytes / 2**30, 3),
+            "upload_s": sig(upload_s), "graph_gib": round(dg.nbytes / 2**30, 3),
             "upload_gib_per_s": round(dg.nbytes / 2**30 / upload_s, 2) if upload_s > 0 else None,
             "threads": __import__("numba").get_num_threads()}
     roots = pick_roots(g, ROOTS[sim], 11)
@@ -87,9 +92,9 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
         row = summary(wall, edges)
         kernels = summary(trav, edges)
         row.update(traversal_median_ms=kernels["median_ms"], traversal_gteps=kernels["gteps"],
-                   transfers_median_ms=round(row["median_ms"] - kernels["median_ms"], 4),
+                   transfers_median_ms=sig(row["median_ms"] - kernels["median_ms"]),
                    first_call_s=round(first, 3), depth_mismatches=mismatched,
-                   speedup_vs_cpu=round(row["gteps"] / rows["cpu do"]["gteps"], 3) if rows["cpu do"]["gteps"] else None)
+                   speedup_vs_cpu=sig(row["gteps"] / rows["cpu do"]["gteps"], 3) if rows["cpu do"]["gteps"] else None)
         if algorithm not in compiled:
             row["compile_s_estimate"] = round(first - row["median_ms"] / 1e3, 3)
             compiled.add(algorithm)
@@ -114,7 +119,7 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
         one_trav += sum(lv.seconds for lv in res.levels)
         one_edges += component_edges(g, res.depth)
     ibfs = {"sources": int(sources.size), "ibfs_ms": round(1e3 * ibfs_s, 3),
-            "ibfs_gteps": round(one_edges / ibfs_s / 1e9, 4) if ibfs_s else None,
+            "ibfs_gteps": sig(one_edges / ibfs_s / 1e9) if ibfs_s else None,
             "one_by_one_ms": round(1e3 * one_wall, 3), "one_by_one_traversal_ms": round(1e3 * one_trav, 3),
             "speedup_vs_one_by_one": round(one_wall / ibfs_s, 3) if ibfs_s else None,
             "speedup_vs_one_by_one_traversal": round(one_trav / ibfs_s, 3) if ibfs_s else None}

@@ -21,7 +21,7 @@ def _env(p: dict) -> list[str]:
     found = ["- " + ", ".join(f"{k} {v}" for k, v in pk.items() if v),
              "- missing: " + (", ".join(k for k, v in pk.items() if not v) or "none")]
     if not e.get("gpu"):
-        return [f"**No GPU to check: {e.get('reason')}**", "", f"- Python {e.get('python')} ({e.get('executable')}), "
+        return [f"**The GPU path cannot run here: {e.get('reason')}**", "", f"- Python {e.get('python')} ({e.get('executable')}), "
                 f"NUMBA_ENABLE_CUDASIM={e.get('NUMBA_ENABLE_CUDASIM')}, nvidia-smi: {e.get('nvidia_smi')}"] + found + [""]
     dev = e.get("device", {})
     lines = [f"- GPU: {dev.get('name')}" + (f", compute capability {dev.get('compute_capability')}, "
