@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -40,7 +41,7 @@ sys.path.insert(0, BENCH)
 from gpu_check_report import render  # noqa: E402
 
 PHASES = ("env", "tests", "correctness", "bench", "mpi")
-SHARES = {"env": 0.12, "tests": 0.36, "correctness": 0.17, "bench": 0.25, "mpi": 0.10}
+SHARES = {"env": 0.12, "tests": 0.40, "correctness": 0.15, "bench": 0.23, "mpi": 0.10}
 BUDGET = {False: 420.0, True: 150.0}             # seconds: a GPU machine / the simulator
 TEST_TIMEOUT = {False: 150.0, True: 60.0}        # seconds per test
 # under the simulator, a few quick GPU tests (the whole of tests/gpu takes many minutes there)
@@ -131,6 +132,17 @@ def junit_results(path: str) -> list[dict]:
     return out
 
 
+OUTCOME = re.compile(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b", re.M)
+
+
+def log_results(log_text: str) -> list[dict]:
+    """Outcomes from pytest -v's lines, for a run killed before it wrote its JUnit XML."""
+    names = {"PASSED": "passed", "FAILED": "failed", "ERROR": "error", "SKIPPED": "skipped", "XFAIL": "skipped",
+             "XPASS": "passed"}
+    return [{"test": m.group(1), "outcome": names[m.group(2)], "seconds": 0.0, "message": "(from the log)"}
+            for m in OUTCOME.finditer(log_text)]
+
+
 def last_started_test(log_text: str) -> str | None:
     """The test pytest -v was running when the log ended (its line has no outcome yet)."""
     for line in reversed(log_text.splitlines()):
@@ -149,6 +161,8 @@ def run_tests(args, env, limit: float, out: str) -> dict:
            "-o", "junit_family=xunit1"]
     rc, secs = run_bounded(cmd, env, limit, log)
     results = junit_results(xml)
+    if rc is None and not results:
+        results = log_results(tail(log, 10**7))
     counts = {}
     for r in results:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
@@ -229,6 +243,12 @@ def parse_args(argv):
     if args.budget <= 0 or args.test_timeout <= 0:
         ap.error("--budget and --test-timeout must be positive")
     args.phases = ["env"] + [p for p in PHASES[1:] if p in args.phases]
+    for spec in args.correctness_graphs or []:
+        if not re.fullmatch(r"(kronecker|uniform|path|grid):\d+(:directed)?", spec):
+            ap.error(f"--correctness-graphs: {spec!r} is not kind:size[:directed] (kronecker, uniform, path, grid)")
+    for spec in args.bench_graphs or []:
+        if not re.fullmatch(r"(kronecker|uniform):\d+", spec):
+            ap.error(f"--bench-graphs: {spec!r} is not kronecker:SCALE or uniform:SCALE")
     return args
 
 

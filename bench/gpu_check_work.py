@@ -131,26 +131,33 @@ def nvidia_smi() -> dict | None:
 
 
 def cuda_details(cuda) -> dict:
-    out = {}
+    """The GPU and its CUDA stack; each item that cannot be read says why instead."""
+    def name():
+        n = cuda.get_current_device().name
+        return n.decode() if isinstance(n, bytes) else str(n)
+
+    def memory():
+        free, total = cuda.current_context().get_memory_info()
+        return round(free / 2**30, 2), round(total / 2**30, 2)
+
     probes = {
+        "name": name,
+        "compute_capability": lambda: list(cuda.get_current_device().compute_capability),
+        "multiprocessors": lambda: int(cuda.get_current_device().MULTIPROCESSOR_COUNT),
+        "memory": memory,
         "driver_version": lambda: cuda.cudadrv.driver.driver.get_version(),
         "runtime_version": lambda: cuda.runtime.get_version(),
         "nvvm_version": lambda: cuda.cudadrv.nvvm.NVVM().get_version(),
         "devices": lambda: len(cuda.gpus),
     }
+    out = {}
     for key, fn in probes.items():
         try:
             out[key] = fn()
         except Exception as exc:  # noqa: BLE001 - every probe reports what it could not find
             out[key] = f"unknown ({error_text(exc)})"
-    dev = cuda.get_current_device()
-    name = dev.name
-    out["name"] = name.decode() if isinstance(name, bytes) else str(name)
-    out["compute_capability"] = list(dev.compute_capability)
-    out["multiprocessors"] = int(getattr(dev, "MULTIPROCESSOR_COUNT", 0))
-    free, total = cuda.current_context().get_memory_info()
-    out["memory_free_gib"] = round(free / 2**30, 2)
-    out["memory_total_gib"] = round(total / 2**30, 2)
+    if isinstance(out["memory"], tuple):
+        out["memory_free_gib"], out["memory_total_gib"] = out.pop("memory")
     return out
 
 

@@ -103,3 +103,6 @@ def test_phase_limits_keep_the_later_phases_shares():
     assert gpu_check.phase_limit("tests", ["env", "tests"], now + 100, 100) == pytest.approx(100, abs=1)
     assert gpu_check.last_started_test("a.py::x PASSED\nb.py::y ") == "b.py::y"
     assert gpu_check.last_started_test("a.py::x PASSED [ 50%]") is None
+    log = "t/a.py::x PASSED   [ 33%]\nt/a.py::y[2-bu] FAILED   [ 66%]\nnoise\nt/b.py::z "
+    assert [(r["test"], r["outcome"]) for r in gpu_check.log_results(log)] == [("t/a.py::x", "passed"),
+                                                                              ("t/a.py::y[2-bu]", "failed")]
