@@ -19,7 +19,7 @@ budget=420
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
     case "${args[i]}" in
-        --sim) [ "$budget" = 420 ] && budget=150 ;;
+        --sim) [ "$budget" = 420 ] && budget=300 ;;
         --budget) budget=${args[i+1]:-$budget} ;;
         --budget=*) budget=${args[i]#--budget=} ;;
     esac
