@@ -100,7 +100,10 @@ def test_phase_limits_keep_the_later_phases_shares():
     phases = list(gpu_check.PHASES)
     limits = {p: gpu_check.phase_limit(p, phases, now + 100, 100) for p in phases}
     assert limits["mpi"] == pytest.approx(100, abs=1)
-    assert limits["env"] == pytest.approx(100 * gpu_check.SHARES["env"], abs=1)
+    assert limits["env"] == pytest.approx(50, abs=1)                 # a cold numba cache: half the budget
+    assert gpu_check.phase_limit("env", phases, now + 1000, 1000) == pytest.approx(gpu_check.ENV_MIN, abs=1)
+    assert gpu_check.phase_limit("env", phases, now + 4000, 4000) == pytest.approx(4000 * gpu_check.SHARES["env"], abs=1)
+    assert limits["tests"] == pytest.approx(100 * (1 - sum(gpu_check.SHARES[p] for p in phases[2:])), abs=1)
     assert gpu_check.phase_limit("tests", ["env", "tests"], now + 100, 100) == pytest.approx(100, abs=1)
     assert gpu_check.last_started_test("a.py::x PASSED\nb.py::y ") == "b.py::y"
     assert gpu_check.last_started_test("a.py::x PASSED [ 50%]") is None
