@@ -14,14 +14,42 @@ wish:
 ``quiet()`` switches every bar off for the duration of a ``with`` block: the
 command line wraps a command in it for ``--quiet`` and ``--json -``. A disabled
 bar is a real tqdm object that draws nothing, so callers never test for it.
+Without tqdm installed (a bare GPU image, say) ``bar`` returns a ``NoBar`` with the
+same calls, and a wanted bar is reported once on the ``breadth.progress`` logger.
 """
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 
 DELAY = 1.0      # seconds of work before a bar appears (progress=None)
 _QUIET = [0]     # depth of nested quiet() blocks
+_WARNED = [False]
+log = logging.getLogger(__name__)
+
+
+class NoBar:
+    """A bar that draws nothing, for when tqdm is missing: counts ``update``s, accepts tqdm's other calls."""
+
+    disable = True
+
+    def __init__(self, total=None, initial: int = 0):
+        self.total, self.n = total, initial
+
+    def update(self, n=1):
+        self.n += n
+
+    def __getattr__(self, name):          # set_description_str, set_postfix, refresh, close, ...
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 @contextlib.contextmanager
@@ -57,9 +85,14 @@ def bar(total=None, desc: str = "", progress=None, *, unit: str = "it", initial:
 
     Counts are shown scaled (``unit="B"`` by 1024: KiB, MiB; other units by 1000).
     """
-    from tqdm import tqdm
-
     show = wanted(progress)
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        if show and not _WARNED[0]:
+            _WARNED[0] = True
+            log.warning("no progress bars: tqdm is not installed (pip install tqdm)")
+        return NoBar(total, initial)
     extra = {"bar_format": "{desc} ({elapsed})"} if total is None else {}
     return tqdm(total=total, desc=desc, unit=unit, initial=initial, unit_scale=True,
                 unit_divisor=1024 if unit == "B" else 1000, disable=not show, file=sys.stderr,

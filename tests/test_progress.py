@@ -35,6 +35,22 @@ def test_a_disabled_bar_is_silent_but_usable(capsys):
     assert "shown" in capsys.readouterr().err
 
 
+def test_without_tqdm_a_bar_is_a_silent_stand_in(monkeypatch, capsys, caplog):
+    monkeypatch.setitem(__import__("sys").modules, "tqdm", None)        # import tqdm raises ImportError
+    monkeypatch.setattr(progress, "_WARNED", [False])
+    with progress.bar(10, "work", False) as bar:
+        bar.update(3)
+        bar.set_description_str("more")
+        bar.refresh()
+    assert isinstance(bar, progress.NoBar) and bar.n == 3 and bar.disable
+    assert not caplog.records
+    with caplog.at_level("WARNING", logger="breadth.progress"):
+        progress.bar(4, "shown", True).close()
+        progress.bar(4, "again", True).close()
+    assert [r.getMessage() for r in caplog.records] == ["no progress bars: tqdm is not installed (pip install tqdm)"]
+    assert capsys.readouterr().err == ""
+
+
 def test_tqdm_is_set_up_in_one_place():
     """No module but breadth/progress.py creates tqdm bars itself."""
     users = []
