@@ -96,7 +96,9 @@ class Cluster:
         return IFACE
 
     def host(self, which) -> Host:
-        """A host by 1-based index, name or address."""
+        """A host by 1-based index (an int or its digits), name or address."""
+        if isinstance(which, str) and which.isdigit():
+            which = int(which)
         for h in self.hosts:
             if which in (h.index, h.name, h.address):
                 return h
