@@ -28,7 +28,7 @@ import subprocess
 import threading
 import time
 
-from . import netns, state
+from . import hostfile, netns, state
 from .agent import render
 from .netns import ClusterError
 
@@ -234,10 +234,7 @@ class Cluster:
         (default: ``hostfile`` in the cluster's directory)."""
         path = path or os.path.join(self.directory, "hostfile")
         chosen = self.hosts if hosts is None else [self.host(x) for x in hosts]
-        with open(path + ".tmp", "w") as f:
-            f.writelines(f"{h.address} slots={slots}\n" for h in chosen)
-        os.replace(path + ".tmp", path)
-        return path
+        return hostfile.write(path, [hostfile.Entry(h.address, slots) for h in chosen])
 
     def environment(self, env: dict | None = None) -> dict[str, str]:
         """This process's environment plus Open MPI's cluster settings plus ``env``."""
