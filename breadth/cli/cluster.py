@@ -60,8 +60,8 @@ def register(sub):
     run.add_argument("--ranks-per-host", type=int, default=None, metavar="K",
                      help="run COMMAND as an MPI job, K ranks on every host")
     run.add_argument("--timeout", type=float, default=3600, metavar="S",
-                     help="stop the command and everything it started on the cluster after S seconds "
-                          "(exit 124)")
+                     help="after S seconds stop the command and every process on the cluster's hosts "
+                          "(exit 124); Ctrl-C does the same; 0: no limit")
     run.add_argument("argv", nargs="+", metavar="COMMAND", help="the command (after '--')")
     run.set_defaults(run=_run)
 

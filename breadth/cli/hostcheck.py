@@ -273,8 +273,9 @@ def check(path: str, timeout: float = 60, scale: int | None = None, edgefactor: 
         if per_rank is not None and k:
             row["needed_bytes"] = per_rank * k
             if avail is not None and per_rank * k > avail:
-                problems.append(f"host {e.host}: the job needs about {per_rank * k / GiB:.1f} GiB there ({k} ranks x "
-                                f"{per_rank / GiB:.1f} GiB) but {avail / GiB:.1f} GiB is available: use more hosts "
+                ranks_there = f"{k} rank{'s' if k != 1 else ''}"
+                problems.append(f"host {e.host}: the job needs about {per_rank * k / GiB:.1f} GiB there ({ranks_there} "
+                                f"x {per_rank / GiB:.1f} GiB) but {avail / GiB:.1f} GiB is available: use more hosts "
                                 f"or fewer ranks per host")
         hosts.append(row)
     return {"hostfile": os.path.abspath(path), "mpiexec": mpiexec, "timeout_s": timeout, "launcher": here,

@@ -68,7 +68,12 @@ class Cluster:
         if not 1 <= int(hosts) <= 200:
             raise ClusterError(f"hosts must be between 1 and 200, got {hosts}")
         self.name = state.check_name(name or "t" + secrets.token_hex(4))
-        net = ipaddress.ip_network(f"{subnet}.0/24", strict=True)
+        try:
+            net = ipaddress.ip_network(f"{subnet}.0/24", strict=True)
+        except ValueError:
+            raise ClusterError(f"bad subnet {subnet!r}: give the first three parts of a 127.x.y.0/24, "
+                               f"e.g. {DEFAULT_SUBNET}") from None
+        self.subnet = subnet
         self.prefixlen = 24
         self.hosts = [Host(i, f"{self.name}-h{i}", str(net[FIRST_HOST - 1 + i]), f"{state.NS_PREFIX}{self.name}-h{i}",
                            f"p{i}") for i in range(1, int(hosts) + 1)]
@@ -118,8 +123,7 @@ class Cluster:
         return c
 
     def _state(self) -> dict:
-        return {"name": self.name, "subnet": str(ipaddress.ip_network(f"{self.hosts[0].address}/24",
-                                                                      strict=False).network_address)[:-2],
+        return {"name": self.name, "subnet": self.subnet,
                 "hosts": [dataclasses.asdict(h) for h in self.hosts], "rate": self.rate, "iface": IFACE,
                 "env": {str(k): v for k, v in self.env.items()},
                 "owner": None if self.persistent else state.owner_token(), "created": time.time()}

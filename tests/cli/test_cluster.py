@@ -74,6 +74,7 @@ def test_up_run_status_rate_link_down(name):
     (["cluster", "down", "nosuch0"], "no cluster nosuch0"),
     (["cluster", "up", "--name", "Bad_Name"], "bad cluster name 'Bad_Name'"),
     (["cluster", "up", "--subnet", "10.1.2"], "is not in the loopback range"),
+    (["cluster", "up", "--subnet", "127.77"], "bad subnet '127.77'"),
     (["cluster", "up", "--rate", "fast"], "bad rate 'fast'"),
     (["cluster", "down"], "name the clusters to remove"),
 ])
