@@ -216,10 +216,10 @@ def _link(args) -> int:
 
 
 def _down(args) -> int:
-    from ..cluster import known, stale, teardown
-    from ..cluster.state import check_name, namespaces_of, state_dir
     import os
 
+    from ..cluster import known, stale, teardown
+    from ..cluster.state import check_name, namespaces_of, state_dir
     from ..errors import InputError
 
     names = [check_name(n) for n in args.names]

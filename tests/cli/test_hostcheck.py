@@ -4,8 +4,6 @@ import pytest
 
 from breadth.cli import main
 from breadth.cli.hostcheck import _reason, job_estimate, local_probe
-from breadth.cluster import hostfile
-from breadth.errors import InputError
 
 PRRTE_FAILURE = """[h1:02024] plm:ssh: Warning: setpgid(2042,2042) failed in parent with errno=Permission denied(13)
 ------------------------------------------------------------
@@ -26,16 +24,6 @@ def test_reason_is_one_line():
     assert _reason("ssh: connect to host n7 port 22: No route to host\n") == \
         "ssh: connect to host n7 port 22: No route to host"
     assert _reason("") == "no output"
-
-
-def test_hostfile_parse_and_place():
-    entries = hostfile.parse("# cluster\nn1 slots=2\n\nn2   # one slot\nn3 slots=4 max_slots=8\n")
-    assert entries == [hostfile.Entry("n1", 2), hostfile.Entry("n2", 1), hostfile.Entry("n3", 4)]
-    assert hostfile.place(entries, 5) == [2, 1, 2] and hostfile.place(entries, 9) == [2, 1, 4]
-    with pytest.raises(InputError, match="line 1: cannot read 'cpus=2'"):
-        hostfile.parse("n1 cpus=2\n", "h")
-    with pytest.raises(InputError, match="names no hosts"):
-        hostfile.parse("# nothing\n")
 
 
 @pytest.mark.parametrize("args,needle", [

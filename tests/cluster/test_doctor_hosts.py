@@ -4,7 +4,6 @@ large for memory are each found, one line per problem, within the timeout."""
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 
