@@ -259,8 +259,9 @@ class Cluster:
 
     def exec(self, which, argv, *, timeout: float = 120, env: dict | None = None, capture: bool = True,
              check: bool = False, **kw) -> subprocess.CompletedProcess:
-        """Run ``argv`` on a host and wait (at most ``timeout`` s: then everything it started on the
-        cluster is stopped and ``subprocess.TimeoutExpired`` raised)."""
+        """Run ``argv`` on a host and wait, at most ``timeout`` s: past it (or on an exception such as
+        Ctrl-C) every process on the cluster's hosts is stopped and the exception raised
+        (``subprocess.TimeoutExpired`` for the timeout). ``check``: ClusterError on a non-zero exit."""
         if capture:
             kw.setdefault("stdout", subprocess.PIPE)
             kw.setdefault("stderr", subprocess.PIPE)
