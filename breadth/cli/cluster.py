@@ -94,6 +94,17 @@ def register(sub):
     link.add_argument("state", choices=("up", "down"), help="the link's new state")
     link.set_defaults(run=_link)
 
+    env = actions.add_parser("env", help="set environment variables on one host",
+                             description="Export VAR=VALUE on a host for every command started there from now "
+                                         "on (mpiexec's daemons and their ranks included), e.g. another "
+                                         "PYTHONPATH to give one host another breadth; VAR= removes VAR.",
+                             epilog=examples("breadth cluster env demo 3 PYTHONPATH=/tmp/other",
+                                             "breadth cluster env demo 3 PYTHONPATH="))
+    env.add_argument("name", help="the cluster")
+    env.add_argument("host", metavar="HOST", help="the host: its number, name or address")
+    env.add_argument("variables", nargs="+", metavar="VAR=VALUE", help="the variables (an empty VALUE removes VAR)")
+    env.set_defaults(run=_env)
+
     down = actions.add_parser("down", help="remove clusters",
                               description="Stop every process on the cluster's hosts and remove its "
                                           "namespaces, bridge and state.",
@@ -212,6 +223,22 @@ def _link(args) -> int:
     from ..cluster import Cluster
 
     Cluster.attach(args.name).set_link(args.host, args.state == "up")
+    return 0
+
+
+def _env(args) -> int:
+    import re
+
+    from ..cluster import Cluster
+    from ..errors import InputError
+
+    variables = {}
+    for item in args.variables:
+        key, eq, value = item.partition("=")
+        if not eq or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key):
+            raise InputError(f"expected VAR=VALUE, got {item!r}")
+        variables[key] = value or None
+    Cluster.attach(args.name).set_env(args.host, **variables)
     return 0
 
 

@@ -64,6 +64,13 @@ def test_up_run_status_rate_link_down(name):
     assert cut.stdout.strip() not in ("0", "111"), cut.stdout            # neither connected nor refused
     assert breadth("cluster", "link", name, "2", "up").returncode == 0
 
+    assert breadth("cluster", "env", name, "3", "BREADTH_MARK=x y", "OTHER=1").returncode == 0
+    marks = breadth("cluster", "run", name, "--ranks-per-host", "1", "--", "sh", "-c",
+                    'echo "$(hostname):$BREADTH_MARK:$OTHER"').stdout.split("\n")
+    assert sorted(m for m in marks if m) == [f"{name}-h1::", f"{name}-h2::", f"{name}-h3:x y:1"], marks
+    assert breadth("cluster", "env", name, "3", "BREADTH_MARK=", "OTHER=").returncode == 0
+    assert breadth("cluster", "run", name, "--on", "3", "--", "sh", "-c", 'echo "[$BREADTH_MARK]"').stdout == "[]\n"
+
     down = breadth("cluster", "down", name)
     assert down.returncode == 0 and f"removed cluster {name}" in down.stdout
     assert not state.namespaces_of(name) and not os.path.exists(state.state_dir(name))
@@ -77,6 +84,7 @@ def test_up_run_status_rate_link_down(name):
     (["cluster", "up", "--subnet", "127.77"], "bad subnet '127.77'"),
     (["cluster", "up", "--rate", "fast"], "bad rate 'fast'"),
     (["cluster", "down"], "name the clusters to remove"),
+    (["cluster", "env", "nosuch0", "1", "1BAD=x"], "expected VAR=VALUE, got '1BAD=x'"),
 ])
 def test_errors_one_line(name, args, needle):
     proc = breadth(*args)
