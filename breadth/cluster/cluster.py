@@ -119,7 +119,6 @@ class Cluster:
         c = cls(len(st["hosts"]), name=name, subnet=st["subnet"], rate=st.get("rate"),
                 env={int(k): v for k, v in st.get("env", {}).items()}, persistent=st.get("owner") is None)
         c.is_up = True
-        c._attached = True
         return c
 
     def _state(self) -> dict:
