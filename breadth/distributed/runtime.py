@@ -36,6 +36,7 @@ import traceback
 from contextlib import contextmanager
 
 from ..errors import BreadthError, InputError
+from .faults.watchdog import HEARTBEAT
 
 AGREE_SECONDS = 10.0
 _MPI = None
@@ -160,7 +161,9 @@ def agree(comm, error: BreadthError | None) -> None:
             raise collective_error(error)
         return
     me = mpi_comm(comm)
+    HEARTBEAT.begin("allgather (agreeing on errors)")
     flags = me.allgather(None if error is None else (type(error).__module__, type(error).__qualname__, str(error)))
+    HEARTBEAT.end()
     for r, item in enumerate(flags):
         if item is None:
             continue
