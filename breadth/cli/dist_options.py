@@ -54,7 +54,7 @@ def add_dist_options(p):
                    help="end the whole job (exit code 1, one line naming the host, rank, level and the MPI "
                         "operation) when a rank has waited this long in one MPI operation: a peer is stopped, "
                         "unreachable or far too slow (default: 20 x the slowest search level so far, at least "
-                        "40 s, 120 s during construction; 0: never)")
+                        "30 s, 120 s during construction; 0: never)")
 
 
 def partition_mode(args) -> str:

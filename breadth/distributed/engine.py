@@ -100,8 +100,8 @@ class DistEngine:
         if per_rank * local > avail:
             host = socket.gethostname()
             error = MemoryEstimateError(
-                f"{what} on {self.nprocs} ranks needs about {per_rank / GiB:.2f} GiB per rank "
-                f"({local} ranks on host {host}: {per_rank * local / GiB:.2f} GiB) but only {avail / GiB:.2f} GiB "
+                f"{what} on {self.nprocs} ranks needs about {_size(per_rank)} per rank "
+                f"({local} ranks on host {host}: {_size(per_rank * local)}) but only {_size(avail)} "
                 f"is available on host {host}; use more hosts or ranks")
         self.comm.agree(error)
 
@@ -254,6 +254,11 @@ class DistEngine:
                 "partition": lg.partition.describe(),
                 "local_vertices": [v for v, _ in per_rank], "local_arcs": [a for _, a in per_rank],
                 "construction_communication": self.comm.reduced_phase_totals("construct")}
+
+
+def _size(nbytes) -> str:
+    """Bytes for a message: GiB from 1 GiB on, MiB below."""
+    return f"{nbytes / GiB:.1f} GiB" if nbytes >= GiB else f"{nbytes / (1 << 20):.0f} MiB"
 
 
 def _check_device(device, layout) -> str:

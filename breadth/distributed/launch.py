@@ -5,8 +5,8 @@ dropping ``--ranks``/``--hostfile``), and runs
 
     mpiexec -n P [--oversubscribe] [--hostfile FILE] <this python> -m breadth <command> <args> --partition=PART
 
-waiting for it and returning its exit status. Its standard output goes straight to
-the terminal; its standard error passes through ``faults.mpilog``: the ranks' own
+waiting for it and returning its exit status. Its standard output and error pass
+through ``faults.mpilog`` (Open MPI writes its banners to either): the ranks' own
 lines are shown as they come, Open MPI's messages go to a log file
 (``$BREADTH_MPI_LOG``, default ``breadth-mpiexec-<pid>.log`` in the temporary
 directory), and a failed job ends with one line saying which rank or host failed and
@@ -41,13 +41,13 @@ import threading
 import time
 
 from ..errors import InputError
-from .faults.mpilog import MpiexecOutput, failure_line, read_status
+from .faults.mpilog import MpiexecOutput, failure_line, merged, read_status
 from .faults.watchdog import STATUS_ENV
 from .registry import DEFAULT_PARTITION
 from .runtime import host_cores, world_size_from_env
 
-TERM_GRACE = 10.0
-ABORT_GRACE = 15.0
+TERM_GRACE = 5.0
+ABORT_GRACE = 10.0
 LOG_ENV = "BREADTH_MPI_LOG"
 
 
@@ -157,7 +157,7 @@ def log_path() -> str:
 
 
 def run_mpiexec(cmd: list[str], env: dict) -> int:
-    """Run ``cmd`` (an mpiexec command line), filtering its stderr (module header); returns its exit
+    """Run ``cmd`` (an mpiexec command line), filtering its output (module header); returns its exit
     status, as the shell would report it (128 + N for a signal N)."""
     path = log_path()
     try:
@@ -169,19 +169,27 @@ def run_mpiexec(cmd: list[str], env: dict) -> int:
     if own_status:
         status_dir = tempfile.mkdtemp(prefix="breadth-status-")
         env = dict(env, **{STATUS_ENV: status_dir})
-    out = MpiexecOutput(log, sys.stderr)
+    lock = threading.Lock()
+    outs = [MpiexecOutput(log, sys.stdout, lock), MpiexecOutput(log, sys.stderr, lock)]
     keep = False
     try:
         try:
-            proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    preexec_fn=_die_with_parent)
         except OSError as exc:
             raise InputError(f"cannot run {cmd[0]}: {exc}") from None
-        reader = threading.Thread(target=_pump, args=(proc.stderr, out), daemon=True)
-        reader.start()
-        code = _wait(proc, out)
-        reader.join(timeout=5)
-        out.close()
+        readers = [threading.Thread(target=_pump, args=(stream, o), daemon=True)
+                   for stream, o in zip((proc.stdout, proc.stderr), outs)]
+        for r in readers:
+            r.start()
+        code = _wait(proc, outs)
+        for r, o in zip(readers, outs):
+            r.join(timeout=5)
+            o.close()
+        out = merged(outs)
         code = 128 - code if code < 0 else code
+        if out.rank_failures and code > 128:     # stopped here after a rank's failure: the rank's status
+            code = 1
         line = failure_line(out, code, path, read_status(status_dir))
         if line:
             print(line, file=sys.stderr, flush=True)
@@ -208,7 +216,7 @@ def _pump(stream, out: MpiexecOutput) -> None:
     out.feed(decoder.decode(b"", final=True))
 
 
-def _wait(proc, out: MpiexecOutput | None = None) -> int:
+def _wait(proc, outs=()) -> int:
     """Wait for mpiexec, passing SIGTERM/SIGINT on to it (then killing it after TERM_GRACE seconds).
     Once a rank has reported its failure (``out``), mpiexec has ABORT_GRACE seconds to end the job
     before it is sent SIGTERM too (a frozen host can keep it waiting for that host's daemon)."""
@@ -236,7 +244,7 @@ def _wait(proc, out: MpiexecOutput | None = None) -> int:
             except subprocess.TimeoutExpired:
                 pass
             now = time.monotonic()
-            failed = out.failed_at if out is not None else None
+            failed = min((o.failed_at for o in outs if o.failed_at is not None), default=None)
             if failed is not None and now - failed > ABORT_GRACE:
                 stop()
             if stopping and now - stopping[0] > TERM_GRACE:

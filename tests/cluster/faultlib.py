@@ -47,7 +47,7 @@ class Job:
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, self.finish(0)
             st = self.rank_status(0)
-            m = re.match(r"search (\d+)", (st or {}).get("where", ""))
+            m = re.match(r"(?:after )?search (\d+)", (st or {}).get("where", ""))
             if m and int(m.group(1)) >= number:
                 return
             time.sleep(0.05)

@@ -83,10 +83,10 @@ def test_rank_raising_inside_a_collective(cluster3, tmp_path):
                "sys.exit(run_mpiexec(sys.argv[1:], dict(os.environ)))")
     t0 = time.monotonic()
     proc = cluster3.exec(1, [sys.executable, "-c", wrapper, *mpiexec], timeout=240, cwd=ROOT,
-                         env=env(FAIL_RANK=2, FAIL_AFTER=3, FAIL_IN="allreduce", BREADTH_MPI_LOG=str(tmp_path)))
+                         env=env(FAIL_RANK=2, FAIL_AFTER=3, FAIL_IN="recv_all", BREADTH_MPI_LOG=str(tmp_path)))
     assert proc.returncode == 1, proc.stderr[-3000:]
     line = failure_message(proc.stderr)
-    assert "rank 2 of 3 failed: RuntimeError: injected failure inside Comm.allreduce" in line, line
+    assert "rank 2 of 3 failed: RuntimeError: injected failure inside Comm.recv_all" in line, line
     assert time.monotonic() - t0 < 240
     ended_cleanly(cluster3, None, tmp_path)
 

@@ -40,7 +40,9 @@ def test_where_names_the_phase_in_the_users_terms():
     assert hb.where() == "search 1, level 2"
     hb.end_search()
     hb.phase = "validate"
-    assert hb.where() == "validation"
+    assert hb.where() == "validation of search 1"
+    hb.phase = "setup"
+    assert hb.where() == "after search 1"
 
 
 def test_stall_timeout_checked():

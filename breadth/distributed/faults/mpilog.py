@@ -1,6 +1,7 @@
 """The launcher's side of a failed job (``--ranks``): Open MPI's text to a log, one line to the user.
 
-``MpiexecOutput`` reads mpiexec's stderr as it comes. Everything goes to the log file;
+``MpiexecOutput`` reads one of mpiexec's streams as it comes (Open MPI writes its banners to
+stdout or stderr, so the launcher filters both, into one log). Everything goes to the log file;
 the ranks' own output (progress bars, notes, tracebacks, ``breadth ... error:`` lines)
 goes through to the terminal as it arrives; Open MPI's messages (its dashed banners,
 ``[host:pid]`` lines, ``prterun ...`` lines) are kept back. A rank's failure line
@@ -22,11 +23,12 @@ import time
 
 _BANNER = re.compile(r"^-{20,}\s*$")
 _MPI_LINE = re.compile(r"^(\s*\[[\w.\-]+:\d+\]|\[warn\]|\[error\]|(prterun|prte|prted|mpiexec|mpirun|orterun)\b|"
-                       r"PRTE\b|ORTE\b|PMIX\b|MPI_ABORT\b|NOTE: invoking MPI_ABORT|\s+(Process name|Exit code|HNP daemon|Remote daemon|Proc|Errorcode)\b)",
+                       r"PRTE\b|ORTE\b|PMIX\b|MPI_ABORT\b|\d+ more process(es)? ha(s|ve) sent help message|Set MCA parameter|NOTE: invoking MPI_ABORT|\s+(Process name|Exit code|HNP daemon|Remote daemon|Proc|Errorcode)\b)",
                        re.IGNORECASE)
 _RANK_FAILED = re.compile(r"^breadth: rank \d+ of \d+ ")
 _KILLED = re.compile(r"process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)")
-_LOST = re.compile(r"lost communication with a remote daemon.*?Remote daemon\s*:\s*\S+ on node (\S+)", re.S)
+_LOST = re.compile(r"(?:lost communication with a remote daemon.*?Remote daemon\s*:\s*\S+ on node|"
+                   r"daemon failed to report back.*?Remote host:)\s*(\S+)", re.S)
 _NONZERO = re.compile(r"exited with non-zero status.*?Process name:\s*\[\S*?,(\d+)\].*?Exit code:\s*(\d+)", re.S)
 _PEER = re.compile(r"peer process has unexpectedly disconnected.*?Peer host:\s*(\S+)", re.S)
 _ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d+)")
@@ -35,7 +37,7 @@ _ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d+)")
 class MpiexecOutput:
     """A filter over mpiexec's stderr (``feed`` text as it arrives, then ``close``)."""
 
-    def __init__(self, log, sink):
+    def __init__(self, log, sink, lock=None):
         self.log, self.sink = log, sink
         self.partial = ""
         self.in_banner = False
@@ -43,10 +45,12 @@ class MpiexecOutput:
         self.rank_failures: list[str] = []     # "breadth: rank R of P ..." lines
         self.passed_errors: list[str] = []     # "breadth ... error:" lines shown as they came
         self.failed_at = None                  # time.monotonic() of the first rank failure line
+        self.lock = _NoLock() if lock is None else lock   # one log file for both streams
 
     def feed(self, text: str) -> None:
-        self.log.write(text)
-        self.log.flush()
+        with self.lock:
+            self.log.write(text)
+            self.log.flush()
         text = self.partial + text
         *lines, self.partial = text.split("\n")
         for line in lines:
@@ -81,9 +85,24 @@ class MpiexecOutput:
         self.sink.flush()
 
 
-def failure_line(out: MpiexecOutput, code: int, log_path: str, status: dict | None = None) -> str | None:
+def merged(outputs) -> MpiexecOutput:
+    """One view of several filtered streams (mpiexec's stdout and stderr: Open MPI writes to both)."""
+    if isinstance(outputs, MpiexecOutput):
+        return outputs
+    out = MpiexecOutput(None, None)
+    for o in outputs:
+        out.mpi_text += o.mpi_text
+        out.rank_failures += o.rank_failures
+        out.passed_errors += o.passed_errors
+    times = [o.failed_at for o in outputs if o.failed_at is not None]
+    out.failed_at = min(times) if times else None
+    return out
+
+
+def failure_line(out, code: int, log_path: str, status: dict | None = None) -> str | None:
     """The one line that tells the user why the job failed (None: a rank already said it, e.g. an
-    error every rank raised, exit code 2 or 3)."""
+    error every rank raised, exit code 2 or 3). ``out``: a ``MpiexecOutput`` or several."""
+    out = merged(out)
     if code == 0 or (out.passed_errors and not out.rank_failures):
         return None
     text = " ".join(out.mpi_text)
@@ -113,6 +132,14 @@ def failure_line(out: MpiexecOutput, code: int, log_path: str, status: dict | No
     else:
         what = f"mpiexec exited with status {code}{where}"
     return f"breadth: the MPI job failed: {what}; Open MPI's messages: {log_path}"
+
+
+class _NoLock:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 def _signame(sig: int) -> str:

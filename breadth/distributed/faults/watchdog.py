@@ -35,7 +35,7 @@ import sys
 import threading
 import time
 
-DEFAULT_FLOOR = 40.0
+DEFAULT_FLOOR = 30.0
 SETUP_FLOOR = 120.0
 DEFAULT_MULTIPLE = 20.0
 STAGGER = 2.0              # seconds between ranks 0, 1, 2, 3 firing on the same stall
@@ -91,6 +91,10 @@ class Heartbeat:
                  "report": "reporting", "setup": "setup"}
         if self.phase == "search" or self.level is not None:
             return f"search {self.searches}" + (f", level {self.level}" if self.level else "")
+        if self.phase == "setup" and self.searches:
+            return f"after search {self.searches}"
+        if self.phase == "validate" and self.searches:
+            return f"validation of search {self.searches}"
         return names.get(self.phase, self.phase)
 
 
