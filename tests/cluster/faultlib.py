@@ -72,12 +72,8 @@ class Job:
             out, err = self.proc.communicate()
             raise AssertionError(f"the job did not end within {timeout} s: {err[-3000:]}") from None
         since = time.monotonic() - self.fault_at if self.fault_at is not None else 0.0
-        report = os.environ.get("BREADTH_FAULT_REPORT")       # measured end times for the docs
-        if report:
-            with open(report, "a") as f:
-                f.write(json.dumps({"test": os.environ.get("PYTEST_CURRENT_TEST", "?"), "code": self.proc.returncode,
-                                    "seconds": round(since, 1),
-                                    "message": [ln for ln in err.splitlines() if ln.startswith("breadth")]}) + "\n")
+        _report(code=self.proc.returncode, seconds=round(since, 1),
+                message=[ln for ln in err.splitlines() if ln.startswith("breadth")])
         return self.proc.returncode, out, err, since
 
 
@@ -90,8 +86,17 @@ def stop_host(cluster, which, sig=signal.SIGSTOP):
             pass
 
 
-def leftovers(cluster, timeout=20):
-    """breadth or MPI processes still on any host after ``timeout`` seconds (empty: all gone)."""
+def _report(**item):
+    """Append a measurement to $BREADTH_FAULT_REPORT (the docs' table of end times), if set."""
+    report = os.environ.get("BREADTH_FAULT_REPORT")
+    if report:
+        with open(report, "a") as f:
+            f.write(json.dumps({"test": os.environ.get("PYTEST_CURRENT_TEST", "?"), **item}) + "\n")
+
+
+def leftovers(cluster, timeout=20, since=None):
+    """breadth or MPI processes still on any host after ``timeout`` seconds (empty: all gone).
+    ``since``: a time.monotonic() (the fault) to report how long the hosts took to be clean."""
     deadline = time.monotonic() + timeout
     while True:
         found = {}
@@ -105,6 +110,8 @@ def leftovers(cluster, timeout=20):
                 if "breadth" in cmd or any(n in cmd for n in MPI_NAMES):
                     found[pid] = (h.name, cmd[:200])
         if not found or time.monotonic() > deadline:
+            if since is not None and not found:
+                _report(clean_seconds=round(time.monotonic() - since, 1))
             return found
         time.sleep(0.25)
 

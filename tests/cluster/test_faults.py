@@ -13,7 +13,7 @@ import time
 import pytest
 
 from breadth.cluster import netns
-from faultlib import END_BOUND, STALL, Job, failure_message, leftovers, no_partial_files, stop_host, user_lines
+from faultlib import _report, END_BOUND, STALL, Job, failure_message, leftovers, no_partial_files, stop_host, user_lines
 from helpers import DRIVER, ROOT, env
 
 pytestmark = pytest.mark.mpi
@@ -28,7 +28,7 @@ def graph500(tmp, *extra):
 
 def ended_cleanly(cluster, job, tmp):
     """No process left on any host, no partial output."""
-    left = leftovers(cluster)
+    left = leftovers(cluster, since=job.fault_at if job is not None else None)
     assert not left, left
     assert no_partial_files(str(tmp), ["out.json"])
 
@@ -88,6 +88,7 @@ def test_rank_raising_inside_a_collective(cluster3, tmp_path):
     line = failure_message(proc.stderr)
     assert "rank 2 of 3 failed: RuntimeError: injected failure inside Comm.recv_all" in line, line
     assert time.monotonic() - t0 < 240
+    _report(code=proc.returncode, message=[line])
     ended_cleanly(cluster3, None, tmp_path)
 
 
