@@ -45,7 +45,10 @@ class Job:
         """Wait until rank 0 is in search ``number`` (the first is the untimed warm-up)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.finish(0)
+            if self.proc.poll() is not None:
+                out, err = self.proc.communicate()
+                raise AssertionError(f"the job ended (exit {self.proc.returncode}) before search {number}:\n"
+                                     f"{out[-2000:]}\n{err[-3000:]}")
             st = self.rank_status(0)
             m = re.match(r"(?:after )?search (\d+)", (st or {}).get("where", ""))
             if m and int(m.group(1)) >= number:

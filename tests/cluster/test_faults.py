@@ -19,10 +19,11 @@ from helpers import DRIVER, ROOT, env
 pytestmark = pytest.mark.mpi
 
 SCALE = "13"
+ROOTS = "2000"          # enough searches that the fault lands mid-run however fast the machine is
 
 
 def graph500(tmp, *extra):
-    return ["graph500", "--scale", SCALE, "--roots", "64", "--quiet", "--stall-timeout", str(STALL),
+    return ["graph500", "--scale", SCALE, "--roots", ROOTS, "--quiet", "--stall-timeout", str(STALL),
             "--json", os.path.join(str(tmp), "out.json"), *extra]
 
 

@@ -27,7 +27,7 @@ def test_killed_run_resumes_to_the_same_report(cluster3, tmp_path):
     assert ref.returncode == 0, ref.stderr[-3000:]
 
     ckpt = tmp_path / "ckpt"
-    stop_at = random.Random(os.urandom(8)).randint(4, 60)      # the watchdog counts the warm-up as search 1
+    stop_at = random.Random(os.urandom(8)).randint(4, 40)      # the watchdog counts the warm-up as search 1
     job = Job(cluster3, ARGS + ["--checkpoint", str(ckpt)], tmp_path / "killed")
     job.wait_for_search(stop_at, timeout=600)
     job.fault(lambda: os.kill(job.pid_of(1), signal.SIGKILL))

@@ -189,7 +189,7 @@ def _watch(rank: int, size: int, parent: int, stop: threading.Event) -> None:
 
 
 def _poll(bound: float) -> float:
-    return min(1.0, max(0.05, bound / 20))
+    return min(0.25, max(0.05, bound / 20))
 
 
 def _say(line: str) -> None:
