@@ -33,6 +33,9 @@ message is counted, in addition, under that name for the current level
 (``Comm.operation_log``), so that an exchange made of several steps (transpose,
 expand, fold, rotate ...) reports each step's messages and bytes separately.
 
+Around every MPI operation the communicator updates the stall watchdog's heartbeat
+(``faults.watchdog.HEARTBEAT``: the operation waited in, the phase, the search level).
+
 mpi4py is imported lazily (``runtime.get_mpi``), so single-node breadth works without it.
 """
 from __future__ import annotations

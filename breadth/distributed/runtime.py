@@ -24,6 +24,9 @@ multi-source group runner; nothing here imports mpi4py until it is called.
     exceptions of a script (it replaces ``sys.excepthook``: global state, so only
     entry points call it, explicitly, never a constructor).
 
+A rank that waits in an MPI operation for too long (a peer stopped or unreachable) is
+ended by the stall watchdog (``faults.watchdog``), which aborts the job the same way.
+
 Functions taking ``comm`` accept an mpi4py communicator or a ``breadth`` ``Comm``
 (which wraps one); ``None`` stands for a single process without MPI.
 """
