@@ -53,7 +53,8 @@ def add_dist_options(p):
     g.add_argument("--stall-timeout", type=float, default=None, metavar="SECONDS",
                    help="end the whole job (exit code 1, one line naming the host, rank, level and the MPI "
                         "operation) when a rank has waited this long in one MPI operation: a peer is stopped, "
-                        "unreachable or far too slow (default: 20 x the slowest search level so far, at least "
+                        "unreachable or far too slow (default: 20 x the slowest level of the 3 searches after the "
+                        "first, at least "
                         "30 s, 120 s during construction; 0: never)")
 
 

@@ -112,3 +112,13 @@ def test_errors_every_rank_reported_need_no_summary():
     assert shown == "breadth graph500: error: --edgefactor must be >= 1\n"
     assert failure_line(out, 2, "/tmp/x.log") is None
     assert failure_line(out, 0, "/tmp/x.log") is None
+
+
+def test_only_the_early_searches_teach_the_bound():
+    hb = Heartbeat()
+    for search in range(1, 3 + watchdog.LEARN_SEARCHES):
+        hb.begin_search()
+        hb.next_level()
+        hb.level_started -= 1.0 if search <= 1 + watchdog.LEARN_SEARCHES else 50.0   # then a crawl
+        hb.end_search()
+    assert 1.0 <= hb.slowest_level < 2.0                    # the crawling search did not raise the bound

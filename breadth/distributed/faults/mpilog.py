@@ -168,5 +168,5 @@ def read_status(directory: str | None) -> dict | None:
 def _where(status: dict | None) -> str:
     if not status:
         return ""
-    first = status[min(status)]
-    return f", during {first['where']}"
+    where = status[min(status)].get("where", "")
+    return f", {where}" if where.startswith("after ") else f", during {where}"

@@ -15,9 +15,11 @@ distributed job runs this watchdog, a daemon thread that polls a ``Heartbeat``:
   usually the only one.
 
 The bound: ``stall_timeout`` seconds when given; otherwise ``DEFAULT_MULTIPLE`` times the
-slowest search level seen so far (the first search, which loads or compiles kernels,
-is not counted), never less than ``DEFAULT_FLOOR`` seconds (``SETUP_FLOOR`` during
-generation and construction, where ranks legitimately drift apart). A rank computing
+slowest level of the ``LEARN_SEARCHES`` searches after the first (which loads or compiles
+kernels), never less than ``DEFAULT_FLOOR`` seconds (``SETUP_FLOOR`` during
+generation and construction, where ranks legitimately drift apart). Only the early
+searches teach the bound, so a link that later slows to a crawl cannot raise it: the
+job ends instead of crawling on. A rank computing
 on its own is not waiting and is never the one to fire; its peers are.
 
 The thread also notices when the launcher that started this rank has gone (the parent
@@ -38,6 +40,7 @@ import time
 DEFAULT_FLOOR = 30.0
 SETUP_FLOOR = 120.0
 DEFAULT_MULTIPLE = 20.0
+LEARN_SEARCHES = 3         # the searches (after the first) whose slowest level sets the automatic bound
 STAGGER = 2.0              # seconds between ranks 0, 1, 2, 3 firing on the same stall
 STATUS_ENV = "BREADTH_STATUS_DIR"
 _SETUP_PHASES = ("setup", "construct")
@@ -76,7 +79,7 @@ class Heartbeat:
     def next_level(self) -> None:
         """A level of the search in progress begins; the one before it ended."""
         now = time.monotonic()
-        if self.level and self.searches > 1:
+        if self.level and 1 < self.searches <= 1 + LEARN_SEARCHES:
             self.slowest_level = max(self.slowest_level, now - self.level_started)
         self.level = (self.level or 0) + 1
         self.level_started = now
