@@ -28,7 +28,7 @@ import subprocess
 import threading
 import time
 
-from . import netns, state
+from . import hostfile, netns, state
 from .agent import render
 from .netns import ClusterError
 
@@ -68,7 +68,12 @@ class Cluster:
         if not 1 <= int(hosts) <= 200:
             raise ClusterError(f"hosts must be between 1 and 200, got {hosts}")
         self.name = state.check_name(name or "t" + secrets.token_hex(4))
-        net = ipaddress.ip_network(f"{subnet}.0/24", strict=True)
+        try:
+            net = ipaddress.ip_network(f"{subnet}.0/24", strict=True)
+        except ValueError:
+            raise ClusterError(f"bad subnet {subnet!r}: give the first three parts of a 127.x.y.0/24, "
+                               f"e.g. {DEFAULT_SUBNET}") from None
+        self.subnet = subnet
         self.prefixlen = 24
         self.hosts = [Host(i, f"{self.name}-h{i}", str(net[FIRST_HOST - 1 + i]), f"{state.NS_PREFIX}{self.name}-h{i}",
                            f"p{i}") for i in range(1, int(hosts) + 1)]
@@ -114,12 +119,10 @@ class Cluster:
         c = cls(len(st["hosts"]), name=name, subnet=st["subnet"], rate=st.get("rate"),
                 env={int(k): v for k, v in st.get("env", {}).items()}, persistent=st.get("owner") is None)
         c.is_up = True
-        c._attached = True
         return c
 
     def _state(self) -> dict:
-        return {"name": self.name, "subnet": str(ipaddress.ip_network(f"{self.hosts[0].address}/24",
-                                                                      strict=False).network_address)[:-2],
+        return {"name": self.name, "subnet": self.subnet,
                 "hosts": [dataclasses.asdict(h) for h in self.hosts], "rate": self.rate, "iface": IFACE,
                 "env": {str(k): v for k, v in self.env.items()},
                 "owner": None if self.persistent else state.owner_token(), "created": time.time()}
@@ -234,10 +237,7 @@ class Cluster:
         (default: ``hostfile`` in the cluster's directory)."""
         path = path or os.path.join(self.directory, "hostfile")
         chosen = self.hosts if hosts is None else [self.host(x) for x in hosts]
-        with open(path + ".tmp", "w") as f:
-            f.writelines(f"{h.address} slots={slots}\n" for h in chosen)
-        os.replace(path + ".tmp", path)
-        return path
+        return hostfile.write(path, [hostfile.Entry(h.address, slots) for h in chosen])
 
     def environment(self, env: dict | None = None) -> dict[str, str]:
         """This process's environment plus Open MPI's cluster settings plus ``env``."""
@@ -258,8 +258,9 @@ class Cluster:
 
     def exec(self, which, argv, *, timeout: float = 120, env: dict | None = None, capture: bool = True,
              check: bool = False, **kw) -> subprocess.CompletedProcess:
-        """Run ``argv`` on a host and wait (at most ``timeout`` s: then everything it started on the
-        cluster is stopped and ``subprocess.TimeoutExpired`` raised)."""
+        """Run ``argv`` on a host and wait, at most ``timeout`` s: past it (or on an exception such as
+        Ctrl-C) every process on the cluster's hosts is stopped and the exception raised
+        (``subprocess.TimeoutExpired`` for the timeout). ``check``: ClusterError on a non-zero exit."""
         if capture:
             kw.setdefault("stdout", subprocess.PIPE)
             kw.setdefault("stderr", subprocess.PIPE)

@@ -136,7 +136,12 @@ def stale() -> list[str]:
 
 
 def sweep() -> list[str]:
-    """Tear down every stale cluster (a dead run's); returns their names."""
+    """Tear down every stale cluster (a dead run's), and the namespaces ``probe.available`` makes
+    if its process died before removing it; returns the clusters' names."""
+    for ns in namespaces():
+        head, _, pid = ns.partition("-")
+        if head == "bprobe" and pid.isdigit() and start_time(int(pid)) is None:
+            delete_namespace(ns)
     removed = []
     for name in stale():
         state = read_state(name)

@@ -46,3 +46,18 @@ def cluster3(cluster_ok):
 @pytest.fixture(scope="session")
 def cluster4(cluster_ok):
     yield from _cluster(4)
+
+
+@pytest.fixture(scope="session")
+def warm(cluster3):
+    """Compile (and cache) the distributed kernels in one process on host 1 before many ranks load
+    them (ranks compiling the same kernels at once multiply the work on a small machine)."""
+    from helpers import DRIVER, DRIVER_2D, DRIVER_DELEGATES, ok_lines, run
+
+    for argv, extra in (([DRIVER, "check", "tiny"], {"ALGORITHMS": "do,td,bu"}),
+                        ([DRIVER_2D, "check", "1x1", "tiny"], {}),
+                        ([DRIVER_DELEGATES, "check", "tiny"], {"THRESHOLDS": "4", "ALGORITHMS": "do,td,bu"})):
+        ok_lines(run(cluster3, argv, hosts=[1], timeout=900, **extra))
+    proc = run(cluster3, ["-m", "breadth", "graph500", "--scale", "8", "--roots", "2", "--partition", "1d",
+                          "--quiet"], hosts=[1], timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]

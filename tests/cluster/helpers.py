@@ -16,9 +16,10 @@ def env(**extra):
     return out
 
 
-def run(cluster, argv, ranks_per_host=1, timeout=300, **extra):
-    """``python ARGV`` on every host (ranks_per_host each), mpiexec on host 1."""
-    return cluster.run([sys.executable, *argv], ranks_per_host=ranks_per_host, timeout=timeout,
+def run(cluster, argv, ranks_per_host=1, hosts=None, timeout=300, **extra):
+    """``python ARGV`` on every host (ranks_per_host each; ``hosts``: only these), mpiexec on host 1,
+    with the variables ``extra``."""
+    return cluster.run([sys.executable, *argv], ranks_per_host=ranks_per_host, hosts=hosts, timeout=timeout,
                        env=env(**extra), cwd=ROOT)
 
 

@@ -103,7 +103,7 @@ def test_down_leaves_nothing_and_up_sweeps_dead_owners(cluster_ok, tmp_path):
     script.write_text(
         "import sys, time\n"
         "from breadth.cluster import Cluster\n"
-        f"c = Cluster(2, name=sys.argv[1]).up()\n"
+        "c = Cluster(2, name=sys.argv[1]).up()\n"
         "p = c.run([sys.executable, '-c', 'import time; time.sleep(300)'], timeout=600, capture=False)\n")
     name = f"k{os.getpid() % 100000}"
     owner = subprocess.Popen([sys.executable, str(script), name], cwd=ROOT, env={**os.environ, **env()})
