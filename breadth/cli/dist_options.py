@@ -50,6 +50,12 @@ def add_dist_options(p):
                         f"exceeds the cores)")
     g.add_argument("--hostfile", default=None, metavar="FILE",
                    help="with --ranks: the mpiexec hostfile naming the hosts to spread the ranks over")
+    g.add_argument("--stall-timeout", type=float, default=None, metavar="SECONDS",
+                   help="end the whole job (exit code 1, one line naming the host, rank, level and the MPI "
+                        "operation) when a rank has waited this long in one MPI operation: a peer is stopped, "
+                        "unreachable or far too slow (default: 20 x the slowest level of the 3 searches after the "
+                        "first, at least "
+                        "30 s, 120 s during construction; 0: never)")
 
 
 def partition_mode(args) -> str:
@@ -84,6 +90,9 @@ def partition_mode(args) -> str:
         for flag in ("threshold", "delegate_mask"):
             if getattr(args, flag, None) is not None:
                 raise InputError(f"--{flag.replace('_', '-')} applies to --partition delegates")
+        if getattr(args, "stall_timeout", None) is not None:
+            raise InputError(f"--stall-timeout applies to distributed runs: add --partition "
+                             f"{registry.DEFAULT_PARTITION} or --ranks P")
         if args.fanout != DEFAULT_FANOUT:
             raise InputError(f"--fanout applies to distributed runs: add --partition {registry.DEFAULT_PARTITION} "
                              f"or --ranks P")
@@ -112,7 +121,7 @@ def engine_options(args) -> dict:
         params["mask"] = args.delegate_mask
     return {"partition": mode, "exchange": args.exchange, "fanout": args.fanout, "params": params,
             "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads,
-            "device": getattr(args, "device", "cpu")}
+            "device": getattr(args, "device", "cpu"), "stall_timeout": getattr(args, "stall_timeout", None)}
 
 
 def _threshold(text):

@@ -1,6 +1,7 @@
 """``breadth graph500``: the Graph500 BFS benchmark."""
 from __future__ import annotations
 
+from ..errors import InputError
 from .common import (add_device_option, add_quiet_option, add_search_options, add_threads_option, run_on_ranks,
                      set_threads, write_json)
 from .dist_options import add_dist_options
@@ -21,6 +22,8 @@ def register(sub):
                         "breadth graph500 --scale 18 --roots 16 --json run.json --plot levels.png",
                         "breadth graph500 --scale 22 --ranks 4 --exchange alltoall",
                         "breadth graph500 --scale 20 --device cuda",
+                        "breadth graph500 --scale 26 --ranks 64 --hostfile hosts --checkpoint ckpt",
+                        "breadth graph500 --scale 26 --ranks 64 --hostfile hosts --checkpoint ckpt --resume",
                         "mpiexec -n 8 breadth graph500 --scale 24"),
     )
     p.add_argument("--scale", type=int, required=True, help="log2 of the number of vertices")
@@ -35,6 +38,15 @@ def register(sub):
                         "after the report)")
     p.add_argument("--plot", metavar="PNG", default=None,
                    help="plot frontier size and time per level of the median search to a PNG")
+    p.add_argument("--checkpoint", metavar="DIR", default=None,
+                   help="record each completed search (root, time, nedge, validation) in DIR/"
+                        "graph500-checkpoint.json, with the run's parameters and a fingerprint of the graph, "
+                        "so that a failed run can be resumed (rank 0 writes)")
+    p.add_argument("--resume", action="store_true",
+                   help="with --checkpoint: regenerate the graph, take the searches the checkpoint holds "
+                        "instead of running them again, run the rest; the report says how many were resumed and "
+                        "its time statistics cover the searches run now. Refused (exit 2) if the parameters or "
+                        "the graph differ")
     add_quiet_option(p, "no progress bars")
     add_threads_option(p)
     add_dist_options(p)
@@ -43,10 +55,23 @@ def register(sub):
     _PARSER = p
 
 
+def checkpoint(args, writer: bool):
+    """The run's ``Checkpoint`` (None without --checkpoint); ``writer``: this process writes it (rank 0)."""
+    if not args.checkpoint:
+        return None
+    from ..graph500.checkpoint import Checkpoint
+
+    params = {"scale": args.scale, "edgefactor": args.edgefactor, "roots": args.roots, "seed": args.seed,
+              "validate": not args.no_validate, "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta}
+    return Checkpoint(args.checkpoint, params, resume=args.resume, writer=writer)
+
+
 def run(args) -> int:
     from ..graph500 import Graph500Config, LocalEngine, format_report, run_benchmark
     from .dist_options import partition_mode
 
+    if args.resume and not args.checkpoint:
+        raise InputError("--resume continues the run recorded by --checkpoint DIR: give --checkpoint")
     if partition_mode(args) != "none":
         return run_distributed(args)
     set_threads(args.threads)
@@ -58,7 +83,7 @@ def run(args) -> int:
         engine = CudaEngine(args.algorithm, args.alpha, args.beta)
     else:
         engine = LocalEngine(args.algorithm, args.alpha, args.beta)
-    result = run_benchmark(config, engine, progress=not args.quiet)
+    result = run_benchmark(config, engine, progress=not args.quiet, checkpoint=checkpoint(args, True))
     if engine.is_root:
         print(format_report(result), flush=True)
         if args.json:
@@ -84,7 +109,7 @@ def run_distributed(args) -> int:
         config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,
                                 seed=args.seed, validate=not args.no_validate)
         engine = DistEngine(comm=comm, **engine_options(args))
-        result = run_benchmark(config, engine, progress=not args.quiet)
+        result = run_benchmark(config, engine, progress=not args.quiet, checkpoint=checkpoint(args, engine.is_root))
         construction = comm.reduced_phase_totals("construct")
         if engine.is_root:
             summary = comm_summary(result.searches, construction)

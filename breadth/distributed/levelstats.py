@@ -31,6 +31,7 @@ import numpy as np
 from ..kernels.policy import DIRECTIONS
 from ..result import LevelStats
 from .comm import CATEGORIES
+from .faults.watchdog import HEARTBEAT
 
 RANK_FIELDS = ("edges_examined", "seconds") + tuple(f"{c}_{k}" for c in CATEGORIES
                                                     for k in ("messages", "bytes", "seconds"))
@@ -84,6 +85,7 @@ def gather_levels(comm, records: list[LevelRecord], log, describe: dict, ops=Non
             local[i, _F[f"{c}_bytes"]] = tallies[c].bytes
             local[i, _F[f"{c}_seconds"]] = tallies[c].seconds
     every = np.empty((comm.size, nlev + extra, len(RANK_FIELDS)), dtype=np.float64)
+    HEARTBEAT.begin("Allgather (level statistics)")
     comm.mpi.Allgather(local, every)         # reporting only: not counted
     op_rows = None
     if ops is not None:                       # the same on every rank; reporting only: not counted
@@ -91,6 +93,7 @@ def gather_levels(comm, records: list[LevelRecord], log, describe: dict, ops=Non
                 for i in range(nlev)]
         mine.append({k: (t.messages, t.bytes) for k, t in (after_ops or {}).items()})
         op_rows = comm.mpi.allgather(mine)
+    HEARTBEAT.end()
     per_cat = {(c, k): _column(every, f"{c}_{k}", np.int64 if k != "seconds" else np.float64)
                for c in CATEGORIES for k in ("messages", "bytes", "seconds")}
     msgs = sum(per_cat[c, "messages"] for c in CATEGORIES)            # (ranks, levels)

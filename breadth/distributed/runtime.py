@@ -24,6 +24,9 @@ multi-source group runner; nothing here imports mpi4py until it is called.
     exceptions of a script (it replaces ``sys.excepthook``: global state, so only
     entry points call it, explicitly, never a constructor).
 
+A rank that waits in an MPI operation for too long (a peer stopped or unreachable) is
+ended by the stall watchdog (``faults.watchdog``), which aborts the job the same way.
+
 Functions taking ``comm`` accept an mpi4py communicator or a ``breadth`` ``Comm``
 (which wraps one); ``None`` stands for a single process without MPI.
 """
@@ -36,6 +39,7 @@ import traceback
 from contextlib import contextmanager
 
 from ..errors import BreadthError, InputError
+from .faults.watchdog import HEARTBEAT
 
 AGREE_SECONDS = 10.0
 _MPI = None
@@ -160,7 +164,9 @@ def agree(comm, error: BreadthError | None) -> None:
             raise collective_error(error)
         return
     me = mpi_comm(comm)
+    HEARTBEAT.begin("allgather (agreeing on errors)")
     flags = me.allgather(None if error is None else (type(error).__module__, type(error).__qualname__, str(error)))
+    HEARTBEAT.end()
     for r, item in enumerate(flags):
         if item is None:
             continue

@@ -1,5 +1,12 @@
-"""Memory estimates made before allocating, so that too-large jobs are refused up front."""
+"""Memory estimates made before allocating, so that too-large jobs are refused up front.
+
+``$BREADTH_AVAILABLE_MEMORY`` caps what ``available_bytes`` reports: a size (``512M``,
+``2G``, bytes without a suffix) for every host, or ``HOST:SIZE`` entries separated by
+commas for some hosts only (the host's name as ``socket.gethostname`` gives it). It lets
+tests and rehearsals see how a job is refused on a host without that memory.
+"""
 import os
+import socket
 
 import numpy as np
 
@@ -32,7 +39,31 @@ def available_bytes() -> int:
                 avail = min(avail, int(raw))
         except (OSError, ValueError):
             pass
-    return avail
+    cap = memory_cap()
+    return avail if cap is None else min(avail, cap)
+
+
+MEMORY_ENV = "BREADTH_AVAILABLE_MEMORY"
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def memory_cap(text: str | None = None, host: str | None = None) -> int | None:
+    """The cap ``$BREADTH_AVAILABLE_MEMORY`` sets on this host, in bytes (None: no cap)."""
+    text = os.environ.get(MEMORY_ENV, "") if text is None else text
+    if not text.strip():
+        return None
+    host = socket.gethostname() if host is None else host
+    for entry in text.split(","):
+        name, sep, size = entry.strip().rpartition(":")
+        if sep and name != host:
+            continue
+        size = size.strip().upper().removesuffix("B").removesuffix("I")
+        unit = size[-1:] if size[-1:] in _UNITS else ""
+        try:
+            return int(float(size[:len(size) - len(unit)]) * _UNITS[unit])
+        except ValueError:
+            raise InputError(f"${MEMORY_ENV}: {entry.strip()!r} is not a size like 512M or HOST:2G") from None
+    return None
 
 
 def index_itemsize(num_vertices: int) -> int:

@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..graph.generators import check_scale, check_graph_fits
 from ..graph.memory import bfs_bytes, check_fits
+from .checkpoint import Checkpoint, fingerprint
 from .engine import Engine
 from .stats import statistics, teps_statistics
 
@@ -44,6 +45,13 @@ class Graph500Result:
     validate_times: list = field(default_factory=list)
     searches: list = field(default_factory=list)   # per-search summaries (levels, communication)
     graph: dict = field(default_factory=dict)
+    resumed: list = field(default_factory=list)    # indices of searches taken from a checkpoint
+
+    def timed(self) -> list[int]:
+        """The searches whose times the statistics use: those run by this process (all of them when
+        a checkpoint held every search)."""
+        fresh = [i for i in range(self.nbfs) if i not in set(self.resumed)]
+        return fresh or list(range(self.nbfs))
 
     @property
     def nbfs(self) -> int:
@@ -52,7 +60,9 @@ class Graph500Result:
     def as_dict(self) -> dict:
         """Every statistic of the run under the reference code's names (``SCALE``, ``bfs_TEPS``, ...),
         JSON-ready."""
-        vt = self.validate_times if self.config.validate else [-1.0] * self.nbfs
+        timed = self.timed()
+        times = [self.times[i] for i in timed]
+        vt = [self.validate_times[i] for i in timed] if self.config.validate else [-1.0] * len(timed)
         return {
             "SCALE": self.config.scale,
             "edgefactor": self.config.edgefactor,
@@ -61,9 +71,9 @@ class Graph500Result:
             "graph_generation": self.generation_time,
             "num_mpi_processes": self.num_procs,
             "construction_time": self.construction_time,
-            "bfs_time": statistics(self.times),
+            "bfs_time": statistics(times),
             "nedge": statistics(self.nedges),
-            "bfs_TEPS": teps_statistics(self.times, self.nedges),
+            "bfs_TEPS": teps_statistics(times, [self.nedges[i] for i in timed]),
             "bfs_validate": statistics(vt),
             "validated": self.config.validate,
             "engine": self.engine,
@@ -73,6 +83,7 @@ class Graph500Result:
             "nedges": self.nedges,
             "validate_times": self.validate_times,
             "searches": self.searches,
+            "resumed": self.resumed,
         }
 
 
@@ -110,8 +121,14 @@ def _progress(total, desc, enabled):
     return bar(total, desc, None if enabled else False, unit="")
 
 
-def run_benchmark(config: Graph500Config, engine: Engine, progress: bool = True) -> Graph500Result:
-    """Run the whole benchmark on ``engine`` (any ``breadth.graph500.engine.Engine``)."""
+def run_benchmark(config: Graph500Config, engine: Engine, progress: bool = True,
+                  checkpoint: Checkpoint | None = None) -> Graph500Result:
+    """Run the whole benchmark on ``engine`` (any ``breadth.graph500.engine.Engine``).
+
+    ``checkpoint`` (``graph500.checkpoint``) records each completed search; when it resumes,
+    the searches it holds are taken from it (same roots, nedge and validation) instead of run
+    again, and the time statistics cover the searches run now (``Graph500Result.timed``).
+    """
     check_scale(config.scale, config.edgefactor, "edgefactor")
     if config.nroots < 1:
         raise InputError(f"nroots must be >= 1, got {config.nroots}")
@@ -120,6 +137,8 @@ def run_benchmark(config: Graph500Config, engine: Engine, progress: bool = True)
         check_fits(f"a scale-{config.scale} benchmark", bfs_bytes(1 << config.scale))
     show = progress and engine.is_root
     n = 1 << config.scale
+    if checkpoint is not None:
+        checkpoint.prepare(engine)
 
     with _progress(3, "graph500: generate / construct / roots", show) as bar:
         engine.barrier()
@@ -144,13 +163,18 @@ def run_benchmark(config: Graph500Config, engine: Engine, progress: bool = True)
     res = Graph500Result(config, engine.describe(), engine.nprocs, generation, construction,
                          roots=[int(r) for r in roots])
     res.graph = engine.graph_summary()
+    done = {} if checkpoint is None else checkpoint.start(fingerprint(engine, n, roots, res.graph), engine)
 
     warm = engine.search(int(roots[0]))           # untimed: JIT load, page faults
     if config.validate:
         engine.validate(int(roots[0]), warm)
 
     with _progress(roots.size, "graph500: BFS" + (" + validation" if config.validate else ""), show) as bar:
-        for root in roots:
+        for index, root in enumerate(roots):
+            if index in done:
+                _take(res, done[index], index, int(root))
+                bar.update()
+                continue
             engine.barrier()
             t0 = time.perf_counter()
             result = engine.search(int(root))
@@ -165,8 +189,26 @@ def run_benchmark(config: Graph500Config, engine: Engine, progress: bool = True)
             summary["nedge"] = res.nedges[-1]
             summary["time"] = res.times[-1]
             res.searches.append(summary)
+            if checkpoint is not None:
+                checkpoint.record(index, {"root": int(root), "time": res.times[-1], "nedge": res.nedges[-1],
+                                          "validation": "passed" if config.validate else "skipped",
+                                          "validate_time": res.validate_times[-1] if config.validate else None,
+                                          "summary": summary})
             bar.update()
     return res
+
+
+def _take(res: Graph500Result, entry: dict, index: int, root: int) -> None:
+    """A search completed by the run a checkpoint recorded (its root must be this run's)."""
+    if int(entry["root"]) != root:
+        raise InputError(f"--resume: the checkpoint's search {index} started from {entry['root']}, this run's "
+                         f"from {root}: not the same run")
+    res.times.append(float(entry["time"]))
+    res.nedges.append(int(entry["nedge"]))
+    if res.config.validate:
+        res.validate_times.append(float(entry["validate_time"]))
+    res.searches.append(dict(entry["summary"], resumed=True))
+    res.resumed.append(index)
 
 
 def format_report(result: Graph500Result) -> str:
@@ -190,4 +232,9 @@ def format_report(result: Graph500Result) -> str:
     lines.append(f"{'bfs  harmonic_stddev_TEPS:':<32}{d['bfs_TEPS']['harmonic_stddev']:g}")
     for key in ("min", "firstquartile", "median", "thirdquartile", "max", "mean", "stddev"):
         lines.append(f"{'bfs  ' + key + '_validate:':<32}{d['bfs_validate'][key]:g}")
+    if result.resumed:
+        timed = len(result.timed())
+        over = "run now" if timed < result.nbfs else "recorded: every search was in the checkpoint"
+        lines.append(f"{'resumed:':<32}{len(result.resumed)} of {result.nbfs} searches from the checkpoint "
+                     f"(time, TEPS and validate statistics over the {timed} {over})")
     return "\n".join(lines)

@@ -13,7 +13,9 @@ Modes:
                     the right values and are counted by the rules, in the parent's tallies.
   loop              search a graph forever (the failure tests kill or fail a rank);
                     env FAIL_RANK / FAIL_AFTER make that rank raise after that many
-                    searches, PID_DIR makes every rank write its pid there.
+                    searches (inside its next call of the Comm method FAIL_IN, when
+                    given: a rank raising inside a collective), PID_DIR makes every
+                    rank write its pid there.
 A failed check raises on that rank, which aborts the whole job (exit status != 0).
 """
 import os
@@ -214,8 +216,13 @@ def loop(**engine_kwargs):
             f.write(str(os.getpid()))
     t0 = time.time()
     k = 0
+    fail_in = os.environ.get("FAIL_IN")
     while time.time() - t0 < 120:
-        if comm.rank == fail_rank and k == fail_after:
+        if comm.rank == fail_rank and k == fail_after and fail_in:
+            def broken(*args, **kwargs):
+                raise RuntimeError(f"injected failure inside Comm.{fail_in}")
+            setattr(comm, fail_in, broken)
+        elif comm.rank == fail_rank and k == fail_after:
             raise RuntimeError(f"injected failure after {k} searches")
         engine.search(k % 1024)
         k += 1

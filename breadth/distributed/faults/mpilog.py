@@ -1,0 +1,172 @@
+"""The launcher's side of a failed job (``--ranks``): Open MPI's text to a log, one line to the user.
+
+``MpiexecOutput`` reads one of mpiexec's streams as it comes (Open MPI writes its banners to
+stdout or stderr, so the launcher filters both, into one log). Everything goes to the log file;
+the ranks' own output (progress bars, notes, tracebacks, ``breadth ... error:`` lines)
+goes through to the terminal as it arrives; Open MPI's messages (its dashed banners,
+``[host:pid]`` lines, ``prterun ...`` lines) are kept back. A rank's failure line
+(``breadth: rank R of P ...``: an abort or the stall watchdog) is kept back too: the
+first one becomes the user's message at the end, so several ranks' watchdogs make one line.
+
+``failure_line`` then says what failed in the user's terms: the rank and host Open MPI
+named (killed by a signal, its host lost), or the rank's own message, with the phase the
+job was in when ranks report it (``watchdog`` writes it to ``$BREADTH_STATUS_DIR``), and
+the path of the log holding Open MPI's details.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+
+_BANNER = re.compile(r"^-{20,}\s*$")
+_MPI_LINE = re.compile(r"^(\s*\[[\w.\-]+:\d+\]|\[warn\]|\[error\]|(prterun|prte|prted|mpiexec|mpirun|orterun)\b|"
+                       r"PRTE\b|ORTE\b|PMIX\b|MPI_ABORT\b|\d+ more process(es)? ha(s|ve) sent help message|Set MCA parameter|NOTE: invoking MPI_ABORT|\s+(Process name|Exit code|HNP daemon|Remote daemon|Proc|Errorcode)\b)",
+                       re.IGNORECASE)
+_RANK_FAILED = re.compile(r"^breadth: rank \d+ of \d+ ")
+_KILLED = re.compile(r"process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)")
+_LOST = re.compile(r"(?:lost communication with a remote daemon.*?Remote daemon\s*:\s*\S+ on node|"
+                   r"daemon failed to report back.*?Remote host:)\s*(\S+)", re.S)
+_NONZERO = re.compile(r"exited with non-zero status.*?Process name:\s*\[\S*?,(\d+)\].*?Exit code:\s*(\d+)", re.S)
+_PEER = re.compile(r"peer process has unexpectedly disconnected.*?Peer host:\s*(\S+)", re.S)
+_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d+)")
+
+
+class MpiexecOutput:
+    """A filter over mpiexec's stderr (``feed`` text as it arrives, then ``close``)."""
+
+    def __init__(self, log, sink, lock=None):
+        self.log, self.sink = log, sink
+        self.partial = ""
+        self.in_banner = False
+        self.mpi_text: list[str] = []          # Open MPI's lines, in order
+        self.rank_failures: list[str] = []     # "breadth: rank R of P ..." lines
+        self.passed_errors: list[str] = []     # "breadth ... error:" lines shown as they came
+        self.failed_at = None                  # time.monotonic() of the first rank failure line
+        self.lock = _NoLock() if lock is None else lock   # one log file for both streams
+
+    def feed(self, text: str) -> None:
+        with self.lock:
+            self.log.write(text)
+            self.log.flush()
+        text = self.partial + text
+        *lines, self.partial = text.split("\n")
+        for line in lines:
+            self._line(line)
+        if "\r" in self.partial and not self.in_banner:     # a progress bar redrawing its line
+            self.sink.write(self.partial)
+            self.sink.flush()
+            self.partial = ""
+
+    def close(self) -> None:
+        if self.partial:
+            self._line(self.partial)
+            self.partial = ""
+        self.sink.flush()
+
+    def _line(self, line: str) -> None:
+        line = line.replace("\0", "")
+        if _BANNER.match(line):
+            self.in_banner = not self.in_banner
+            return
+        if self.in_banner or _MPI_LINE.match(line) or (not line.strip() and self.mpi_text):
+            self.mpi_text.append(line.strip())
+            return
+        if _RANK_FAILED.match(line):
+            self.rank_failures.append(line)
+            if self.failed_at is None:
+                self.failed_at = time.monotonic()
+            return
+        if line.startswith("breadth") and " error: " in line:
+            self.passed_errors.append(line)
+        self.sink.write(line + "\n")
+        self.sink.flush()
+
+
+def merged(outputs) -> MpiexecOutput:
+    """One view of several filtered streams (mpiexec's stdout and stderr: Open MPI writes to both)."""
+    if isinstance(outputs, MpiexecOutput):
+        return outputs
+    out = MpiexecOutput(None, None)
+    for o in outputs:
+        out.mpi_text += o.mpi_text
+        out.rank_failures += o.rank_failures
+        out.passed_errors += o.passed_errors
+    times = [o.failed_at for o in outputs if o.failed_at is not None]
+    out.failed_at = min(times) if times else None
+    return out
+
+
+def failure_line(out, code: int, log_path: str, status: dict | None = None) -> str | None:
+    """The one line that tells the user why the job failed (None: a rank already said it, e.g. an
+    error every rank raised, exit code 2 or 3). ``out``: a ``MpiexecOutput`` or several."""
+    out = merged(out)
+    if code == 0 or (out.passed_errors and not out.rank_failures):
+        return None
+    text = " ".join(out.mpi_text)
+    where = _where(status)
+    killed = _KILLED.search(text)
+    lost = _LOST.search(text)
+    if out.rank_failures:
+        what = out.rank_failures[0].removeprefix("breadth: ").rstrip()
+    elif killed:
+        rank, host, sig = killed.group(1), killed.group(2), int(killed.group(3))
+        what = f"rank {rank} on host {host} was killed by signal {sig} ({_signame(sig)}){where}"
+    elif _PEER.search(text):
+        host = _PEER.search(text).group(1)
+        ranks = sorted(r for r, st in (status or {}).items() if st.get("host") == host)
+        who = (f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {', '.join(map(str, ranks))}") if ranks else "a rank"
+        what = (f"{who} on host {host} disconnected{where}: its process died (killed, crashed or out of memory) "
+                f"or its host lost the network")
+    elif lost:
+        what = (f"lost contact with host {lost.group(1)}{where}: its network link is down, or the host "
+                f"stopped or failed")
+    elif _NONZERO.search(text):
+        m = _NONZERO.search(text)
+        what = f"rank {m.group(1)} exited with status {m.group(2)}{where}"
+    elif code < 0 or code > 128:
+        sig = -code if code < 0 else code - 128
+        what = f"mpiexec ended by signal {sig} ({_signame(sig)}){where}"
+    else:
+        what = f"mpiexec exited with status {code}{where}"
+    return f"breadth: the MPI job failed: {what}; Open MPI's messages: {log_path}"
+
+
+class _NoLock:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _signame(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
+
+
+def read_status(directory: str | None) -> dict | None:
+    """The phase the job was in, from the ranks' status files: {rank: {"host", "where", "waiting"}}."""
+    if not directory or not os.path.isdir(directory):
+        return None
+    found = {}
+    for name in os.listdir(directory):
+        if name.startswith("rank") and name.endswith(".json"):
+            try:
+                with open(os.path.join(directory, name)) as f:
+                    item = json.load(f)
+                found[int(item["rank"])] = item
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+    return found or None
+
+
+def _where(status: dict | None) -> str:
+    if not status:
+        return ""
+    where = status[min(status)].get("where", "")
+    return f", {where}" if where.startswith("after ") else f", during {where}"
