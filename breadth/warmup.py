@@ -63,10 +63,10 @@ def _networkx():
         import networkx as nx
     except ImportError:
         return
-    G = nx.path_graph(16)
-    nx.single_source_shortest_path_length(G, 0, backend="breadth")
-    nx.closeness_centrality(G, backend="breadth")
-    list(nx.bfs_edges(G, 0, backend="breadth"))
+    # a graph per call: networkx warns when a call reuses the conversion it cached on the graph
+    nx.single_source_shortest_path_length(nx.path_graph(16), 0, backend="breadth")
+    nx.closeness_centrality(nx.path_graph(16), backend="breadth")
+    list(nx.bfs_edges(nx.path_graph(16), 0, backend="breadth"))
 
 
 STEPS = {

@@ -34,7 +34,7 @@ def test_prepare_compiles_the_overload_the_call_uses():
     f = _fresh_kernel()
     a = np.arange(5, dtype=np.int32)
     assert jit.prepare(f, a) > 0
-    assert jit.is_ready(f, jit.signature(f, a))
+    assert jit.is_ready(f, jit.signature(f, (a,)))
     assert jit.prepare(f, a) == 0.0
     with jit.Stopwatch() as clock:
         f(a)
