@@ -19,7 +19,7 @@ def register(sub):
                     "./setup.sh runs it.",
         epilog=examples("breadth warmup",
                         "breadth warmup --only bfs graph500",
-                        "NUMBA_CACHE_DIR=/opt/breadth-cache breadth warmup --quiet   # e.g. in an image build"),
+                        "breadth warmup --quiet --json w.json     # NUMBA_CACHE_DIR set: fills that cache"),
     )
     p.add_argument("--only", nargs="+", choices=list(STEPS), default=None, metavar="STEP",
                    help=f"run these steps only (default: all of {', '.join(STEPS)})")
