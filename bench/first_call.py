@@ -116,7 +116,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="breadth-first-call-graph-") as tmp:
         graph = os.path.join(tmp, f"k{args.scale}.npz")
         subprocess.run([sys.executable, "-m", "breadth", "generate", "kronecker", "--scale", str(args.scale),
-                        "-o", graph, "--quiet"], check=True)
+                        "-o", graph, "--quiet"], check=True, capture_output=True)
         before = _load()
         rows = measure(names, graph)
         after = _load()
