@@ -127,7 +127,10 @@ def is_ready(dispatcher, sig) -> bool:
 
 
 def prepare(dispatcher, *args) -> float:
-    """Compile or load ``dispatcher``'s overload for ``args`` now; returns the seconds it took (0 if ready)."""
+    """Compile or load ``dispatcher``'s overload for ``args`` now; returns the seconds it took (0 if ready,
+    or when ``dispatcher`` is a plain Python function, such as a test's wrapper)."""
+    if not hasattr(dispatcher, "typeof_pyval"):
+        return 0.0
     sig = signature(dispatcher, args)
     if is_ready(dispatcher, sig):
         return 0.0
