@@ -93,6 +93,7 @@ class BFSResult:
     levels: Sequence[LevelStats] = field(default_factory=list)   # a list or a LevelList
     engine: str = "numba"
     extra: dict = field(default_factory=dict)
+    compile_seconds: float = 0.0   # compiling or loading kernels before the search (not in seconds)
 
     @property
     def root(self) -> int:
@@ -116,6 +117,7 @@ class BFSResult:
             "algorithm": self.algorithm,
             "engine": self.engine,
             "seconds": self.seconds,
+            "compile_seconds": self.compile_seconds,
             "reached": self.num_reached,
             "max_depth": self.max_depth,
             "levels": [lv.as_dict() for lv in self.levels],

@@ -6,7 +6,7 @@ import os
 from ..errors import InputError
 from ..graph.io import write_result
 from .common import (add_device_option, add_json_option, add_quiet_option, add_search_options, add_threads_option,
-                     open_graph, run_on_ranks, save_npy, set_threads, write_json)
+                     note_compile, open_graph, run_on_ranks, save_npy, set_threads, write_json)
 from .dist_options import add_dist_options
 from .helpformat import examples
 from .ids import VertexIds, add_ids_option
@@ -106,6 +106,7 @@ def run(args) -> int:
     root = int(roots[0]) if roots.size == 1 else roots
     result = bfs(graph, root, args.algorithm, max_depth=args.max_depth, alpha=args.alpha, beta=args.beta,
                  device=args.device)
+    note_compile(result.compile_seconds)
     summary = summarise(result.summary(), ids, roots)
     summary["graph"] = {"path": args.graph, "vertices": graph.num_vertices, "edges": graph.num_edges,
                         "directed": graph.directed}
@@ -156,6 +157,7 @@ def run_distributed(args) -> int:
         full = engine.gather(result) if (args.out or args.parents) else None
         if not engine.is_root:
             return 0
+        note_compile(result.compile_seconds)
         if args.out:
             write_depths(args.out, full, ids)
         if args.parents:

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 
 from ..errors import InputError
 from ..files import atomic_output
 from ..kernels.policy import ALGORITHM_HELP, ALGORITHMS, ALPHA, BETA, DIRECTION_OPTIMIZING
 
+NOTE_COMPILE_SECONDS = 0.5     # compiling/loading at least this long gets a note after the command's work
 DEFAULT_ALGORITHM = next(name for name, mode in ALGORITHMS.items() if mode == DIRECTION_OPTIMIZING)
 
 _SWITCH_HELP = {
@@ -110,6 +112,14 @@ def run_on_ranks(parser, args, command: str, body) -> int:
 
     comm = Comm()
     return guarded(comm, lambda: body(comm), command, translate)
+
+
+def note_compile(seconds: float) -> None:
+    """Note (INFO: a terminal, not --quiet) the seconds numba spent compiling or loading kernels, left out of
+    every time the command reports."""
+    if seconds >= NOTE_COMPILE_SECONDS:
+        logging.getLogger("breadth.cli").info("note: %.1f s went to compiling and loading kernels, not counted "
+                                              "in the reported seconds", seconds)
 
 
 def eprint(*args):

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..errors import InputError
-from .common import (add_device_option, add_quiet_option, add_search_options, add_threads_option, run_on_ranks,
-                     set_threads, write_json)
+from .common import (add_device_option, add_quiet_option, add_search_options, add_threads_option,
+                     note_compile, run_on_ranks, set_threads, write_json)
 from .dist_options import add_dist_options
 from .helpformat import examples
 
@@ -85,6 +85,7 @@ def run(args) -> int:
         engine = LocalEngine(args.algorithm, args.alpha, args.beta)
     result = run_benchmark(config, engine, progress=not args.quiet, checkpoint=checkpoint(args, True))
     if engine.is_root:
+        note_compile(result.compile_seconds)
         print(format_report(result), flush=True)
         if args.json:
             write_json(args.json, result.as_dict())
@@ -112,6 +113,7 @@ def run_distributed(args) -> int:
         result = run_benchmark(config, engine, progress=not args.quiet, checkpoint=checkpoint(args, engine.is_root))
         construction = comm.reduced_phase_totals("construct")
         if engine.is_root:
+            note_compile(result.compile_seconds)
             summary = comm_summary(result.searches, construction)
             print(format_report(result), flush=True)
             print(format_comm(summary), flush=True)

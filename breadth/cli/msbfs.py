@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import InputError
 from ..files import atomic_output
 from .common import (add_device_option, add_json_option, add_quiet_option, add_search_options, add_threads_option,
-                     open_graph, save_npy, set_threads, write_json)
+                     note_compile, open_graph, save_npy, set_threads, write_json)
 from .helpformat import examples
 from .ids import VertexIds, add_ids_option
 
@@ -222,6 +222,7 @@ def run(args) -> int:
         summary["per_source"] = {"source": ids.json(res.sources), "reached": res.reached,
                                  "eccentricity": res.eccentricity, "distance_sum": res.distance_sum}
         write_json(args.json, summary)
+    note_compile(res.compile_seconds)
     if args.json != "-":
         sd = summary["sharing_degree"]
         print(f"msbfs sources={res.sources.size} groups={len(res.groups)} W={res.words} "

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..checks import as_vertex_ids, check_algorithm, check_alpha_beta, check_max_depth, check_positive_int
 from ..errors import BreadthError, InputError
+from ..jit import Stopwatch
 from ..kernels.frontier import fill, parallel_chunksize
 from ..kernels.policy import ALPHA, BETA, Policy
 from ..result import BFSResult
@@ -159,11 +160,10 @@ class DistSearch(ABC):
         """One BFS from ``roots`` (a vertex or seeds searched as one); collective."""
         roots = collective(as_vertex_ids, roots, self.lg.num_vertices, "root")
         max_depth = collective(check_max_depth, max_depth)
-        t0 = time.perf_counter()
         self.comm.begin_levels()
-        with self.comm.phase("search"), parallel_chunksize(1):
+        with Stopwatch() as clock, self.comm.phase("search"), parallel_chunksize(1):   # less this rank's compiling
             parent, depth, records = self._run(roots, max_depth)
-        seconds = time.perf_counter() - t0
+        seconds = clock.seconds
         log = self.comm.end_levels() or []
         ops = self.comm.operation_log if self.exchange.operations else None
         k = len(records)
@@ -173,9 +173,11 @@ class DistSearch(ABC):
                                      ops[k] if ops is not None and after is not None else None)
         reached = int(np.unique(roots).size + sum(rec.discovered for rec in records))
         last = max((i + 1 for i, rec in enumerate(records) if rec.discovered > 0), default=0)
-        return DistBFSResult(parent, depth, roots, self.algorithm, seconds, levels, self.engine_name,
-                             {"communication": info}, partition=self.lg.partition, reached_total=reached,
-                             max_depth_total=last)
+        result = DistBFSResult(parent, depth, roots, self.algorithm, seconds, levels, self.engine_name,
+                               {"communication": info}, partition=self.lg.partition, reached_total=reached,
+                               max_depth_total=last)
+        result.compile_seconds = clock.compile_seconds
+        return result
 
 
 def new_record(direction, frontier, discovered, examined, t0) -> LevelRecord:

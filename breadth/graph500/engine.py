@@ -134,8 +134,7 @@ class LocalEngine:
         dst = np.array([1, 1, 2, 2, 3], dtype=np.int64)
         g = Graph.from_edges(src, dst, num_vertices=4, directed=self.directed)
         tuple_degree(src, dst, 4)
-        for algorithm in {self.algorithm, "do"}:
-            bfs(g, 0, algorithm)
+        bfs(g, 0, self.algorithm, workspace=BFSWorkspace(4))    # the specialisation search() runs
 
     # kernel 1
     def construct(self):

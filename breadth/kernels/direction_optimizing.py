@@ -84,12 +84,14 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
     serial_edges = SERIAL_EDGES if threads > 1 else indptr[n]
     clear_visited(visited, n)
     stats, times = new_level_stats(len(LEVEL_FIELDS))
-    nlev = 0
+    # counters and flags start as typed values, not literals: numba would otherwise compile every
+    # callee they reach once more, for the literal (0, False) its first typing pass sees
+    nlev = np.int64(0)
 
     qsize, scout = _seed(indptr, roots, parent, depth, visited, queue)
     edges_to_check = indptr[n]
-    level = 0
-    force_td = False
+    level = np.int64(0)
+    force_td = np.bool_(False)
     front_claimed = False    # front holds visited before the last level, which was a td_step
     while qsize > 0 and level != max_depth:
         go_bu = go_bottom_up(mode, force_td, scout, edges_to_check, alpha)

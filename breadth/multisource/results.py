@@ -138,6 +138,7 @@ class MultiResult:
     resumed: int = 0
     depths: np.ndarray | None = None
     extra: dict = field(default_factory=dict)
+    compile_seconds: float = 0.0     # compiling or loading kernels during the run (not in seconds)
 
     @property
     def sharing_degrees(self) -> np.ndarray:
@@ -150,7 +151,8 @@ class MultiResult:
         levels = [int(r.stats.shape[0]) for r in self.group_results]
         return {
             "sources": int(self.sources.size), "groups": len(self.groups), "words": self.words,
-            "group_size": self.group_size, "seconds": self.seconds, "resumed_groups": self.resumed,
+            "group_size": self.group_size, "seconds": self.seconds,
+            "compile_seconds": self.compile_seconds, "resumed_groups": self.resumed,
             "sharing_degree": {"mean": float(sd.mean()) if sd.size else 0.0,
                                "min": float(sd.min()) if sd.size else 0.0,
                                "max": float(sd.max()) if sd.size else 0.0},
