@@ -69,6 +69,9 @@ class Machine:
     rate_bu: float = 2e8                          # edges/s of one core, bottom-up
     threads: int = 1                              # numba threads per rank
     source: str = "assumed"
+    # seconds a blocking step waits for a descheduled peer when a host's ranks outnumber its cores
+    # (the OS time slice the peer must get before it answers); 0 when every rank has a core
+    oversubscribed_step: float = 1.5e-3
 
     @property
     def size(self) -> int:
@@ -101,7 +104,9 @@ class Machine:
             remote_share = (q - here) / peers if q > 1 else 0.0
             beta_r = self.beta_remote / max(1, here)
             worst = max(worst, op.bytes * (1 - remote_share) / self.beta_local + op.bytes * remote_share / beta_r)
-        return op.rounds * self.alpha(op.kind, len(counts) > 1) + worst
+        crowded = any(self.ranks_on_host(h) > self.cores_per_host for h in counts)
+        wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded else 0.0
+        return op.rounds * self.alpha(op.kind, len(counts) > 1) + worst + wait
 
     def _host_counts(self, group) -> dict:
         cache = self.__dict__.setdefault("_counts", {})
