@@ -22,7 +22,7 @@ from .helpformat import Parser, examples
 from .messages import library_logging, translate
 
 # module name in breadth.cli -> registered in this order
-COMMANDS = ["graph500", "bfs", "generate", "convert", "info", "msbfs", "closeness", "doctor", "plan"]
+COMMANDS = ["graph500", "bfs", "generate", "convert", "info", "msbfs", "closeness", "doctor", "cluster", "plan"]
 
 # the exit status of every command, documented in -h and the README
 EXIT_CODES = {

@@ -3,10 +3,13 @@
 The probes are ``breadth.cli.probes``; this module renders their report as
 text (one ``label  value`` line per fact, problems last, each with its fix) or
 writes it as JSON for a bug report. The command exits 0 whatever it finds: it
-reports, it does not judge.
+reports, it does not judge. With ``--hostfile`` it checks the hosts of a cluster
+instead (``hostcheck``) and exits 2 (as for bad input) when it finds a problem, so a
+job script can stop before a long run.
 """
 from __future__ import annotations
 
+from ..errors import InputError
 from .common import add_json_option, write_json
 from .helpformat import examples
 
@@ -23,9 +26,30 @@ def register(sub):
                     "variables; the GPU found (numba-cuda, devices, or its simulator); free memory. Problems "
                     "are listed last with their fix. Attach the --json output to bug reports.",
         epilog=examples("breadth doctor",
-                        "breadth doctor --json > doctor.json"),
+                        "breadth doctor --json > doctor.json",
+                        "breadth doctor --hostfile hosts.txt",
+                        "breadth doctor --hostfile hosts.txt --scale 26 --ranks 16 --timeout 30"),
     )
     add_json_option(p, "the report")
+    g = p.add_argument_group(
+        "checking a cluster's hosts",
+        "With --hostfile, start one probe on every host through mpiexec (all at once, each with --timeout) and "
+        "check that each host is reachable by the launcher; has the same Python, breadth, numba, mpi4py and MPI "
+        "library versions as this host, breadth from the same path; has the interface Open MPI is told to use "
+        "(btl_tcp_if_include / oob_tcp_if_include from the environment or mca-params.conf); and, with --scale, "
+        "enough available memory for its ranks of that Graph500 job. One line per problem; exit status 2 when "
+        "there is any.")
+    g.add_argument("--hostfile", default=None, metavar="FILE",
+                   help="the Open MPI hostfile of the job ('HOST slots=N' a line)")
+    g.add_argument("--timeout", type=float, default=60, metavar="S",
+                   help="seconds to wait for each host's probe (a host that has not answered is unreachable)")
+    g.add_argument("--scale", type=int, default=None, metavar="S",
+                   help="check memory for a Graph500 job of 2^S vertices")
+    g.add_argument("--edgefactor", type=int, default=16, help="that job's edge tuples per vertex")
+    g.add_argument("--ranks", type=int, default=None, metavar="P",
+                   help="that job's ranks, filling the hosts' slots in order (default: every slot)")
+    g.add_argument("--partition", default="1d", help="that job's partition (1d, 2d, delegates)")
+    g.add_argument("--exchange", default=None, help="that job's exchange (default: the partition's)")
     p.set_defaults(run=run)
 
 
@@ -115,7 +139,15 @@ def _gpu_lines(gpu: dict) -> list[str]:
     return lines
 
 
+PROBLEMS_FOUND = 2          # the exit status of bad input: the job should not start
+
+
 def run(args) -> int:
+    if args.hostfile is not None:
+        return run_hosts(args)
+    for flag in ("scale", "ranks", "exchange"):
+        if getattr(args, flag) is not None:
+            raise InputError(f"--{flag} goes with --hostfile")
     from .probes import report
 
     rep = report()
@@ -124,3 +156,15 @@ def run(args) -> int:
     if args.json != "-":
         print(render(rep))
     return 0
+
+
+def run_hosts(args) -> int:
+    from .hostcheck import check, render as render_hosts
+
+    rep = check(args.hostfile, timeout=args.timeout, scale=args.scale, edgefactor=args.edgefactor,
+                ranks=args.ranks, partition=args.partition, exchange=args.exchange)
+    if args.json:
+        write_json(args.json, rep)
+    if args.json != "-":
+        print(render_hosts(rep))
+    return PROBLEMS_FOUND if rep["problems"] else 0
