@@ -71,7 +71,7 @@ class Machine:
     source: str = "assumed"
     # seconds a blocking step waits for a descheduled peer when a host's ranks outnumber its cores
     # (the OS time slice the peer must get before it answers); 0 when every rank has a core
-    oversubscribed_step: float = 1.5e-3
+    oversubscribed_step: float = 2.5e-4
 
     @property
     def size(self) -> int:
