@@ -8,28 +8,32 @@ from .common import write_json
 
 def register(sub):
     from ..distributed.planner.network import PRESETS
+    from .helpformat import examples
 
     p = sub.add_parser("plan", help="predict every distributed layout's time on a cluster (projections)",
                        description=__doc__,
-                       epilog="example: breadth plan --scale 30 --ranks 1024 --hosts 64 --network infiniband")
+                       epilog=examples("breadth plan --scale 30 --ranks 1024 --hosts 64 --network infiniband",
+                                       "breadth plan --scale 20 --ranks 16 --hosts 4 --network 1gbe --json -",
+                                       "breadth plan --graph g.npz --ranks 8 --hosts 2 --latency 5e-5 "
+                                       "--bandwidth 1e9"))
     p.add_argument("--scale", type=int, default=None, help="a Graph500 Kronecker graph of 2^SCALE vertices")
     p.add_argument("--kind", choices=("kronecker", "uniform"), default="kronecker",
-                   help="the generated graph's kind (default kronecker)")
-    p.add_argument("--edgefactor", type=int, default=16, help="edge tuples per vertex (default 16)")
+                   help="the generated graph's kind")
+    p.add_argument("--edgefactor", type=int, default=16, help="edge tuples per vertex")
     p.add_argument("--graph", default=None, metavar="FILE",
                    help="instead of --scale: a graph file, profiled by two single-node searches")
     p.add_argument("--ranks", type=int, required=True, metavar="P", help="MPI ranks")
     p.add_argument("--hosts", type=int, default=None, metavar="H", help="hosts the ranks spread over in blocks "
-                   "(default: one rank per host)")
-    p.add_argument("--cores", type=int, default=16, help="cores per host (default 16)")
+                   "(left out: one rank per host)")
+    p.add_argument("--cores", type=int, default=16, help="cores per host")
     p.add_argument("--network", choices=sorted(PRESETS), default="10gbe",
-                   help="named latency/bandwidth per host link (default 10gbe): "
+                   help="named latency/bandwidth per host link: "
                         + ", ".join(f"{k}: {a * 1e6:g} us, {b / 1e6:g} MB/s" for k, (a, b) in PRESETS.items()))
     p.add_argument("--latency", type=float, default=None, metavar="S", help="seconds per message across hosts "
                    "(overrides --network)")
     p.add_argument("--bandwidth", type=float, default=None, metavar="B/S",
                    help="bytes per second of one host's link (overrides --network)")
-    p.add_argument("--rate-td", type=float, default=None, help="top-down edges/s of one core (default: this "
+    p.add_argument("--rate-td", type=float, default=None, help="top-down edges/s of one core (left out: this "
                    "machine's cached calibration, else 1e8)")
     p.add_argument("--rate-bu", type=float, default=None, help="bottom-up edges/s of one core (likewise)")
     p.add_argument("--json", metavar="FILE", default=None, help="write the predictions as JSON ('-': stdout)")

@@ -57,20 +57,26 @@ class Choice:
 
 def choose_layout(comm, make_profile, threads: int = 1, only=None) -> Choice:
     """The layout to run on ``comm`` (module header). Collective."""
-    from ..runtime import mpi_comm
+    from ...errors import BreadthError
+    from ..runtime import collective_error, mpi_comm
 
     mpi = mpi_comm(comm)
     t0 = time.perf_counter()
     machine = probe(comm, threads)
-    choice = None
+    choice = error = None
     if mpi.Get_rank() == 0:
-        prof = make_profile()
-        preds = choose.predict_all(prof, machine, only)
-        choice = Choice(preds[0], choose.best_per_layout(preds), machine, prof, 0.0)
+        try:                              # bad input (a missing file) fails every rank alike
+            prof = make_profile()
+            preds = choose.predict_all(prof, machine, only)
+            choice = Choice(preds[0], choose.best_per_layout(preds), machine, prof, 0.0)
+        except BreadthError as exc:
+            error = exc
     req = mpi.Ibarrier()                  # the other ranks wait idle while rank 0 estimates
     while not req.Test():
         time.sleep(0.002)
-    choice = mpi.bcast(choice, root=0)
+    choice, error = mpi.bcast((choice, error), root=0)
+    if error is not None:
+        raise collective_error(error)
     choice.seconds = time.perf_counter() - t0
     log.info("%s", choice.why())
     return choice
