@@ -92,8 +92,10 @@ def measured(d):
 
 
 def model(n, m, R, C, algorithm, meas, td_full):
-    w_t = 4 * m + n * (R + 1)
-    w_b = n * (meas["bu"] * (R + C + 1) / 64 + 2)
+    from breadth.distributed.planner.words import b2d_bottomup_words, b2d_topdown_words
+
+    w_t = b2d_topdown_words(n, m, R)
+    w_b = b2d_bottomup_words(n, R, C, meas["bu"])
     if algorithm == "td":
         return w_t
     if algorithm == "bu":
@@ -102,6 +104,7 @@ def model(n, m, R, C, algorithm, meas, td_full):
 
 
 def main(argv=None):
+    from breadth.distributed.planner.words import b2d_ratio, b2d_topdown_words
     from breadth.distributed.two_d.grid import default_grid
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -126,13 +129,13 @@ def main(argv=None):
                 d = graph500(args, layout, P, algorithm)
                 n, m = d["graph"]["vertices"], d["graph"]["edges"]
                 rows[algorithm] = meas = measured(d)
-                w = model(n, m, R, C, algorithm, meas, 4 * m + n * (R + 1))
+                w = model(n, m, R, C, algorithm, meas, b2d_topdown_words(n, m, R))
                 name = f"{layout[0]} {layout[1]}"
                 print(f"{P:>3} {name:>14} {algorithm:>3} {meas['td']:4.1f} {meas['bu']:4.1f} {meas['words']:12.0f} "
                       f"{w:12.0f} {meas['words'] / w if w else float('nan'):6.2f} "
                       + " ".join(f"{meas[op]:10.0f}" for op in OPERATIONS) + f" {d['bfs_TEPS']['harmonic_mean']:10.3g}")
             td, bu, s_b = rows["td"]["words"], rows["bu"]["words"], rows["bu"]["bu"]
-            eq2 = (C + 4 * m / n + 1) / (s_b * (2 * C + 1) / 64 + 2) if R == C else None
+            eq2 = b2d_ratio(m / n, C, s_b) if R == C else None
             print(f"{P:>3} {layout[0] + ' ' + layout[1]:>14} w_t/w_b measured {td / bu if bu else float('nan'):.2f}"
                   + (f", eq. 2 (square grid, k = m/n, s_b = {s_b:.1f}): {eq2:.2f}" if eq2 else ""))
 

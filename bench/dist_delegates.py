@@ -6,7 +6,8 @@ harmonic-mean TEPS, bytes per search (all communication, summed over ranks), its
 delegate-mask bytes and normal-exchange bytes (plus the parent stage after the last level:
 nn vertices' parents asked of their senders, delegates' parents), levels with a mask
 reduction, the delegate count, the nn-arc share and the graph memory per rank (largest rank:
-subgraphs, the 1D CSR, a 16-byte-per-arc edge list). At TH=auto every ``--masks`` mode
+subgraphs, the 1D CSR, a 16-byte-per-arc edge list), and Pan's model of one mask level (the d-bit
+mask Allreduce, P(P - 1) copies: ``planner.words.pan_mask_bytes``). At TH=auto every ``--masks`` mode
 (``--delegate-mask``) gets a row.
 Byte counts are deterministic (the same on a loaded machine); TEPS are not -- time them on
 a quiet machine.
@@ -56,6 +57,8 @@ def graph500(args, partition, exchange=None, threshold=None, mask=None):
 
 
 def row(label, d):
+    from breadth.distributed.planner.words import pan_mask_bytes
+
     c = d.get("communication") or {}
     part = d.get("graph", {}).get("partition", {})
     mem = part.get("memory_per_rank", {})
@@ -67,6 +70,8 @@ def row(label, d):
          "nn_parent_bytes": c.get("nn_parent_bytes_per_search"),
          "mask_levels": c.get("delegate_mask_levels_per_search"),
          "threshold": part.get("threshold"), "delegates": part.get("delegates"),
+         "mask_model_bytes": (pan_mask_bytes(part["delegates"]) * d["num_mpi_processes"] * (d["num_mpi_processes"] - 1)
+                              if part.get("delegates") is not None and "num_mpi_processes" in d else None),
          "nn_percent": part.get("nn_percent"), "construct_s": d["construction_time"]}
     if mem:
         k = max(range(len(mem["subgraphs_bytes"])), key=lambda i: mem["subgraphs_bytes"][i])
@@ -107,7 +112,7 @@ def main():
           f"largest subgraphs)")
     head = (f"{'configuration':<26}{'TEPS':>10}{'bytes':>11}{'mask B':>10}{'normal B':>11}{'nn par B':>10}"
             f"{'del par B':>10}"
-            f"{'mask lv':>8}{'levels':>7}{'TH':>6}{'d':>8}{'nn %':>7}{'subgraph B':>12}{'1D CSR B':>11}"
+            f"{'mask lv':>8}{'Pan mask/lv':>12}{'levels':>7}{'TH':>6}{'d':>8}{'nn %':>7}{'subgraph B':>12}{'1D CSR B':>11}"
             f"{'16B list':>11}")
     print(head)
     print("-" * len(head))
@@ -119,7 +124,7 @@ def main():
         print(f"{r['config']:<26}{r['teps']:>10.4g}{r['bytes']:>11.4g}{cell(r['mask_bytes'], 10, '.4g')}"
               f"{cell(r['normal_bytes'], 11, '.4g')}{cell(r['nn_parent_bytes'], 10, '.4g')}"
               f"{cell(r['parent_bytes'], 10, '.4g')}"
-              f"{cell(r['mask_levels'], 8, '.1f')}{r['levels']:>7.1f}{cell(r['threshold'], 6, '')}"
+              f"{cell(r['mask_levels'], 8, '.1f')}{cell(r['mask_model_bytes'], 12, '.4g')}{r['levels']:>7.1f}{cell(r['threshold'], 6, '')}"
               f"{cell(r['delegates'], 8, '')}{cell(r['nn_percent'], 7, '.1f')}{cell(r.get('sub_bytes'), 12, '')}"
               f"{cell(r.get('csr_bytes'), 11, '')}{cell(r.get('edge_list_bytes'), 11, '')}")
     if args.json:

@@ -22,7 +22,8 @@ from .helpformat import Parser, examples
 from .messages import library_logging, translate
 
 # module name in breadth.cli -> registered in this order
-COMMANDS = ["graph500", "bfs", "generate", "convert", "info", "msbfs", "closeness", "doctor", "cluster", "warmup"]
+COMMANDS = ["graph500", "bfs", "generate", "convert", "info", "msbfs", "closeness", "doctor", "cluster", "plan",
+            "warmup"]
 
 # the exit status of every command, documented in -h and docs/guide/cli.md
 EXIT_CODES = {

@@ -136,10 +136,17 @@ def run_distributed(args) -> int:
     """One BFS on the MPI engine: every rank reads its share of GRAPH; rank 0 reports and writes."""
     from ..distributed.comm import collective_error
     from ..distributed.engine import DistEngine
-    from .dist_options import engine_options, format_partition
+    from .dist_options import choose_layout, engine_options, format_choice, format_partition
+
+    def estimate():
+        from ..distributed.planner.graph import pick_roots, sample
+
+        graph = open_graph(args.graph)
+        return sample(graph, pick_roots(graph, 2), f"{os.path.basename(args.graph)}: 2 single-node searches")
 
     def body(comm):
-        engine = DistEngine(comm=comm, **engine_options(args))
+        choice = choose_layout(args, comm, estimate)
+        engine = DistEngine(comm=comm, **engine_options(args, choice))
         engine.load(args.graph)
         try:      # every rank reads the same labels and parses the same roots: errors are collective
             ids = VertexIds(file_labels(args.graph, engine.num_vertices), args.dense_ids, args.graph)
@@ -151,6 +158,8 @@ def run_distributed(args) -> int:
         result = engine.search(root, args.max_depth)
         summary = summarise(result.summary(), ids, roots)
         summary["graph"] = {"path": args.graph, **engine.graph_summary()}
+        if choice is not None:
+            summary["planner"] = choice.report(result.seconds)
         if args.validate:
             report = engine.validate(root, result)
             summary["validation"] = {"passed": True, "seconds": report.seconds, "distributed": True}
@@ -178,6 +187,8 @@ def run_distributed(args) -> int:
                   f"seconds={result.seconds:.6f} messages={c['messages']} bytes={c['bytes']}{ok}")
             if format_partition(summary["graph"]["partition"]):
                 print(format_partition(summary["graph"]["partition"]))
+            if choice is not None:
+                print(format_choice(choice, result.seconds))
         return 0
 
     return run_on_ranks(_PARSER, args, "bfs", body)

@@ -16,8 +16,12 @@ def add_dist_options(p):
         "holds only its share of the graph.")
     g.add_argument("--partition", choices=("auto", "none") + parts, default="auto",
                    help=f"none: one process, no MPI; 1d: contiguous vertex ranges balanced by edge count, one "
-                        f"per rank; auto: {registry.DEFAULT_PARTITION} under mpiexec with more than one rank, "
-                        f"else none")
+                        f"per rank; 2d: a processor grid; delegates: degree separation; auto (default): under "
+                        f"mpiexec with more than one rank, measure the network and the ranks' kernels at job "
+                        f"start, estimate the graph's level profile, predict every layout (with its best grid, "
+                        f"fanout and threshold) and run the fastest, printing why and, after the run, predicted "
+                        f"vs measured (a layout flag such as --exchange, --grid or --threshold fixes the "
+                        f"partition instead); else none")
     g.add_argument("--exchange", choices=registry.exchanges(), default=None,
                    help="how each level's discoveries are exchanged (default: the partition's own, "
                         + ", ".join(f"{q}: {registry.default_exchange(q)}" for q in parts)
@@ -71,12 +75,17 @@ def partition_mode(args) -> str:
         if mode == "none":
             raise InputError(f"--ranks runs a distributed search: use --partition {registry.DEFAULT_PARTITION} "
                              f"(or leave --partition out)")
-        if mode == "auto":
+        if mode == "auto" and args.ranks == 1:
             mode = registry.DEFAULT_PARTITION
     elif args.hostfile is not None:
         raise InputError("--hostfile goes with --ranks (under your own mpiexec, pass it to mpiexec)")
+    if mode == "auto" and (args.ranks is not None or (world is not None and world > 1)):
+        implied = _implied_partition(args)
+        if implied is None:
+            return "auto"
+        mode = implied
     if mode == "auto":
-        mode = registry.DEFAULT_PARTITION if world is not None and world > 1 else "none"
+        mode = "none"
     grid = getattr(args, "grid", None)           # callers may build args without the 2D option
     if grid is not None and mode != "2d":
         raise InputError("--grid applies to --partition 2d")
@@ -108,10 +117,54 @@ def partition_mode(args) -> str:
     return mode
 
 
-def engine_options(args) -> dict:
+def _implied_partition(args):
+    """The partition the layout flags name when --partition is auto (None: no layout flag given)."""
+    from ..distributed import registry
+
+    if getattr(args, "device", "cpu") == "cuda":
+        return registry.DEFAULT_PARTITION          # the GPU runs 1d/butterfly only
+    if getattr(args, "grid", None) is not None:
+        return "2d"
+    if getattr(args, "threshold", None) is not None or getattr(args, "delegate_mask", None) is not None:
+        return "delegates"
+    if args.exchange is not None:
+        return next(p for p in registry.partitions() if args.exchange in registry.exchanges(p))
+    if args.fanout != DEFAULT_FANOUT:
+        return next(p for p in registry.partitions() if "butterfly" in registry.exchanges(p))
+    return None
+
+
+def choose_layout(args, comm, make_profile):
+    """Under ``--partition auto``: the planner's ``Choice`` for this job (collective); else None."""
+    if partition_mode(args) != "auto":
+        return None
+    from ..distributed.planner.auto import choose_layout as plan
+    from ..distributed.runtime import auto_threads
+
+    threads = args.threads if args.threads is not None else auto_threads(comm)
+    return plan(comm, make_profile, threads)
+
+
+def format_choice(choice, measured_seconds=None) -> str:
+    """The layout-choice block: the candidates' predictions and, after the run, predicted vs measured."""
+    text = choice.text()
+    if measured_seconds is not None:
+        text += (f"\n{'auto_predicted_s_per_search:':<32}{choice.best.seconds:g}"
+                 f"\n{'auto_measured_s_per_search:':<32}{measured_seconds:g}"
+                 f"\n{'auto_measured_over_predicted:':<32}{measured_seconds / choice.best.seconds:.3g}")
+    return text
+
+
+def engine_options(args, choice=None) -> dict:
     """``DistEngine`` keyword arguments from the parsed options (its errors name API parameters;
-    ``messages.translate`` turns them into these flags)."""
+    ``messages.translate`` turns them into these flags); under --partition auto, ``choice``'s layout."""
     mode = partition_mode(args)
+    if mode == "auto":
+        if choice is None:
+            raise InputError("--partition auto needs the planner's choice (dist_options.choose_layout)")
+        kw = choice.engine_kwargs()
+        return {"fanout": DEFAULT_FANOUT, **kw, "algorithm": args.algorithm, "alpha": args.alpha,
+                "beta": args.beta, "threads": args.threads, "device": getattr(args, "device", "cpu")}
     params = {}
     if getattr(args, "grid", None) is not None:
         params["grid"] = args.grid

@@ -61,6 +61,14 @@ def _line(label: str, value: str) -> str:
     return f"{label:<18}{value}"
 
 
+def _planner_rates() -> dict:
+    """The local kernels' edge rates ``--partition auto`` uses (measured once, then cached)."""
+    from ..distributed.planner.probe import cache_path, calibrate_rates
+
+    rates = calibrate_rates()
+    return {"rate_td": rates["rate_td"], "rate_bu": rates["rate_bu"], "cache": cache_path()}
+
+
 def render(rep: dict) -> str:
     b, nb, mem, mpi, gpu = rep["breadth"], rep["numba"], rep["memory"], rep["mpi"], rep["gpu"]
     pk = b["packages"]
@@ -76,6 +84,11 @@ def render(rep: dict) -> str:
     limit = f"; cgroup limit {_gib(mem['cgroup_limit_bytes'])}" if mem["cgroup_limit_bytes"] else ""
     lines.append(_line("memory", f"{_gib(mem['available_bytes'])} available of {_gib(mem['total_bytes'])}{limit}"))
     lines += _mpi_lines(mpi)
+    if rep.get("planner"):
+        pl = rep["planner"]
+        lines.append(_line("edge rates", f"one core: top-down {pl['rate_td']:.3g}/s, bottom-up {pl['rate_bu']:.3g}/s "
+                                                 f"(--partition auto's calibration, cached at {pl['cache']}); "
+                                                 f"latency and bandwidth are probed at each job's start"))
     lines += _gpu_lines(gpu)
     notes = [n for key in ("numba", "mpi", "gpu") for n in rep[key]["notes"]]
     lines += [_line("note", n) for n in notes]
@@ -151,6 +164,7 @@ def run(args) -> int:
     from .probes import report
 
     rep = report()
+    rep["planner"] = _planner_rates()
     if args.json:
         write_json(args.json, rep)
     if args.json != "-":

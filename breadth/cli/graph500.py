@@ -102,14 +102,20 @@ def run_distributed(args) -> int:
     from ..distributed.engine import DistEngine
     from ..errors import BreadthError
     from ..graph500 import Graph500Config, format_report, run_benchmark
-    from .dist_options import comm_summary, engine_options, format_comm, format_partition
+    from .dist_options import choose_layout, comm_summary, engine_options, format_choice, format_comm, format_partition
+
+    def estimate():
+        from ..distributed.planner.graph import generated
+
+        return generated("kronecker", args.scale, args.edgefactor, args.seed)
 
     def body(comm):
         if args.roots < 1:
             raise collective_error(BreadthError(f"--roots must be >= 1, got {args.roots}"))
         config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,
                                 seed=args.seed, validate=not args.no_validate)
-        engine = DistEngine(comm=comm, **engine_options(args))
+        choice = choose_layout(args, comm, estimate)
+        engine = DistEngine(comm=comm, **engine_options(args, choice))
         result = run_benchmark(config, engine, progress=not args.quiet, checkpoint=checkpoint(args, engine.is_root))
         construction = comm.reduced_phase_totals("construct")
         if engine.is_root:
@@ -119,9 +125,14 @@ def run_distributed(args) -> int:
             print(format_comm(summary), flush=True)
             if format_partition(result.graph.get("partition", {})):
                 print(format_partition(result.graph["partition"]), flush=True)
+            measured = sum(result.times) / len(result.times) if result.times else None
+            if choice is not None:
+                print(format_choice(choice, measured), flush=True)
             if args.json:
                 payload = result.as_dict()
                 payload["communication"] = summary
+                if choice is not None:
+                    payload["planner"] = choice.report(measured)
                 write_json(args.json, payload)
             if args.plot:
                 from ..plot import plot_levels

@@ -122,13 +122,14 @@ def unparse(parser: argparse.ArgumentParser, args: argparse.Namespace, drop=()) 
 
 def relaunch_argv(parser, args, command: str) -> list[str]:
     """The breadth command line every rank runs: this one without ``--ranks``/``--hostfile``, with
-    ``--partition`` as given (the default partition for "auto": ``--ranks`` means a distributed run)."""
+    ``--partition`` as given ("auto" stays auto: inside mpiexec it chooses the layout; one rank runs the
+    default partition)."""
     partition = getattr(args, "partition", "auto")
     if partition == "none":
         raise InputError(f"--ranks runs a distributed search: use --partition {DEFAULT_PARTITION} "
                          f"(or leave --partition out)")
     if partition in (None, "auto"):
-        partition = DEFAULT_PARTITION
+        partition = "auto" if args.ranks is None or args.ranks > 1 else DEFAULT_PARTITION
     return [command] + unparse(parser, args, drop=("ranks", "hostfile", "partition")) + [f"--partition={partition}"]
 
 

@@ -59,11 +59,14 @@ def test_partition_mode(monkeypatch):
     for key in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"):
         monkeypatch.delenv(key, raising=False)
     assert partition_mode(_args()) == "none"
-    assert partition_mode(_args(ranks=3)) == "1d"
+    assert partition_mode(_args(ranks=3)) == "auto"
+    assert partition_mode(_args(ranks=1)) == "1d"
+    assert partition_mode(_args(ranks=3, exchange="alltoall")) == "1d"
+    assert partition_mode(_args(ranks=3, grid="2x2")) == "2d"
     assert partition_mode(_args(partition="1d", exchange="alltoall")) == "1d"
     assert partition_mode(_args(ranks=2, partition="1d", exchange="butterfly", fanout=3)) == "1d"
     monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "4")
-    assert partition_mode(_args()) == "1d"
+    assert partition_mode(_args()) == "auto"
     monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "1")
     assert partition_mode(_args()) == "none"
 
@@ -104,9 +107,10 @@ def test_comm_summary_means_and_totals():
 
 
 @pytest.mark.parametrize("argv,partition", [
-    (["bfs", "g.npz", "--root", "3", "--ranks", "2"], "1d"),
+    (["bfs", "g.npz", "--root", "3", "--ranks", "2"], "auto"),
+    (["bfs", "g.npz", "--root", "3", "--ranks", "1"], "1d"),
     (["bfs", "g.npz", "--root", "3", "--ranks", "2", "--partition", "1d", "--exchange", "alltoall"], "1d"),
-    (["graph500", "--scale", "9", "--ranks", "4", "--partition", "auto"], "1d"),
+    (["graph500", "--scale", "9", "--ranks", "4", "--partition", "auto"], "auto"),
 ])
 def test_relaunch_passes_the_partition(argv, partition):
     parser = build_parser()

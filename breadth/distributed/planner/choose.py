@@ -1,0 +1,140 @@
+"""Predict every layout's search time and pick the fastest (``--partition auto``, ``breadth plan``).
+
+For each registered layout with a cost model (``MODELS``) and each of its candidate parameters
+(grids, fanouts, thresholds), the predicted time of one search is
+
+    sum over levels of  local work / measured rate  +  sum over the level's operations of
+                        (latency x steps + bytes / bandwidth)
+    + the step after the last level (if the layout has one) + clearing the per-search state,
+
+from a ``graph.Profile`` and a ``network.Machine``. ``predict_all`` returns every candidate,
+fastest first; ``table`` formats them for ``-v`` and ``breadth plan``.
+"""
+from __future__ import annotations
+
+import importlib
+import logging
+from dataclasses import dataclass, field
+
+log = logging.getLogger("breadth.planner")
+
+MODELS = ("alltoall_cost", "butterfly_cost", "fold_cost", "scan_cost", "delegates_cost")
+MEMORY_BANDWIDTH = 5e9          # bytes/s a rank clears per-search state at
+
+
+def models() -> list:
+    return [importlib.import_module(f"{__package__}.{name}") for name in MODELS]
+
+
+@dataclass
+class Prediction:
+    partition: str
+    exchange: str
+    params: dict
+    label: str
+    seconds: float
+    compute_seconds: float
+    comm_seconds: float
+    messages: float
+    bytes: float
+    teps: float
+    levels: list = field(default_factory=list)       # per level: (compute s, comm s)
+    operations: dict = field(default_factory=dict)   # per operation name: {"seconds", "messages", "bytes"}
+
+    def engine_kwargs(self) -> dict:
+        """``DistEngine`` keyword arguments for this layout."""
+        out = {"partition": self.partition, "exchange": self.exchange, "params": {}}
+        if "fanout" in self.params:
+            out["fanout"] = self.params["fanout"]
+        if "grid" in self.params:
+            out["params"]["grid"] = self.params["grid"]
+        if "threshold" in self.params:
+            out["params"]["threshold"] = self.params["threshold"]
+        return out
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+def predict(model, prof, machine, params) -> Prediction:
+    P = machine.size
+    compute = comm = msgs = vol = 0.0
+    per_level, ops_total = [], {}
+
+    def add(ops):
+        nonlocal comm, msgs, vol
+        t_ops = items = 0.0
+        for op in ops:
+            t = machine.op_seconds(op)
+            t_ops += t
+            items += op.items
+            msgs += op.messages
+            vol += op.volume
+            o = ops_total.setdefault(op.name if not op.name.startswith("round") else "rounds",
+                                     {"seconds": 0.0, "messages": 0.0, "bytes": 0.0})
+            o["seconds"] += t
+            o["messages"] += op.messages
+            o["bytes"] += op.volume
+        comm += t_ops
+        return t_ops, items
+
+    for lv in prof.levels:
+        t_ops, items = add(model.level_ops(prof, lv, P, params))
+        td = lv.examined / P if lv.direction == "top-down" else 0.0
+        bu = lv.examined / P if lv.direction != "top-down" else 0.0
+        c = machine.compute(td, bu, items)
+        compute += c
+        per_level.append((c, t_ops))
+    t_ops, items = add(model.after_ops(prof, P, params))
+    compute += machine.compute(0.0, 0.0, items)
+    setup = getattr(model, "setup_bytes", None)
+    if setup is not None:
+        compute += setup(prof, P, params) / MEMORY_BANDWIDTH
+    total = compute + comm
+    part, ex = model.NAME
+    return Prediction(part, ex, dict(params), model.label(params), total, compute, comm, msgs, vol,
+                      prof.m / total if total > 0 else 0.0, per_level, ops_total)
+
+
+def predict_all(prof, machine, only=None) -> list:
+    """Every candidate layout (``only``: a list of (partition, exchange) to keep), fastest first."""
+    out = []
+    for model in models():
+        if only is not None and model.NAME not in only:
+            continue
+        for params in model.candidates(machine.size):
+            out.append(predict(model, prof, machine, params))
+    out.sort(key=lambda p: p.seconds)
+    return out
+
+
+def best_per_layout(preds) -> list:
+    """The fastest candidate of each (partition, exchange), fastest first."""
+    seen, out = set(), []
+    for p in preds:
+        key = (p.partition, p.exchange)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def table(preds, limit=None) -> str:
+    rows = preds if limit is None else preds[:limit]
+    head = f"{'layout':<22}{'search s':>11}{'compute s':>11}{'comm s':>10}{'messages':>11}{'bytes':>11}{'TEPS':>10}"
+    lines = [head]
+    for p in rows:
+        lines.append(f"{p.label:<22}{p.seconds:>11.4g}{p.compute_seconds:>11.4g}{p.comm_seconds:>10.4g}"
+                     f"{p.messages:>11.4g}{p.bytes:>11.4g}{p.teps:>10.3g}")
+    return "\n".join(lines)
+
+
+def why(preds) -> str:
+    """One line: the pick and its margin over the runner-up."""
+    best = preds[0]
+    other = next((p for p in preds if (p.partition, p.exchange) != (best.partition, best.exchange)), None)
+    share = best.comm_seconds / best.seconds if best.seconds else 0.0
+    text = f"{best.label}: predicted {best.seconds * 1e3:.3g} ms per search ({share:.0%} communication)"
+    if other is not None:
+        text += f", {other.seconds / best.seconds:.2f}x faster than {other.label}"
+    return text

@@ -1,0 +1,84 @@
+"""Cost model of the 2D expand/fold layout (Beamer, Buluç, Asanović, Patterson, "Distributed
+Memory Breadth-First Search Revisited: Enabling Bottom-Up Search", Sec. III-B, Algorithms 3 and 4;
+its words are Table I's: ``words.b2d_topdown_words``, ``words.b2d_bottomup_step_words``).
+
+Per level on an R x C grid (rank r = (r // C, r % C); ``two_d.fold_exchange``):
+
+* transpose: one Sendrecv of the owner's frontier piece (top-down: F/P int64 ids; bottom-up:
+  n/(8P) bytes of bitmap) -- the n-words term of Table I;
+* expand: an Allgatherv along the processor column (R ranks; top-down after a count Allgather):
+  a rank sends its piece to R - 1 peers -- Table I's n p_r;
+* fold: counts and (vertex, parent) pairs along the processor row (C ranks): top-down the
+  distinct unreached targets among the X/P arcs a rank scans in its row range (the 4m of
+  Table I before the senders' dedup), bottom-up the N/P vertices found, to their owners;
+* rotate (bottom-up): C - 1 Sendrecvs of an n/P-bit completed piece along the row -- Table I's
+  n p_c / 64;
+* control: one small Allreduce.
+"""
+from __future__ import annotations
+
+from .network import Op, control_op, id_bytes, rounds_of
+from .words import distinct
+
+NAME = ("2d", "fold")
+
+
+def grids(P: int) -> list:
+    """Every R x C factorisation of P (R rows, C columns)."""
+    return [(r, P // r) for r in range(1, P + 1) if P % r == 0]
+
+
+def candidates(P: int) -> list:
+    return [{"grid": f"{r}x{c}"} for r, c in grids(P) if r > 1 and c > 1] or [{"grid": f"1x{P}"}]
+
+
+def label(params) -> str:
+    return f"2d fold {params['grid']}"
+
+
+def dims(params):
+    r, c = (int(x) for x in params["grid"].split("x"))
+    return r, c
+
+
+def row(R, C) -> tuple:
+    return tuple(range(C))
+
+
+def col(R, C) -> tuple:
+    return tuple(i * C for i in range(R))
+
+
+def transposed(q, R, C) -> int:
+    return (q % R) * C + q // R
+
+
+def level_ops(prof, lv, P: int, params) -> list:
+    R, C = dims(params)
+    n, idb = prof.n, id_bytes(prof.n)
+    t_pair = (1, transposed(1, R, C)) if P > 1 else (0,)
+    senders = sum(1 for q in range(min(P, 4096)) if transposed(q, R, C) != q) * (P / min(P, 4096))
+    if lv.direction == "top-down":
+        piece = 8 * lv.frontier / P
+        ops = [Op("transpose", "p2p", t_pair, 1, piece, 0.0, senders, senders * piece)]
+        ex = (R - 1) * lv.frontier / P * idb + 8 * (R - 1)
+        ops.append(Op("expand", "allgather", col(R, C), 2 * rounds_of("allgather", R), ex, lv.frontier / C,
+                      2 * P * (R - 1), P * ex))
+        pairs = distinct(lv.examined / P, lv.unvisited / R) * (C - 1) / C
+    else:
+        piece = n / (8 * P)
+        ops = [Op("transpose", "p2p", t_pair, 1, piece, 0.0, senders, senders * piece)]
+        ops.append(Op("expand", "allgather", col(R, C), rounds_of("allgather", R), (R - 1) * piece, 0.0,
+                      P * (R - 1), P * (R - 1) * piece))
+        ops.append(Op("rotate", "p2p", (0, 1 % C), C - 1, (C - 1) * piece, 0.0, P * (C - 1),
+                      P * (C - 1) * piece))
+        pairs = lv.discovered / P * (C - 1) / C
+    fb = 2 * idb * pairs + 8 * (C - 1)
+    ops.append(Op("fold", "alltoall", row(R, C), 2 * rounds_of("alltoall", C), fb, 2 * pairs, 2 * P * (C - 1),
+                  P * fb))
+    ops.append(control_op(P))
+    return ops
+
+
+def after_ops(prof, P: int, params) -> list:
+    return [control_op(P)]

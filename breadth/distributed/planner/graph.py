@@ -1,0 +1,146 @@
+"""Graph parameters for the planner: n, m, degree skew and the per-level profile of a search.
+
+The profile lists, per level, the direction the direction-optimizing search takes, the frontier,
+the edges examined, the vertices discovered and the vertices still unreached before it: the
+same for every layout (their per-level statistics equal the single-node search's), so one
+profile prices every layout. It comes from
+
+* a cheap estimate before construction: a single-node search of a down-scaled graph of the same
+  kind (Kronecker or uniform, at most ``SAMPLE_SCALE``), a few roots averaged, counts scaled by
+  2^(scale - sample scale) -- Kronecker graphs keep their level count and shares as they grow;
+* or a real search's ``LevelStats`` (``from_levels``: the first search refines the estimate).
+
+Degree skew (``skew``): for delegate fractions 2^-k of the vertices (the highest-degree ones,
+Pan et al.'s delegates at threshold "auto" are at most n/P of them), the share of arcs between
+two normal vertices (nn), and the share of arcs incident to the delegates.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+SAMPLE_SCALE = 14
+SAMPLE_ROOTS = 4
+
+
+@dataclass
+class Level:
+    direction: str            # "top-down" or "bottom-up"
+    frontier: float
+    examined: float
+    discovered: float
+    unvisited: float          # vertices not reached before this level
+
+
+@dataclass
+class Profile:
+    n: float
+    m: float                   # undirected edges (Graph500 tuples, duplicates included)
+    levels: list
+    skew: dict = field(default_factory=dict)     # {k: (nn share, delegate-incident share)} for n / 2^k delegates
+    source: str = ""
+
+    @property
+    def top_down(self):
+        return [lv for lv in self.levels if lv.direction == "top-down"]
+
+    def nn_share(self, P: int) -> float:
+        """Share of arcs between normals when the n/P highest-degree vertices are delegates."""
+        return self._skew(P)[0]
+
+    def delegate_share(self, P: int) -> float:
+        """Share of arcs touching a delegate (the degree skew: edges on the top n/P vertices)."""
+        return self._skew(P)[1]
+
+    def _skew(self, P):
+        if not self.skew:
+            return (1.0, 0.0)
+        k = min(max(int(round(math.log2(max(P, 1)))), min(self.skew)), max(self.skew))
+        return tuple(self.skew[k])
+
+    def scaled(self, factor: float, source: str) -> "Profile":
+        lv = [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
+                    x.unvisited * factor) for x in self.levels]
+        return Profile(self.n * factor, self.m * factor, lv, dict(self.skew), source)
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["skew"] = {str(k): list(v) for k, v in self.skew.items()}
+        return d
+
+
+def from_levels(n, m, levels, skew=None, source="search") -> Profile:
+    """A profile from a search's levels (``LevelStats`` or their dicts)."""
+    out, unvisited = [], float(n)
+    for lv in levels:
+        g = lv if isinstance(lv, dict) else lv.as_dict()
+        if g["level"] == 0:
+            unvisited -= 1
+        out.append(Level(g["direction"], float(g["frontier"]), float(g["edges_examined"]), float(g["discovered"]),
+                         unvisited))
+        unvisited -= g["discovered"]
+    return Profile(float(n), float(m), out, dict(skew or {}), source)
+
+
+def skew_table(graph) -> dict:
+    """{k: (nn share, delegate-incident share)} with the n / 2^k highest-degree vertices as delegates."""
+    indptr = np.asarray(graph.indptr)
+    deg = np.diff(indptr)
+    n = deg.size
+    arcs = int(indptr[-1])
+    if arcs == 0:
+        return {}
+    order = np.argsort(-deg, kind="stable")
+    src = np.repeat(np.arange(n), deg)
+    dst = np.asarray(graph.indices)
+    out = {}
+    for k in range(1, min(int(math.log2(n)), 20) + 1):
+        d = max(1, n >> k)
+        is_del = np.zeros(n, dtype=bool)
+        is_del[order[:d]] = True
+        touch = is_del[src] | is_del[dst]
+        out[k] = (float(1 - touch.mean()), float(touch.mean()))
+    return out
+
+
+def sample(graph, roots, source) -> Profile:
+    """A profile averaged over single-node searches of ``graph`` from ``roots``."""
+    from ...search import bfs
+
+    runs = [from_levels(graph.num_vertices, 0, bfs(graph, int(r), "do").levels) for r in roots]
+    depth = int(np.median([len(p.levels) for p in runs]))
+    levels = []
+    for i in range(depth):
+        have = [p.levels[i] for p in runs if i < len(p.levels)]
+        dirs = [x.direction for x in have]
+        levels.append(Level(max(set(dirs), key=dirs.count), *(float(np.mean([getattr(x, f) for x in have]))
+                                                               for f in ("frontier", "examined", "discovered",
+                                                                         "unvisited"))))
+    m = int(graph.indptr[-1]) / (1 if graph.directed else 2)
+    return Profile(float(graph.num_vertices), float(m), levels, skew_table(graph), source)
+
+
+def pick_roots(graph, count, seed=2) -> list:
+    deg = np.diff(np.asarray(graph.indptr))
+    nz = np.flatnonzero(deg)
+    rng = np.random.default_rng(seed)
+    return [int(x) for x in rng.choice(nz, size=min(count, nz.size), replace=False)] if nz.size else [0]
+
+
+def generated(kind: str, scale: int, edgefactor: int = 16, seed: int = 1, sample_scale: int = SAMPLE_SCALE,
+              roots: int = SAMPLE_ROOTS) -> Profile:
+    """The estimate for a generated graph (``kind`` "kronecker" or "uniform") of ``scale``, from a
+    down-scaled one (module header)."""
+    from ...graph.generators import kronecker, uniform_random
+
+    s = min(int(scale), int(sample_scale))
+    make = {"kronecker": kronecker, "uniform": uniform_random}[kind]
+    g = make(s, edgefactor, seed)
+    prof = sample(g, pick_roots(g, roots), f"{kind} scale {s} sample")
+    factor = 2.0 ** (int(scale) - s)
+    # Graph500 m counts tuples (duplicates and self loops included); the sample's m its CSR edges.
+    out = prof.scaled(factor, f"{kind} scale-{s} sample x {factor:g}" if factor != 1 else f"{kind} scale {s}")
+    out.m = float(edgefactor) * (1 << int(scale))
+    return out

@@ -1,0 +1,153 @@
+"""The alpha-beta machine the cost models run on, and the cost of one operation.
+
+An operation (``Op``) is one communication step of a level as the layouts perform it: a kind
+("p2p", "alltoall", "allgather", "allreduce"), the group it runs in (a list of ranks: the world,
+a grid row or column, a butterfly partner set), the latency steps it takes (``rounds``) and the
+bytes the busiest rank sends. Its time on a ``Machine`` is
+
+    rounds * alpha[kind, scope] + local bytes / beta_local + remote bytes / beta_remote(rank's host)
+
+where scope is "local" when the whole group sits on one host, else "remote"; a rank's bytes
+split between its host and the others in proportion to its group peers there; the remote
+bandwidth is the host link's shared by the host's ranks that send at once (a collective: all of
+them). Local work is edges / (edge rate of this rank's cores) for each direction.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+KINDS = ("p2p", "alltoall", "allgather", "allreduce")
+
+# Named networks for ``breadth plan`` (latency in seconds per message, bandwidth in bytes/s per host link).
+PRESETS = {
+    "shm": (1e-6, 5e9),
+    "infiniband": (2e-6, 12.5e9),          # HDR 100 Gbit/s class
+    "10gbe": (20e-6, 1.25e9),
+    "1gbe": (50e-6, 1.25e8),
+    "200mbit": (100e-6, 2.5e7),
+    "10mbit": (200e-6, 1.25e6),
+}
+
+
+def rounds_of(kind: str, q: int) -> int:
+    """Latency steps of a collective on q ranks (pairwise all-to-all, recursive doubling otherwise)."""
+    if q <= 1:
+        return 0
+    if kind == "alltoall":
+        return q - 1
+    if kind in ("allgather", "allreduce"):
+        return max(1, math.ceil(math.log2(q)))
+    return 1
+
+
+@dataclass(frozen=True)
+class Op:
+    """One communication step of a level (see the module header)."""
+
+    name: str
+    kind: str
+    group: tuple
+    rounds: int
+    bytes: float              # bytes the busiest rank of the group sends in this step
+    items: float = 0.0        # ids the busiest rank packs or merges (local work, like edges)
+    messages: float = 0.0     # messages of this step in the whole job (every group), as ``Comm`` counts
+    volume: float = 0.0       # bytes of this step in the whole job
+
+
+@dataclass
+class Machine:
+    """Measured (``probe``) or assumed (``breadth plan``) machine parameters."""
+
+    hosts: tuple                                  # host index of every rank
+    cores_per_host: int
+    alpha_local: dict = field(default_factory=dict)     # seconds per latency step, per kind
+    alpha_remote: dict = field(default_factory=dict)
+    beta_local: float = 5e9                       # bytes/s a rank sends on its host
+    beta_remote: float = 1.25e8                   # bytes/s of one host's link
+    rate_td: float = 1e8                          # edges/s of one core, top-down
+    rate_bu: float = 2e8                          # edges/s of one core, bottom-up
+    threads: int = 1                              # numba threads per rank
+    source: str = "assumed"
+    # seconds a blocking step waits for a descheduled peer when a host's ranks outnumber its cores
+    # (the OS time slice the peer must get before it answers); 0 when every rank has a core
+    oversubscribed_step: float = 2.5e-4
+
+    @property
+    def size(self) -> int:
+        return len(self.hosts)
+
+    def ranks_on_host(self, h) -> int:
+        return sum(1 for x in self.hosts if x == h)
+
+    def core_share(self, rank: int = 0) -> float:
+        """Cores one rank computes on: its threads, or its share when the host's ranks outnumber the cores."""
+        return max(1e-3, min(float(self.threads), self.cores_per_host / self.ranks_on_host(self.hosts[rank])))
+
+    def compute(self, edges_td: float, edges_bu: float, items: float = 0.0) -> float:
+        share = self.core_share()
+        return (edges_td + items) / (self.rate_td * share) + edges_bu / (self.rate_bu * share)
+
+    def alpha(self, kind: str, remote: bool) -> float:
+        table = self.alpha_remote if remote else self.alpha_local
+        return table.get(kind, table.get("p2p", 1e-6))
+
+    def op_seconds(self, op: Op) -> float:
+        """The time of ``op``: the slowest member's latency steps and bytes (module header)."""
+        q = len(op.group)
+        if q <= 1 and op.kind != "p2p":
+            return 0.0
+        counts = self._host_counts(op.group)
+        worst = 0.0
+        for h, here in counts.items():
+            peers = max(1, q - 1)
+            remote_share = (q - here) / peers if q > 1 else 0.0
+            beta_r = self.beta_remote / max(1, here)
+            worst = max(worst, op.bytes * (1 - remote_share) / self.beta_local + op.bytes * remote_share / beta_r)
+        crowded = any(self.ranks_on_host(h) > self.cores_per_host for h in counts)
+        wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded else 0.0
+        return op.rounds * self.alpha(op.kind, len(counts) > 1) + worst + wait
+
+    def _host_counts(self, group) -> dict:
+        cache = self.__dict__.setdefault("_counts", {})
+        got = cache.get(group)
+        if got is None:
+            got = {}
+            for r in group:
+                got[self.hosts[r]] = got.get(self.hosts[r], 0) + 1
+            cache[group] = got
+        return got
+
+    def as_dict(self) -> dict:
+        d = {k: v for k, v in asdict(self).items() if not k.startswith("_")}
+        d["hosts"] = list(self.hosts)
+        d["host_count"] = len(set(self.hosts))
+        return d
+
+
+def assumed(P: int, hosts: int, cores: int, latency: float, bandwidth: float, rate_td=1.0e8, rate_bu=2.0e8,
+            threads=None) -> Machine:
+    """A machine for ``breadth plan``: P ranks in blocks over ``hosts`` hosts, one latency for every
+    collective step across hosts (1 us on a host), ``bandwidth`` bytes/s per host link."""
+    per = math.ceil(P / hosts)
+    host_of = tuple(r // per for r in range(P))
+    local = {k: PRESETS["shm"][0] for k in KINDS}
+    remote = {k: latency for k in KINDS}
+    t = threads if threads is not None else max(1, cores // per)
+    return Machine(host_of, cores, local, remote, PRESETS["shm"][1], bandwidth, rate_td, rate_bu, t, "assumed")
+
+
+def id_bytes(n: float) -> int:
+    """Bytes of a vertex id in messages (int32 while every id fits, as ``one_d.build.vertex_dtype``)."""
+    return 4 if n < 2 ** 31 else 8
+
+
+def world(P: int) -> tuple:
+    return tuple(range(int(P)))
+
+
+def control_op(P: int, nbytes: int = 16) -> Op:
+    """The small Allreduce most layouts run each level (frontier size, scout count)."""
+    q = int(P)
+    return Op("control", "allreduce", world(q), rounds_of("allreduce", q), nbytes, 0.0, q * (q - 1),
+              q * (q - 1) * nbytes)

@@ -1,0 +1,186 @@
+"""Measure the machine at job start: latency and bandwidth of the operations the layouts use, on
+one host and across hosts, and the local kernels' edge rates (``network.Machine``).
+
+* hosts: every rank's hostname (one ``allgather``): ranks with the same name share a host;
+* latency per kind ("p2p" ring Sendrecv, "alltoall", "allgather", "allreduce"): the mean time of a
+  few small operations, divided by the operation's latency steps (``network.rounds_of``), on the
+  world (across hosts when it spans several) and on the ranks of this host (``COMM_TYPE_SHARED``);
+* bandwidth: an Alltoall of large blocks on the world and a ring Sendrecv on the host, the block
+  grown until one takes ``MIN_SECONDS``: bytes over the time beyond the small operation's;
+* edge rates: single-node top-down and bottom-up searches of a small Kronecker graph on one core,
+  cached per machine (``cache_path``) and measured by rank 0 only while the others wait idle.
+
+Every rank ends with the same ``Machine`` (rank 0's, broadcast). The probe's MPI traffic goes
+around ``Comm``'s counters (it is no part of any search). It takes well under a second at small P
+once the rates are cached (``breadth doctor`` measures them).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+
+import numpy as np
+
+from ...errors import BreadthError
+
+from .network import KINDS, PRESETS, Machine, rounds_of
+
+log = logging.getLogger("breadth.planner")
+
+SMALL_REPS = 8
+MIN_SECONDS = 0.01
+MAX_BLOCK = 1 << 20
+CAL_SCALE = 14
+
+
+def cache_path() -> str:
+    """Where the edge rates are kept: $BREADTH_CACHE_DIR, else the user cache dir, per hostname."""
+    base = os.environ.get("BREADTH_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "breadth")
+    return os.path.join(base, f"planner-{socket.gethostname()}-{os.cpu_count()}.json")
+
+
+def calibrate_rates(refresh: bool = False) -> dict:
+    """{"rate_td", "rate_bu"}: edges per second of one core, from the cache or measured now."""
+    path = cache_path()
+    if not refresh and os.path.exists(path):
+        try:
+            with open(path) as f:
+                got = json.load(f)
+            if {"rate_td", "rate_bu"} <= set(got):
+                return got
+        except (OSError, ValueError):
+            pass
+    from ...graph.generators import kronecker
+    from ...search import bfs
+    from ..runtime import numba_threads
+    from .graph import pick_roots
+
+    g = kronecker(CAL_SCALE, 16, 1)
+    roots = pick_roots(g, 3)
+    out = {}
+    with numba_threads(1):
+        for alg, key in (("td", "rate_td"), ("bu", "rate_bu")):
+            bfs(g, roots[0], alg)                      # loads the kernels
+            edges = secs = 0.0
+            for r in roots:
+                res = bfs(g, r, alg)
+                edges += sum(lv.edges_examined for lv in res.levels)
+                secs += sum(lv.seconds for lv in res.levels)
+            out[key] = edges / secs if secs > 0 else 1e8
+    out["scale"] = CAL_SCALE
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        from ...files import atomic_output
+
+        with atomic_output(path, "w") as f:
+            f.write(json.dumps(out))
+    except (OSError, BreadthError) as exc:        # a cache that cannot be written costs a re-measure only
+        log.debug("could not cache the edge rates at %s: %s", path, exc)
+    return out
+
+
+def _time(fn, reps) -> float:
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    return (time.perf_counter() - t0) / reps
+
+
+def _small(mpi, MPI) -> dict:
+    """Seconds per latency step of each kind on ``mpi`` (max over its ranks)."""
+    q, me = mpi.Get_size(), mpi.Get_rank()
+    one = np.zeros(q, dtype=np.int64)
+    got = np.zeros(q, dtype=np.int64)
+    red = np.zeros(2, dtype=np.int64)
+    red_out = np.zeros(2, dtype=np.int64)
+    b = np.zeros(1, dtype=np.int64)
+    ops = {"p2p": lambda: mpi.Sendrecv(b, (me + 1) % q, 7301, got[:1], (me - 1) % q, 7301),
+           "alltoall": lambda: mpi.Alltoall(one, got),
+           "allgather": lambda: mpi.Allgather(b, got),
+           "allreduce": lambda: mpi.Allreduce(red, red_out)}
+    out = {}
+    for kind in KINDS:
+        ops[kind]()
+        mpi.Barrier()
+        t = _time(ops[kind], SMALL_REPS)
+        t = mpi.allreduce(t, op=MPI.MAX)
+        out[kind] = t / max(1, rounds_of(kind, q))
+    return out
+
+
+def _bandwidth(mpi, MPI, kind) -> float:
+    """Bytes per second one rank moves in a large ``kind`` ("alltoall" or "p2p" ring) on ``mpi``."""
+    q, me = mpi.Get_size(), mpi.Get_rank()
+    block = 1 << 14
+    while True:
+        if kind == "alltoall":
+            send = np.zeros(q * block, dtype=np.uint8)
+            recv = np.empty_like(send)
+            fn = lambda: mpi.Alltoall(send, recv)          # noqa: E731
+            sent = (q - 1) * block
+        else:
+            send = np.zeros(block, dtype=np.uint8)
+            recv = np.empty_like(send)
+            fn = lambda: mpi.Sendrecv(send, (me + 1) % q, 7302, recv, (me - 1) % q, 7302)   # noqa: E731
+            sent = block
+        fn()
+        mpi.Barrier()
+        t = mpi.allreduce(_time(fn, 2), op=MPI.MAX)
+        if t >= MIN_SECONDS or block >= MAX_BLOCK:
+            return sent / t if t > 0 else PRESETS["shm"][1]
+        block *= 4
+
+
+def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
+    """The machine of ``comm`` (a ``Comm`` or mpi4py communicator), the same on every rank. Collective."""
+    from ..runtime import get_mpi, host_cores, mpi_comm
+
+    MPI = get_mpi()
+    mpi = mpi_comm(comm)
+    t0 = time.perf_counter()
+    names = mpi.allgather(socket.gethostname())
+    order = list(dict.fromkeys(names))
+    hosts = tuple(order.index(x) for x in names)
+    node = mpi.Split_type(MPI.COMM_TYPE_SHARED)
+    try:
+        spans = len(order) > 1
+        world_small = _small(mpi, MPI) if mpi.Get_size() > 1 else {}
+        node_small = _small(node, MPI) if node.Get_size() > 1 else {}
+        node_bw = _bandwidth(node, MPI, "p2p") if node.Get_size() > 1 else PRESETS["shm"][1]
+        world_bw = _bandwidth(mpi, MPI, "alltoall") if mpi.Get_size() > 1 else node_bw
+    finally:
+        node.Free()
+    if spans:
+        alpha_local = node_small or {k: PRESETS["shm"][0] for k in KINDS}
+        alpha_remote = world_small
+        # an Alltoall's bytes leave the host but for the host's share; the host's ranks share its link
+        per_host = max(hosts.count(h) for h in set(hosts))
+        P = len(hosts)
+        remote_share = (P - per_host) / max(1, P - 1)
+        beta_remote = world_bw * per_host / max(remote_share, 1e-9)
+    else:
+        alpha_local = world_small or {k: PRESETS["shm"][0] for k in KINDS}
+        alpha_remote = dict(alpha_local)
+        beta_remote = world_bw
+    beta_local = node_bw if node_small else world_bw
+    if mpi.Get_rank() == 0 and rates is None:
+        rates = calibrate_rates()
+    rates = _bcast_idle(mpi, rates)
+    machine = Machine(hosts, host_cores(), alpha_local, alpha_remote, beta_local, beta_remote,
+                      rates["rate_td"], rates["rate_bu"], threads, "probe")
+    machine = mpi.bcast(machine, root=0)
+    machine.threads = threads
+    log.info("probe: %d ranks on %d hosts in %.3f s", len(hosts), len(order), time.perf_counter() - t0)
+    return machine
+
+
+def _bcast_idle(mpi, value):
+    """Broadcast from rank 0 with the other ranks sleeping (not spinning) until it is ready."""
+    req = mpi.Ibarrier()
+    while not req.Test():
+        time.sleep(0.002)
+    return mpi.bcast(value, root=0)

@@ -1,0 +1,55 @@
+"""Cost model of the 2D bitmap-scan layout (Fu et al., "Parallel Breadth First Search on GPU
+Clusters" -- MapGraph --, Sec. 3: bitmap frontiers, a ceil(log2 C)-round contraction along the
+processor rows, a broadcast along the columns, predecessors from the levels; ``two_d.scan_exchange``).
+
+Per level on an R x C grid, whatever the direction (the frontier is always a bitmap):
+
+* scan: ceil(log2 C) pairwise Sendrecv rounds of the row range's bitmap, n/(8R) bytes each;
+* broadcast: an Allgatherv along the column of the column range's n/C bits (on R <= C grids one
+  or two ranks of the column hold it all: they send it to R - 1 peers);
+* control: one small Allreduce.
+
+After the last level, ``parents``: an Allgatherv of the owners' depths (P - 1 peers, 4n/P bytes)
+and a min-Allreduce of the row range's candidate parents along the row (n/R ids), with a pass
+over the rank's arcs to propose them.
+"""
+from __future__ import annotations
+
+from .fold_cost import candidates as _grid_candidates
+from .fold_cost import col, dims, row
+from .network import Op, control_op, id_bytes, rounds_of, world
+from .words import scan_rounds
+
+NAME = ("2d", "scan")
+
+
+def candidates(P: int) -> list:
+    return _grid_candidates(P)
+
+
+def label(params) -> str:
+    return f"2d scan {params['grid']}"
+
+
+def level_ops(prof, lv, P: int, params) -> list:
+    R, C = dims(params)
+    n = prof.n
+    k = scan_rounds(C)
+    rb = n / (8 * R)
+    ops = [Op("scan", "p2p", (0, 1 % C), k, k * rb, 0.0, P * k, P * k * rb)] if k else []
+    cb = (R - 1) * n / (8 * C)
+    ops.append(Op("broadcast", "allgather", col(R, C), rounds_of("allgather", R), cb, 0.0, P * (R - 1), C * cb))
+    ops.append(control_op(P))
+    return ops
+
+
+def after_ops(prof, P: int, params) -> list:
+    R, C = dims(params)
+    n, idb = prof.n, id_bytes(prof.n)
+    dep = (P - 1) * 4 * n / P
+    red = 2 * idb * n / R
+    return [Op("parents depths", "allgather", world(P), rounds_of("allgather", P), dep, 2 * prof.m / P,
+               P * (P - 1), P * dep),
+            Op("parents min", "allreduce", row(R, C), rounds_of("allreduce", C), red, 0.0, P * (C - 1),
+               P * (C - 1) * idb * n / R),
+            control_op(P)]

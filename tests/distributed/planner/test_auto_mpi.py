@@ -1,0 +1,54 @@
+"""``--partition auto`` under mpiexec: it picks a registered layout, the run validates, the JSON holds
+predicted and measured times; the probe's cost is bounded."""
+import json
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
+from mpi_helpers import run_cli, run_mpi  # noqa: E402
+
+PROBE = """
+import json, os, time
+from mpi4py import MPI
+from breadth.distributed.planner.probe import probe
+t0 = time.perf_counter()
+m = probe(MPI.COMM_WORLD, 1)
+t = MPI.COMM_WORLD.allreduce(time.perf_counter() - t0, op=MPI.MAX)
+if MPI.COMM_WORLD.rank == 0:
+    print(json.dumps({"seconds": t, "ranks": m.size, "alpha": m.alpha_local, "beta": m.beta_local}))
+"""
+
+
+def test_graph500_auto_picks_a_layout_and_validates(tmp_path, warm_kernels):
+    from breadth.distributed import registry
+
+    out = tmp_path / "r.json"
+    proc = run_cli(["graph500", "--scale", "10", "--roots", "3", "--ranks", "4", "--json", str(out), "--quiet"],
+                   timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    d = json.loads(out.read_text())
+    plan = d["planner"]
+    assert (plan["partition"], plan["exchange"]) in [(p, x) for p in registry.partitions()
+                                                     for x in registry.exchanges(p)]
+    assert d["communication"]["exchange"] == plan["exchange"]
+    assert plan["predicted_seconds_per_search"] > 0 and plan["measured_seconds_per_search"] > 0
+    assert len(plan["candidates"]) == 5 and "auto layout:" in proc.stdout
+    assert all(s["validation"]["passed"] if "validation" in s else True for s in d["searches"])
+    assert "validate" in proc.stdout or d.get("validation", True)
+
+
+def test_probe_is_bounded(tmp_path):
+    (tmp_path / "cache").mkdir()
+    import socket
+
+    name = f"planner-{socket.gethostname()}-{os.cpu_count()}.json"
+    (tmp_path / "cache" / name).write_text(json.dumps({"rate_td": 1e8, "rate_bu": 1e8}))
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE)
+    proc, _ = run_mpi(4, [str(script)], timeout=300, BREADTH_CACHE_DIR=str(tmp_path / "cache"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["ranks"] == 4 and got["seconds"] < 2.0
+    assert set(got["alpha"]) == {"p2p", "alltoall", "allgather", "allreduce"} and got["beta"] > 0
