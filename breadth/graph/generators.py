@@ -156,21 +156,33 @@ def _tuple_arrays(scale, factor, factor_name, start, stop):
     return start, stop, np.empty(stop - start, dtype=np.int64), np.empty(stop - start, dtype=np.int64)
 
 
+def fill_kronecker(scale, seed, start, stop, src, dst):
+    """Write Kronecker tuples [start, stop) of (scale, seed) into the int64 arrays src, dst (no checks).
+
+    The one definition of the tuples: ``kronecker_edges`` and the streaming builder both call it."""
+    if scale == 0:
+        src[:stop - start] = 0
+        dst[:stop - start] = 0
+    else:
+        _kronecker_range(scale, start, stop, _keys(seed, 1)[0], _keys(seed, 2)[:4], src, dst)
+
+
+def fill_uniform(scale, seed, start, stop, src, dst):
+    """Write uniform random tuples [start, stop) of (scale, seed) into src, dst (no checks)."""
+    _uniform_range(1 << scale, start, stop, _keys(seed, 3)[0], src, dst)
+
+
 def kronecker_edges(scale: int, edgefactor: int = 16, seed: int = 1, start=None, stop=None):
     """The raw Graph500 tuple list (int64 src, dst), or its slice [start, stop)."""
     start, stop, src, dst = _tuple_arrays(scale, edgefactor, "edgefactor", start, stop)
-    if scale == 0:
-        src[:] = 0
-        dst[:] = 0
-    else:
-        _kronecker_range(scale, start, stop, _keys(seed, 1)[0], _keys(seed, 2)[:4], src, dst)
+    fill_kronecker(scale, seed, start, stop, src, dst)
     return src, dst
 
 
 def uniform_random_edges(scale: int, degree: int = 16, seed: int = 1, start=None, stop=None):
     """GAP-style uniform random tuples: degree * 2^scale edges with uniform endpoints."""
     start, stop, src, dst = _tuple_arrays(scale, degree, "degree", start, stop)
-    _uniform_range(1 << scale, start, stop, _keys(seed, 3)[0], src, dst)
+    fill_uniform(scale, seed, start, stop, src, dst)
     return src, dst
 
 
