@@ -30,6 +30,10 @@ def register(sub):
     add_search_options(p)
     add_device_option(p)
     p.add_argument("--no-validate", action="store_true", help="skip validating the BFS trees")
+    p.add_argument("--tuple-list", action="store_true",
+                   help="generate the whole tuple list and build from it, as the reference code does "
+                        "(about 40 bytes per tuple at the peak); by default the tuples are streamed into "
+                        "the build chunk by chunk and never held (about 9 bytes per tuple)")
     p.add_argument("--json", metavar="FILE", default=None,
                    help="also write every statistic, search and per-level record as JSON to FILE ('-': stdout, "
                         "after the report)")
@@ -56,8 +60,9 @@ def run(args) -> int:
         from ..graph500.engine_cuda import CudaEngine
 
         engine = CudaEngine(args.algorithm, args.alpha, args.beta)
+        engine.streaming = not args.tuple_list
     else:
-        engine = LocalEngine(args.algorithm, args.alpha, args.beta)
+        engine = LocalEngine(args.algorithm, args.alpha, args.beta, streaming=not args.tuple_list)
     result = run_benchmark(config, engine, progress=not args.quiet)
     if engine.is_root:
         print(format_report(result), flush=True)

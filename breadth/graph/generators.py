@@ -25,7 +25,9 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import InputError
-from .memory import check_fits, csr_build_bytes
+from .build import BuildInfo
+from .memory import check_fits, csr_build_bytes, stream_build_bytes
+from .stream import BOTH, IN, OUT, TupleSource, stream_csr
 from .types import Graph
 
 A, B, C = 0.57, 0.19, 0.19
@@ -186,26 +188,73 @@ def uniform_random_edges(scale: int, degree: int = 16, seed: int = 1, start=None
     return src, dst
 
 
-def check_graph_fits(scale, factor):
-    """Refuse (MemoryEstimateError) a generated graph whose construction would not fit in memory."""
+class GeneratedTuples(TupleSource):
+    """The tuples of a generated graph as a tuple source: any slice is regenerated on demand."""
+
+    def __init__(self, kind: str, scale: int, factor: int, seed: int):
+        fills = {"kronecker": fill_kronecker, "uniform": fill_uniform}
+        if kind not in fills:
+            raise InputError(f"unknown generator {kind!r}; choose one of {', '.join(fills)}")
+        check_scale(scale, factor, "edgefactor" if kind == "kronecker" else "degree")
+        self.kind, self.scale, self.seed = kind, scale, seed
+        self._fill = fills[kind]
+        self.num_tuples = factor * (1 << scale)
+        self.num_vertices = 1 << scale
+
+    def fill(self, start, stop, src, dst):
+        self._fill(self.scale, self.seed, start, stop, src, dst)
+
+
+def check_graph_fits(scale, factor, directed=False, streaming=True):
+    """Refuse (MemoryEstimateError) a generated graph whose construction would not fit in memory
+    (streamed: the tuples are never held; else from the whole tuple list)."""
     n = 1 << scale
     m = factor * n
-    check_fits(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", csr_build_bytes(n, m, False))
+    need = stream_build_bytes(n, m, directed) if streaming else csr_build_bytes(n, m, directed)
+    check_fits(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", need)
 
 
-def _generated_graph(make_edges, scale, factor, factor_name, seed, return_edges, directed):
+def streamed_graph(source: TupleSource, directed=False, index_dtype=None, progress=None):
+    """The graph of a tuple source built by the streaming builder (``graph/stream.py``).
+
+    Returns (Graph, raw tuple degree per vertex (non-self-loop tuple endpoints, duplicates
+    counted: the Graph500 TEPS edge count's input), seconds: {"fill", "refill", "build", ...})."""
+    if directed:
+        indptr, indices, raw, loops, sec = stream_csr(source, OUT, index_dtype, progress=progress)
+        in_indptr, in_indices, raw_in, _, sec_in = stream_csr(source, IN, index_dtype, progress=progress)
+        raw += raw_in
+        del raw_in
+        for k in ("fill", "refill", "build"):
+            sec[k] += sec_in[k]
+        arcs = int(indptr[-1])
+        kw = {"in_indptr": in_indptr, "in_indices": in_indices}
+    else:
+        indptr, indices, raw, loops, sec = stream_csr(source, BOTH, index_dtype, progress=progress)
+        arcs = int(indptr[-1]) // 2
+        kw = {}
+    m = int(source.num_tuples)
+    info = BuildInfo(m, loops, m - loops - arcs)
+    return Graph(indptr, indices, directed=directed, build_info=info, check=False, **kw), raw, sec
+
+
+def _generated_graph(kind, make_edges, scale, factor, factor_name, seed, return_edges, directed):
     check_scale(scale, factor, factor_name)
-    check_graph_fits(scale, factor)
+    check_graph_fits(scale, factor, directed, streaming=not return_edges)
+    if not return_edges:
+        return streamed_graph(GeneratedTuples(kind, scale, factor, seed), directed)[0]
     src, dst = make_edges(scale, factor, seed)
     g = Graph.from_edges(src, dst, num_vertices=1 << scale, directed=directed)
-    return (g, (src, dst)) if return_edges else g
+    return g, (src, dst)
 
 
 def kronecker(scale: int, edgefactor: int = 16, seed: int = 1, *, return_edges=False, directed=False):
-    """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples."""
-    return _generated_graph(kronecker_edges, scale, edgefactor, "edgefactor", seed, return_edges, directed)
+    """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples.
+
+    Without ``return_edges`` the tuples are streamed into the build and never held."""
+    return _generated_graph("kronecker", kronecker_edges, scale, edgefactor, "edgefactor", seed, return_edges,
+                            directed)
 
 
 def uniform_random(scale: int, degree: int = 16, seed: int = 1, *, return_edges=False, directed=False):
     """A uniform random graph on 2^scale vertices with degree * 2^scale edge tuples (GAP urand)."""
-    return _generated_graph(uniform_random_edges, scale, degree, "degree", seed, return_edges, directed)
+    return _generated_graph("uniform", uniform_random_edges, scale, degree, "degree", seed, return_edges, directed)

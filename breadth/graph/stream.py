@@ -41,8 +41,10 @@ from .radix import _insertion_sort, _radix_sort, DIGIT, SMALL
 
 CHUNK = 1 << 22          # tuples per chunk: 64 MiB of int64 tuples, about as much again of arcs
 HUB = 1 << 16            # rows above this are radix-sorted after the block loop
+RADIX_ROW = 1 << 8      # rows above this are radix-sorted (quicksort below)
 ROW_BLOCK = 1 << 12      # rows per block of the sort and compaction loops
-MAX_PARTS = 1 << 10      # partition fan-out cap (write streams per thread)
+MAX_PARTS = 1 << 12      # partition fan-out cap (write streams per sub-chunk)
+PART_ARCS = 1 << 16      # arcs of the graph per part, when the cap allows
 
 BOTH, OUT, IN = 0, 1, 2  # which arcs a tuple (s, d) gives: s->d and d->s, s->d, d->s
 
@@ -151,11 +153,14 @@ def _dedupe(a):
 
 
 @njit(parallel=True, cache=True)
-def _sort_rows(indptr, indices, uniq, hub):
+def _sort_rows(indptr, indices, uniq, hub, key_bits, tmp):
     """Sort and deduplicate every row of at most ``hub`` entries in place (uniq[v] := its distinct
-    count); larger rows get uniq[v] = -1 and are left for ``_sort_hubs``."""
+    count): insertion sort up to SMALL entries, quicksort up to RADIX_ROW, LSD radix sort above
+    (with this thread's row of ``tmp``). Larger rows get uniq[v] = -1, left for ``_sort_hubs``."""
     n = indptr.size - 1
+    hists = np.empty((tmp.shape[0], (key_bits + DIGIT - 1) // DIGIT, 1 << DIGIT), dtype=np.int64)
     for b in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
+        t = numba.get_thread_id()
         for v in range(b * ROW_BLOCK, min(n, (b + 1) * ROW_BLOCK)):
             lo = indptr[v]
             hi = indptr[v + 1]
@@ -165,8 +170,10 @@ def _sort_rows(indptr, indices, uniq, hub):
             a = indices[lo:hi]
             if hi - lo <= SMALL:
                 _insertion_sort(a)
-            else:
+            elif hi - lo <= RADIX_ROW:
                 a.sort()
+            else:
+                a[:] = _radix_sort(a, tmp[t], hists[t], key_bits)
             uniq[v] = _dedupe(a)
 
 
@@ -226,10 +233,11 @@ def _move_blocks(indptr, indices, blen):
     return w
 
 
-def _layout(n, nthreads):
-    """(pshift, number of parts): a few parts per thread, vertex ranges of 2^pshift ids."""
+def _layout(n, arcs):
+    """(pshift, number of parts): vertex ranges of 2^pshift ids, each part's rows about PART_ARCS
+    arcs (their cursors and entries stay in cache while the part is placed)."""
     bits = max(1, (max(n, 1) - 1).bit_length())
-    want = min(MAX_PARTS, max(1, 8 * nthreads))
+    want = min(MAX_PARTS, max(1, arcs // PART_ARCS))
     pshift = max(0, bits - max(0, (want - 1).bit_length()))
     return pshift, (max(n, 1) - 1 >> pshift) + 1
 
@@ -243,7 +251,7 @@ class _Pass:
         self.chunk = max(1, min(chunk, source.num_tuples))
         nthreads = numba.get_num_threads()
         self.nsub = max(1, min(4 * nthreads, self.chunk // 4096 + 1))
-        self.pshift, self.nparts = _layout(source.num_vertices, nthreads)
+        self.pshift, self.nparts = _layout(source.num_vertices, source.num_tuples * (2 if mode == BOTH else 1))
         arcs = self.chunk * (2 if mode == BOTH else 1)
         self.src = np.empty(self.chunk, dtype=np.int64)
         self.dst = np.empty(self.chunk, dtype=np.int64)
@@ -251,6 +259,7 @@ class _Pass:
         self.arc_d = np.empty(arcs, dtype=idt)
         self.counts = np.empty((self.nsub, self.nparts), dtype=np.int64)
         self.fill_seconds = 0.0
+        self.phase = {"partition": 0.0, "apply": 0.0}
 
     def run(self, apply, bar):
         """Fill each chunk from the source (timed apart), partition its arcs and ``apply(arc_s,
@@ -263,14 +272,19 @@ class _Pass:
             k = stop - start
             t0 = time.perf_counter()
             self.source.fill(start, stop, self.src, self.dst)
-            self.fill_seconds += time.perf_counter() - t0
+            t1 = time.perf_counter()
+            self.fill_seconds += t1 - t0
             _count_parts(self.src, self.dst, k, self.mode, self.pshift, self.counts, loops)
             per_part = self.counts.sum(axis=0)
             pstart = np.zeros(self.nparts + 1, dtype=np.int64)
             np.cumsum(per_part, out=pstart[1:])
             pos = np.cumsum(self.counts, axis=0) - self.counts + pstart[:-1]
             _scatter_parts(self.src, self.dst, k, self.mode, self.pshift, pos, self.arc_s, self.arc_d, targets)
+            t2 = time.perf_counter()
             apply[0](self.arc_s, self.arc_d, pstart)
+            t3 = time.perf_counter()
+            self.phase["partition"] += t2 - t1
+            self.phase["apply"] += t3 - t2
             bar.update(k)
         return int(loops.sum())
 
@@ -314,9 +328,13 @@ def stream_csr(source: TupleSource, mode=BOTH, index_dtype=None, *, chunk=CHUNK,
         with progress_bar(m, "streaming build: place", progress, unit="tuples") as bar:
             ps.run((lambda s, d, pstart: _place(s, d, pstart, deg, indices), True), bar)
         refill = ps.fill_seconds
+    ps_phase = ps.phase if ps is not None else None
     del ps                                  # indptr[v + 1] is now the end of row v
+    t_sort = time.perf_counter()
     indices = _sort_compact(indptr, indices, n)
-    seconds = {"fill": fill, "refill": refill, "build": time.perf_counter() - t_start - fill - refill}
+    t_end = time.perf_counter()
+    seconds = {"fill": fill, "refill": refill, "build": t_end - t_start - fill - refill,
+               "sort": t_end - t_sort, **(ps_phase or {})}
     return indptr, indices, raw, int(loops), seconds
 
 
@@ -325,13 +343,15 @@ def _sort_compact(indptr, indices, n, hub=HUB, parallel_hubs=None):
     returns indices shrunk to the surviving entries (the same buffer, its tail given back).
     ``hub`` and ``parallel_hubs`` (None: by scratch size) choose how rows are sorted."""
     uniq = np.empty(n, dtype=np.int64)
+    key_bits = max(1, (max(n, 1) - 1).bit_length())
+    tmp = np.empty((numba.get_num_threads(), min(hub, indices.size)), dtype=indices.dtype)
     with parallel_chunksize(1):            # hubs make some blocks far costlier
-        _sort_rows(indptr, indices, uniq, hub)
+        _sort_rows(indptr, indices, uniq, hub, key_bits, tmp)
+    del tmp
     hubs = np.flatnonzero(uniq < 0)
     if hubs.size:
         sizes = indptr[hubs + 1] - indptr[hubs]
         biggest = int(sizes.max())
-        key_bits = max(1, (max(n, 1) - 1).bit_length())
         rows = min(numba.get_num_threads(), hubs.size)
         # hubs in parallel when their scratch is small next to the graph, else one at a time
         if rows > 1 and numba.get_num_threads() * biggest > max(1 << 24, indices.size // 16):
@@ -358,3 +378,24 @@ def _sort_compact(indptr, indices, n, hub=HUB, parallel_hubs=None):
         else:
             indices = indices[:kept].copy()
     return indices
+
+
+class _ArraySource(TupleSource):
+    def __init__(self, src, dst, n):
+        self._s, self._d = src, dst
+        self.num_tuples, self.num_vertices = src.size, n
+
+    def fill(self, start, stop, src, dst):
+        src[:stop - start] = self._s[start:stop]
+        dst[:stop - start] = self._d[start:stop]
+
+
+def warm_up():
+    """Load (or compile) every kernel of the streaming build, hub paths included, on a tiny graph."""
+    src = np.array([0, 0, 1, 2, 2, 3, 3, 3], dtype=np.int64)
+    dst = np.array([1, 1, 2, 2, 3, 0, 1, 2], dtype=np.int64)
+    for mode in (BOTH, OUT):
+        stream_csr(_ArraySource(src, dst, 4), mode, progress=False)
+    for par in (True, False):
+        indptr = np.array([0, 3, 3, 3, 3], dtype=np.int64)
+        _sort_compact(indptr, np.array([2, 1, 2], dtype=np.int32), 4, 1, par)
