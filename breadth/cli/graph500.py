@@ -30,6 +30,9 @@ def register(sub):
     add_search_options(p)
     add_device_option(p)
     p.add_argument("--no-validate", action="store_true", help="skip validating the BFS trees")
+    p.add_argument("--validate-tuples", action="store_true",
+                   help="also check every tree against the input tuples, regenerated chunk by chunk "
+                        "(the reference's reading of the level and span rules; one generation per search)")
     p.add_argument("--tuple-list", action="store_true",
                    help="generate the whole tuple list and build from it, as the reference code does "
                         "(about 40 bytes per tuple at the peak); by default the tuples are streamed into "
@@ -61,8 +64,10 @@ def run(args) -> int:
 
         engine = CudaEngine(args.algorithm, args.alpha, args.beta)
         engine.streaming = not args.tuple_list
+        engine.validate_tuples = args.validate_tuples
     else:
-        engine = LocalEngine(args.algorithm, args.alpha, args.beta, streaming=not args.tuple_list)
+        engine = LocalEngine(args.algorithm, args.alpha, args.beta, streaming=not args.tuple_list,
+                             validate_tuples=args.validate_tuples)
     result = run_benchmark(config, engine, progress=not args.quiet)
     if engine.is_root:
         print(format_report(result), flush=True)

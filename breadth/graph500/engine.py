@@ -22,6 +22,7 @@ from ..kernels.frontier import ELEM_BLOCK
 from ..kernels.policy import ALPHA, BETA
 from ..result import BFSResult
 from ..search import BFSWorkspace, bfs
+from .tuples import validate_tuples
 from .validate import ValidationReport, validate
 
 
@@ -117,12 +118,14 @@ class LocalEngine:
     nprocs = 1
     is_root = True
 
-    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, streaming=True):
+    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, streaming=True,
+                 validate_tuples=False):
         self.algorithm = algorithm
         self.alpha = alpha
         self.beta = beta
         self.directed = directed
         self.streaming = streaming
+        self.validate_tuples = validate_tuples   # also check every tree against the regenerated tuples
         self.graph: Graph | None = None
         self._edges = None
         self._source = None
@@ -134,9 +137,8 @@ class LocalEngine:
     def generate(self, scale, edgefactor, seed):
         """Streaming: only remember what to generate (the build generates); else the tuple list."""
         self.num_vertices = 1 << scale
-        if self.streaming:
-            self._source = GeneratedTuples("kronecker", scale, edgefactor, seed)
-        else:
+        self._source = GeneratedTuples("kronecker", scale, edgefactor, seed)
+        if not self.streaming:
             self._edges = kronecker_edges(scale, edgefactor, seed)
 
     def warm_up(self):
@@ -150,12 +152,16 @@ class LocalEngine:
         tuple_degree(src, dst, 4)
         if self.streaming:
             warm_up_stream()
+        if self.validate_tuples:
+            g4 = GeneratedTuples("kronecker", 2, 2, 1)
+            validate_tuples(g4, np.zeros(4, dtype=np.int64))
+            validate_tuples(g4, np.zeros(4, dtype=np.int32))
         for algorithm in {self.algorithm, "do"}:
             bfs(g, 0, algorithm)
 
     # kernel 1
     def construct(self):
-        if self.streaming:
+        if self._edges is None:      # streaming: the source regenerates the tuples
             self.graph, self._tdeg, sec = streamed_graph(self._source, self.directed, progress=False)
             self._split = {"generation": sec["fill"], "construction": sec["build"], "regeneration": sec["refill"]}
             return
@@ -190,7 +196,12 @@ class LocalEngine:
                    workspace=self._workspace)
 
     def validate(self, root, result: BFSResult) -> ValidationReport:
-        return validate(self.graph, root, result.parent, result.depth)
+        """The Graph500 rules on the built graph; with ``validate_tuples`` also the rules that read
+        the input tuples, over tuples regenerated chunk by chunk."""
+        report = validate(self.graph, root, result.parent, result.depth)
+        if self.validate_tuples:
+            validate_tuples(self._source, result.depth, self.directed)
+        return report
 
     def nedge(self, result: BFSResult) -> int:
         """Graph500 TEPS count: non-self-loop input tuples inside the traversed component."""
