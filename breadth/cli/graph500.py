@@ -33,6 +33,14 @@ def register(sub):
     add_search_options(p)
     add_device_option(p)
     p.add_argument("--no-validate", action="store_true", help="skip validating the BFS trees")
+    p.add_argument("--validate-tuples", action="store_true",
+                   help="also check every tree against the input tuples, regenerated chunk by chunk "
+                        "(the reference's reading of the level and span rules; one generation per search)")
+    p.add_argument("--stream", action="store_true",
+                   help="stream the generated tuples into the CSR build chunk by chunk, never holding the "
+                        "tuple list (about 10-14 bytes per tuple at the peak instead of about 40: for scales "
+                        "that do not fit otherwise; construction is slower); by default the whole tuple list "
+                        "is generated and built from, as the reference code does")
     p.add_argument("--json", metavar="FILE", default=None,
                    help="also write every statistic, search and per-level record as JSON to FILE ('-': stdout, "
                         "after the report)")
@@ -81,8 +89,11 @@ def run(args) -> int:
         from ..graph500.engine_cuda import CudaEngine
 
         engine = CudaEngine(args.algorithm, args.alpha, args.beta)
+        engine.streaming = args.stream
+        engine.validate_tuples = args.validate_tuples
     else:
-        engine = LocalEngine(args.algorithm, args.alpha, args.beta)
+        engine = LocalEngine(args.algorithm, args.alpha, args.beta, streaming=args.stream,
+                             validate_tuples=args.validate_tuples)
     result = run_benchmark(config, engine, progress=not args.quiet, checkpoint=checkpoint(args, True))
     if engine.is_root:
         note_compile(result.compile_seconds)

@@ -25,7 +25,9 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import InputError
-from .memory import check_fits, csr_build_bytes
+from .build import BuildInfo
+from .memory import check_fits, csr_build_bytes, stream_build_bytes
+from .stream import BOTH, IN, OUT, TupleSource, stream_csr
 from .types import Graph
 
 A, B, C = 0.57, 0.19, 0.19
@@ -156,44 +158,110 @@ def _tuple_arrays(scale, factor, factor_name, start, stop):
     return start, stop, np.empty(stop - start, dtype=np.int64), np.empty(stop - start, dtype=np.int64)
 
 
+def fill_kronecker(scale, seed, start, stop, src, dst):
+    """Write Kronecker tuples [start, stop) of (scale, seed) into the int64 arrays src, dst (no checks).
+
+    The one definition of the tuples: ``kronecker_edges`` and the streaming builder both call it."""
+    if scale == 0:
+        src[:stop - start] = 0
+        dst[:stop - start] = 0
+    else:
+        _kronecker_range(scale, start, stop, _keys(seed, 1)[0], _keys(seed, 2)[:4], src, dst)
+
+
+def fill_uniform(scale, seed, start, stop, src, dst):
+    """Write uniform random tuples [start, stop) of (scale, seed) into src, dst (no checks)."""
+    _uniform_range(1 << scale, start, stop, _keys(seed, 3)[0], src, dst)
+
+
 def kronecker_edges(scale: int, edgefactor: int = 16, seed: int = 1, start=None, stop=None):
     """The raw Graph500 tuple list (int64 src, dst), or its slice [start, stop)."""
     start, stop, src, dst = _tuple_arrays(scale, edgefactor, "edgefactor", start, stop)
-    if scale == 0:
-        src[:] = 0
-        dst[:] = 0
-    else:
-        _kronecker_range(scale, start, stop, _keys(seed, 1)[0], _keys(seed, 2)[:4], src, dst)
+    fill_kronecker(scale, seed, start, stop, src, dst)
     return src, dst
 
 
 def uniform_random_edges(scale: int, degree: int = 16, seed: int = 1, start=None, stop=None):
     """GAP-style uniform random tuples: degree * 2^scale edges with uniform endpoints."""
     start, stop, src, dst = _tuple_arrays(scale, degree, "degree", start, stop)
-    _uniform_range(1 << scale, start, stop, _keys(seed, 3)[0], src, dst)
+    fill_uniform(scale, seed, start, stop, src, dst)
     return src, dst
 
 
-def check_graph_fits(scale, factor):
-    """Refuse (MemoryEstimateError) a generated graph whose construction would not fit in memory."""
+class GeneratedTuples(TupleSource):
+    """The tuples of a generated graph as a tuple source: any slice is regenerated on demand."""
+
+    def __init__(self, kind: str, scale: int, factor: int, seed: int):
+        fills = {"kronecker": fill_kronecker, "uniform": fill_uniform}
+        if kind not in fills:
+            raise InputError(f"unknown generator {kind!r}; choose one of {', '.join(fills)}")
+        check_scale(scale, factor, "edgefactor" if kind == "kronecker" else "degree")
+        self.kind, self.scale, self.seed = kind, scale, seed
+        self._fill = fills[kind]
+        self.num_tuples = factor * (1 << scale)
+        self.num_vertices = 1 << scale
+
+    def fill(self, start, stop, src, dst):
+        self._fill(self.scale, self.seed, start, stop, src, dst)
+
+
+def check_graph_fits(scale, factor, directed=False, streaming=True):
+    """Refuse (MemoryEstimateError) a generated graph whose construction would not fit in memory
+    (streamed: the tuples are never held; else from the whole tuple list)."""
     n = 1 << scale
     m = factor * n
-    check_fits(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", csr_build_bytes(n, m, False))
+    need = stream_build_bytes(n, m, directed) if streaming else csr_build_bytes(n, m, directed)
+    check_fits(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", need)
 
 
-def _generated_graph(make_edges, scale, factor, factor_name, seed, return_edges, directed):
+def streamed_graph(source: TupleSource, directed=False, index_dtype=None, progress=None):
+    """The graph of a tuple source built by the streaming builder (``graph/stream.py``).
+
+    Returns (Graph, raw tuple degree per vertex (non-self-loop tuple endpoints, duplicates
+    counted: the Graph500 TEPS edge count's input), seconds: {"fill", "refill", "build", ...})."""
+    if directed:
+        indptr, indices, raw, loops, sec = stream_csr(source, OUT, index_dtype, progress=progress)
+        in_indptr, in_indices, raw_in, _, sec_in = stream_csr(source, IN, index_dtype, progress=progress)
+        raw += raw_in
+        del raw_in
+        for k in ("fill", "refill", "build"):
+            sec[k] += sec_in[k]
+        arcs = int(indptr[-1])
+        kw = {"in_indptr": in_indptr, "in_indices": in_indices}
+    else:
+        indptr, indices, raw, loops, sec = stream_csr(source, BOTH, index_dtype, progress=progress)
+        arcs = int(indptr[-1]) // 2
+        kw = {}
+    m = int(source.num_tuples)
+    info = BuildInfo(m, loops, m - loops - arcs)
+    return Graph(indptr, indices, directed=directed, build_info=info, check=False, **kw), raw, sec
+
+
+def _generated_graph(kind, make_edges, scale, factor, factor_name, seed, return_edges, directed, stream):
     check_scale(scale, factor, factor_name)
-    check_graph_fits(scale, factor)
+    if stream and return_edges:
+        raise InputError("stream=True never holds the tuples, so it cannot return them (return_edges=True)")
+    check_graph_fits(scale, factor, directed, streaming=stream)
+    if stream:
+        return streamed_graph(GeneratedTuples(kind, scale, factor, seed), directed)[0]
     src, dst = make_edges(scale, factor, seed)
     g = Graph.from_edges(src, dst, num_vertices=1 << scale, directed=directed)
     return (g, (src, dst)) if return_edges else g
 
 
-def kronecker(scale: int, edgefactor: int = 16, seed: int = 1, *, return_edges=False, directed=False):
-    """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples."""
-    return _generated_graph(kronecker_edges, scale, edgefactor, "edgefactor", seed, return_edges, directed)
+def kronecker(scale: int, edgefactor: int = 16, seed: int = 1, *, return_edges=False, directed=False,
+              stream=False):
+    """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples.
+
+    ``stream=True`` streams the tuples into the build chunk by chunk and never holds them (about a
+    quarter of the peak memory, for graphs that would not fit otherwise; the build is slower)."""
+    return _generated_graph("kronecker", kronecker_edges, scale, edgefactor, "edgefactor", seed, return_edges,
+                            directed, stream)
 
 
-def uniform_random(scale: int, degree: int = 16, seed: int = 1, *, return_edges=False, directed=False):
-    """A uniform random graph on 2^scale vertices with degree * 2^scale edge tuples (GAP urand)."""
-    return _generated_graph(uniform_random_edges, scale, degree, "degree", seed, return_edges, directed)
+def uniform_random(scale: int, degree: int = 16, seed: int = 1, *, return_edges=False, directed=False,
+                   stream=False):
+    """A uniform random graph on 2^scale vertices with degree * 2^scale edge tuples (GAP urand);
+    ``return_edges`` and ``stream`` as in ``kronecker``."""
+    return _generated_graph("uniform", uniform_random_edges, scale, degree, "degree", seed, return_edges, directed,
+                            stream)

@@ -105,6 +105,29 @@ def csr_build_bytes(num_vertices: int, num_tuples: int, directed: bool) -> int:
     return 16 * num_tuples + build + kept
 
 
+def stream_build_bytes(num_vertices: int, num_tuples: int, directed: bool, itemsize: int | None = None,
+                       chunk: int = 1 << 22) -> int:
+    """Peak bytes of the streaming CSR build (``graph/stream.py``) of ``num_tuples`` tuples that are
+    never held: ``indices`` before deduplication (one entry per arc), indptr, raw degrees and unique
+    counts (int64 per vertex), the chunk buffers (two int64 tuples and two arcs per tuple) and the
+    hub sort's scratch (at most the larger of 2^24 entries and a sixteenth of the arcs). A directed
+    build keeps the out-CSR while it builds the in-CSR."""
+    isz = index_itemsize(num_vertices) if itemsize is None else itemsize
+    slots = num_tuples * (1 if directed else 2)
+    chunk = min(chunk, num_tuples)
+    buffers = 16 * chunk + 2 * isz * chunk * (1 if directed else 2)
+    scratch = isz * min(slots, max(1 << 24, slots // 16))
+    build = isz * slots + 24 * (num_vertices + 1) + buffers + scratch
+    kept = isz * num_tuples + 8 * (num_vertices + 1) if directed else 0
+    return build + kept
+
+
+def graph_bytes(num_vertices: int, num_arcs: int, directed: bool = False) -> int:
+    """Bytes of a built graph: int64 indptr and the neighbour ids (twice when directed: in-CSR)."""
+    one = 8 * (num_vertices + 1) + index_itemsize(num_vertices) * num_arcs
+    return 2 * one if directed else one
+
+
 def bfs_bytes(num_vertices: int) -> int:
     """Working memory of one BFS (``search.BFSWorkspace``): int64 parent, depth, two queues and
     edge offsets, one claim byte per vertex (thin-level runs), three bitmaps."""

@@ -15,12 +15,14 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numba import njit, prange
 
-from ..graph.generators import kronecker_edges
+from ..graph.generators import GeneratedTuples, kronecker_edges, streamed_graph
+from ..graph.stream import warm_up as warm_up_stream
 from ..graph.types import Graph
 from ..kernels.frontier import ELEM_BLOCK
 from ..kernels.policy import ALPHA, BETA
 from ..result import BFSResult
 from ..search import BFSWorkspace, bfs
+from .tuples import validate_tuples
 from .validate import ValidationReport, validate
 
 
@@ -103,27 +105,41 @@ def _reached_tuple_endpoints(parent, tdeg):
 
 
 class LocalEngine:
-    """One process, all threads: breadth's numba kernels."""
+    """One process, all threads: breadth's numba kernels.
+
+    ``streaming`` (opt-in, ``--stream``): kernels 0 and 1 are fused; the tuples are generated chunk by chunk
+    into the streaming build's two passes and never held (``graph/stream.py``). ``kernel_times``
+    then splits the build's time: the count pass's generation is kernel 0, the rest of the build
+    is kernel 1, and the place pass's regeneration is reported on its own. Without streaming the
+    tuple list is generated whole (kernel 0) and built from (kernel 1), as the reference does.
+    """
 
     name = "numba"
     nprocs = 1
     is_root = True
 
-    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False):
+    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, streaming=False,
+                 validate_tuples=False):
         self.algorithm = algorithm
         self.alpha = alpha
         self.beta = beta
         self.directed = directed
+        self.streaming = streaming
+        self.validate_tuples = validate_tuples   # also check every tree against the regenerated tuples
         self.graph: Graph | None = None
         self._edges = None
+        self._source = None
         self._tdeg = None
+        self._split = None
         self._workspace = None
 
     # kernel 0
     def generate(self, scale, edgefactor, seed):
-        """Kernel 0: the Graph500 Kronecker tuples, in memory."""
+        """Streaming: only remember what to generate (the build generates); else the tuple list."""
         self.num_vertices = 1 << scale
-        self._edges = kronecker_edges(scale, edgefactor, seed)
+        self._source = GeneratedTuples("kronecker", scale, edgefactor, seed)
+        if not self.streaming:
+            self._edges = kronecker_edges(scale, edgefactor, seed)
 
     def warm_up(self):
         """Load (or compile) the construction and search kernels before anything is timed.
@@ -134,19 +150,37 @@ class LocalEngine:
         dst = np.array([1, 1, 2, 2, 3], dtype=np.int64)
         g = Graph.from_edges(src, dst, num_vertices=4, directed=self.directed)
         tuple_degree(src, dst, 4)
-        bfs(g, 0, self.algorithm, workspace=BFSWorkspace(4))    # the specialisation search() runs
+        if self.streaming:
+            warm_up_stream()
+        if self.validate_tuples:
+            g4 = GeneratedTuples("kronecker", 2, 2, 1)
+            validate_tuples(g4, np.zeros(4, dtype=np.int64))
+            validate_tuples(g4, np.zeros(4, dtype=np.int32))
+        for algorithm in {self.algorithm, "do"}:
+            bfs(g, 0, algorithm, workspace=BFSWorkspace(4))    # the specialisation search() runs
 
     # kernel 1
     def construct(self):
-        """Kernel 1 (timed): the CSR from the tuples (``Graph.from_edges``)."""
+        """Kernel 1 (timed): the CSR from the tuples (``Graph.from_edges``), or the streaming build."""
+        if self._edges is None:      # streaming: the source regenerates the tuples
+            self.graph, self._tdeg, sec = streamed_graph(self._source, self.directed, progress=False)
+            self._split = {"generation": sec["fill"], "construction": sec["build"], "regeneration": sec["refill"]}
+            return
         src, dst = self._edges
         self.graph = Graph.from_edges(src, dst, num_vertices=self.num_vertices, directed=self.directed)
 
+    def kernel_times(self) -> dict | None:
+        """Streaming: the fused build's seconds split into generation (kernel 0), construction
+        (kernel 1 without tuple generation) and regeneration (the place pass's); else None."""
+        return self._split
+
     def after_construct(self):
-        """Untimed bookkeeping: tuple degrees for the TEPS edge count; the tuples are then dropped."""
-        src, dst = self._edges
-        self._tdeg = tuple_degree(src, dst, self.num_vertices)
-        self._edges = None
+        """Untimed bookkeeping: tuple degrees for the TEPS edge count (the streaming build counted
+        them in its count pass); the tuples are then dropped."""
+        if self._edges is not None:
+            src, dst = self._edges
+            self._tdeg = tuple_degree(src, dst, self.num_vertices)
+            self._edges = None
 
     def nonisolated(self, candidates: np.ndarray) -> np.ndarray:
         """Which candidate search keys have an edge (out or in)."""
@@ -164,8 +198,12 @@ class LocalEngine:
                    workspace=self._workspace)
 
     def validate(self, root, result: BFSResult) -> ValidationReport:
-        """Check a search's tree by the Graph500 rules (raises ValidationError)."""
-        return validate(self.graph, root, result.parent, result.depth)
+        """The Graph500 rules on the built graph; with ``validate_tuples`` also the rules that read
+        the input tuples, over tuples regenerated chunk by chunk."""
+        report = validate(self.graph, root, result.parent, result.depth)
+        if self.validate_tuples:
+            validate_tuples(self._source, result.depth, self.directed)
+        return report
 
     def nedge(self, result: BFSResult) -> int:
         """Graph500 TEPS count: non-self-loop input tuples inside the traversed component."""
@@ -180,7 +218,7 @@ class LocalEngine:
         import numba
 
         return {"engine": self.name, "threads": numba.get_num_threads(), "algorithm": self.algorithm,
-                "alpha": self.alpha, "beta": self.beta}
+                "alpha": self.alpha, "beta": self.beta, "streaming": self.streaming}
 
     def graph_summary(self) -> dict:
         """Vertices, edges and directedness of the constructed graph, for the report."""

@@ -1,0 +1,401 @@
+"""Streaming CSR construction: the CSR of a tuple list that is never held whole.
+
+A *tuple source* hands out any slice [start, stop) of its tuples on demand
+(a counter-based generator regenerates it, a file reader reads it again). The
+build makes two passes over the source, chunk by chunk, in bounded buffers:
+
+1. *Count*: every chunk's arcs (both directions of an undirected tuple,
+   self-loops skipped) are partitioned by the source vertex's range (one part
+   per range of ``2^pshift`` vertices, a few streams per thread) and each part
+   adds its arcs to the raw degrees, so no two threads write one counter.
+   The raw degrees give ``indptr``; they are also what the Graph500 TEPS edge
+   count needs (tuple endpoints, duplicates counted).
+2. *Place*: the source is read again, partitioned the same way, and each part
+   writes its arcs' targets into ``indices`` at its rows' cursors (the cursors
+   are ``indptr[1:]`` itself, shifted down by one row, so no cursor array).
+3. *Sort and deduplicate* every row in place (parallel over blocks of rows,
+   dynamically scheduled; rows above ``HUB`` entries are radix-sorted
+   afterwards, several at a time when their scratch fits), then *compact*
+   the surviving entries within each block, move the blocks down, and
+   give back the unused tail of ``indices``.
+
+The result is the same CSR as ``build.build_csr`` of the whole tuple list:
+rows sorted, duplicates and self-loops dropped, ``indptr`` int64. The peak is
+``indices`` before deduplication (the index itemsize per arc) plus three
+int64 arrays per vertex (indptr, raw degrees, unique counts) plus the chunk
+buffers.
+"""
+from __future__ import annotations
+
+import time
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from ..errors import InputError
+from .build import BuildInfo
+from .memory import check_fits, choose_index_dtype, stream_build_bytes
+from .parallel import parallel_chunksize
+from .radix import _insertion_sort, _radix_sort, DIGIT, SMALL
+
+CHUNK = 1 << 22          # tuples per chunk: 64 MiB of int64 tuples, about as much again of arcs
+HUB = 1 << 16            # rows above this are radix-sorted after the block loop
+RADIX_ROW = 1 << 8      # rows above this are radix-sorted (quicksort below)
+ROW_BLOCK = 1 << 12      # rows per block of the sort and compaction loops
+MAX_PARTS = 1 << 12      # partition fan-out cap (write streams per sub-chunk)
+PART_ARCS = 1 << 16      # arcs of the graph per part, when the cap allows
+
+BOTH, OUT, IN = 0, 1, 2  # which arcs a tuple (s, d) gives: s->d and d->s, s->d, d->s
+
+
+class TupleSource:
+    """Slices of a tuple list on demand: ``fill(start, stop, src, dst)`` writes tuples [start, stop)
+    into the first ``stop - start`` entries of two int64 arrays. Subclasses set ``num_tuples`` and
+    ``num_vertices`` (every id is below it)."""
+
+    num_tuples: int = 0
+    num_vertices: int = 0
+
+    def fill(self, start: int, stop: int, src: np.ndarray, dst: np.ndarray) -> None:
+        raise NotImplementedError
+
+
+@njit(parallel=True, cache=True)
+def _count_parts(src, dst, k, mode, pshift, counts, loops):
+    """counts[c, p] := arcs of sub-chunk c of tuples [0, k) whose source lies in part p;
+    loops[c] += its self-loops."""
+    nsub = counts.shape[0]
+    for c in prange(nsub):
+        row = counts[c]
+        row[:] = 0
+        lp = 0
+        for e in range(k * c // nsub, k * (c + 1) // nsub):
+            s = src[e]
+            d = dst[e]
+            if s == d:
+                lp += 1
+            else:
+                if mode != IN:
+                    row[s >> pshift] += 1
+                if mode != OUT:
+                    row[d >> pshift] += 1
+        loops[c] += lp
+
+
+@njit(parallel=True, cache=True)
+def _scatter_parts(src, dst, k, mode, pshift, pos, arc_s, arc_d, targets):
+    """Sub-chunk c writes its arcs (source, and target when ``targets``) at pos[c, part], advancing it."""
+    nsub = pos.shape[0]
+    for c in prange(nsub):
+        row = pos[c]
+        for e in range(k * c // nsub, k * (c + 1) // nsub):
+            s = src[e]
+            d = dst[e]
+            if s == d:
+                continue
+            if mode != IN:
+                p = s >> pshift
+                j = row[p]
+                arc_s[j] = s
+                if targets:
+                    arc_d[j] = d
+                row[p] = j + 1
+            if mode != OUT:
+                p = d >> pshift
+                j = row[p]
+                arc_s[j] = d
+                if targets:
+                    arc_d[j] = s
+                row[p] = j + 1
+
+
+@njit(parallel=True, cache=True)
+def _add_degrees(arc_s, pstart, deg):
+    """deg[v] += arcs of source v; one part's vertices belong to one iteration."""
+    for p in prange(pstart.size - 1):
+        for j in range(pstart[p], pstart[p + 1]):
+            deg[arc_s[j]] += 1
+
+
+@njit(parallel=True, cache=True)
+def _place(arc_s, arc_d, pstart, cursor, indices):
+    """indices[cursor[s]] := target of each arc of source s, advancing cursor[s]."""
+    for p in prange(pstart.size - 1):
+        for j in range(pstart[p], pstart[p + 1]):
+            s = arc_s[j]
+            indices[cursor[s]] = arc_d[j]
+            cursor[s] += 1
+
+
+@njit(cache=True)
+def _exclusive_scan(a):
+    """a := its exclusive prefix sum, in place; returns the total."""
+    run = 0
+    for i in range(a.size):
+        t = a[i]
+        a[i] = run
+        run += t
+    return run
+
+
+@njit(cache=True)
+def _dedupe(a):
+    """Number of distinct values of the sorted ``a``, moved to its front."""
+    if a.size == 0:
+        return 0
+    u = 1
+    for j in range(1, a.size):
+        if a[j] != a[u - 1]:
+            a[u] = a[j]
+            u += 1
+    return u
+
+
+@njit(parallel=True, cache=True)
+def _sort_rows(indptr, indices, uniq, hub, key_bits, tmp):
+    """Sort and deduplicate every row of at most ``hub`` entries in place (uniq[v] := its distinct
+    count): insertion sort up to SMALL entries, quicksort up to RADIX_ROW, LSD radix sort above
+    (with this thread's row of ``tmp``). Larger rows get uniq[v] = -1, left for ``_sort_hubs``."""
+    n = indptr.size - 1
+    hists = np.empty((tmp.shape[0], (key_bits + DIGIT - 1) // DIGIT, 1 << DIGIT), dtype=np.int64)
+    for b in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
+        t = numba.get_thread_id()
+        for v in range(b * ROW_BLOCK, min(n, (b + 1) * ROW_BLOCK)):
+            lo = indptr[v]
+            hi = indptr[v + 1]
+            if hi - lo > hub:
+                uniq[v] = -1
+                continue
+            a = indices[lo:hi]
+            if hi - lo <= SMALL:
+                _insertion_sort(a)
+            elif hi - lo <= RADIX_ROW:
+                a.sort()
+            else:
+                a[:] = _radix_sort(a, tmp[t], hists[t], key_bits)
+            uniq[v] = _dedupe(a)
+
+
+@njit(cache=True)
+def _sort_hub(a, tmp, hist, key_bits):
+    s = _radix_sort(a, tmp, hist, key_bits)
+    a[:] = s                  # the sorted keys may have ended in tmp (a self-copy otherwise)
+    return _dedupe(a)
+
+
+@njit(parallel=True, cache=True)
+def _sort_hubs(indptr, indices, hubs, uniq, tmp, key_bits):
+    """Radix-sort and deduplicate the rows ``hubs``, one per thread with its row of ``tmp``."""
+    hist = np.empty((tmp.shape[0], (key_bits + DIGIT - 1) // DIGIT, 1 << DIGIT), dtype=np.int64)
+    for i in prange(hubs.size):
+        v = hubs[i]
+        t = numba.get_thread_id()
+        uniq[v] = _sort_hub(indices[indptr[v]:indptr[v + 1]], tmp[t], hist[t], key_bits)
+
+
+@njit(cache=True)
+def _sort_hubs_serial(indptr, indices, hubs, uniq, tmp, key_bits):
+    """``_sort_hubs`` one row after another with one scratch array."""
+    hist = np.empty(((key_bits + DIGIT - 1) // DIGIT, 1 << DIGIT), dtype=np.int64)
+    for v in hubs:
+        uniq[v] = _sort_hub(indices[indptr[v]:indptr[v + 1]], tmp, hist, key_bits)
+
+
+@njit(parallel=True, cache=True)
+def _compact_blocks(indptr, indices, uniq, blen):
+    """Within each block of rows, move the rows' distinct prefixes together to the block's start."""
+    n = indptr.size - 1
+    for b in prange(blen.size):
+        v0 = b * ROW_BLOCK
+        w = indptr[v0]
+        for v in range(v0, min(n, v0 + ROW_BLOCK)):
+            lo = indptr[v]
+            u = uniq[v]
+            if w != lo:
+                for j in range(u):
+                    indices[w + j] = indices[lo + j]
+            w += u
+        blen[b] = w - indptr[v0]
+
+
+@njit(cache=True)
+def _move_blocks(indptr, indices, blen):
+    """Move the compacted blocks down to be contiguous (front to back: a move never overwrites
+    entries not yet moved)."""
+    w = 0
+    for b in range(blen.size):
+        src = indptr[b * ROW_BLOCK]
+        if src != w:
+            for j in range(blen[b]):
+                indices[w + j] = indices[src + j]
+        w += blen[b]
+    return w
+
+
+def _layout(n, arcs):
+    """(pshift, number of parts): vertex ranges of 2^pshift ids, each part's rows about PART_ARCS
+    arcs (their cursors and entries stay in cache while the part is placed)."""
+    bits = max(1, (max(n, 1) - 1).bit_length())
+    want = min(MAX_PARTS, max(1, arcs // PART_ARCS))
+    pshift = max(0, bits - max(0, (want - 1).bit_length()))
+    return pshift, (max(n, 1) - 1 >> pshift) + 1
+
+
+class _Pass:
+    """The chunk buffers and partition arrays of one streaming build, reused by both passes."""
+
+    def __init__(self, source, mode, idt, chunk):
+        self.source = source
+        self.mode = mode
+        self.chunk = max(1, min(chunk, source.num_tuples))
+        nthreads = numba.get_num_threads()
+        self.nsub = max(1, min(4 * nthreads, self.chunk // 4096 + 1))
+        self.pshift, self.nparts = _layout(source.num_vertices, source.num_tuples * (2 if mode == BOTH else 1))
+        arcs = self.chunk * (2 if mode == BOTH else 1)
+        self.src = np.empty(self.chunk, dtype=np.int64)
+        self.dst = np.empty(self.chunk, dtype=np.int64)
+        self.arc_s = np.empty(arcs, dtype=idt)
+        self.arc_d = np.empty(arcs, dtype=idt)
+        self.counts = np.empty((self.nsub, self.nparts), dtype=np.int64)
+        self.fill_seconds = 0.0
+        self.phase = {"partition": 0.0, "apply": 0.0}
+
+    def run(self, apply, bar):
+        """Fill each chunk from the source (timed apart), partition its arcs and ``apply(arc_s,
+        arc_d, pstart)``; returns the self-loops seen."""
+        m = self.source.num_tuples
+        loops = np.zeros(self.nsub, dtype=np.int64)
+        targets = apply is not None and apply[1]
+        for start in range(0, m, self.chunk):
+            stop = min(m, start + self.chunk)
+            k = stop - start
+            t0 = time.perf_counter()
+            self.source.fill(start, stop, self.src, self.dst)
+            t1 = time.perf_counter()
+            self.fill_seconds += t1 - t0
+            _count_parts(self.src, self.dst, k, self.mode, self.pshift, self.counts, loops)
+            per_part = self.counts.sum(axis=0)
+            pstart = np.zeros(self.nparts + 1, dtype=np.int64)
+            np.cumsum(per_part, out=pstart[1:])
+            pos = np.cumsum(self.counts, axis=0) - self.counts + pstart[:-1]
+            _scatter_parts(self.src, self.dst, k, self.mode, self.pshift, pos, self.arc_s, self.arc_d, targets)
+            t2 = time.perf_counter()
+            apply[0](self.arc_s, self.arc_d, pstart)
+            t3 = time.perf_counter()
+            self.phase["partition"] += t2 - t1
+            self.phase["apply"] += t3 - t2
+            bar.update(k)
+        return int(loops.sum())
+
+
+def _check_source(source):
+    m = int(source.num_tuples)
+    n = int(source.num_vertices)
+    if m < 0 or n < 0:
+        raise InputError(f"a tuple source needs non-negative sizes, got {m} tuples and {n} vertices")
+    return m, n
+
+
+def stream_csr(source: TupleSource, mode=BOTH, index_dtype=None, *, chunk=CHUNK, progress=None):
+    """The CSR of ``source``'s arcs (``mode``: BOTH for an undirected graph, OUT or IN for one side
+    of a directed one), built in two streaming passes; see the module docstring.
+
+    Returns (indptr int64, indices, raw degree int64 per vertex (arcs before deduplication), self-loop
+    count, seconds) where seconds = {"fill": time spent filling chunks in the count pass, "refill":
+    in the place pass, "build": the rest}. Raises MemoryEstimateError before the big allocations.
+    """
+    from ..progress import bar as progress_bar
+
+    m, n = _check_source(source)
+    idt = choose_index_dtype(n, index_dtype)
+    check_fits("building the CSR", stream_build_bytes(n, m, mode != BOTH, np.dtype(idt).itemsize, chunk))
+    t_start = time.perf_counter()
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    deg = indptr[1:]
+    ps = _Pass(source, mode, idt, chunk) if m else None
+    loops = 0
+    fill = refill = 0.0
+    if m:
+        with progress_bar(m, "streaming build: count", progress, unit="tuples") as bar:
+            loops = ps.run((lambda s, d, pstart: _add_degrees(s, pstart, deg), False), bar)
+        fill = ps.fill_seconds
+    raw = deg.copy()
+    total = _exclusive_scan(deg)           # deg[v] = indptr[v + 1] := start of row v
+    indices = np.empty(total, dtype=idt)
+    if m:
+        ps.fill_seconds = 0.0
+        with progress_bar(m, "streaming build: place", progress, unit="tuples") as bar:
+            ps.run((lambda s, d, pstart: _place(s, d, pstart, deg, indices), True), bar)
+        refill = ps.fill_seconds
+    ps_phase = ps.phase if ps is not None else None
+    del ps                                  # indptr[v + 1] is now the end of row v
+    t_sort = time.perf_counter()
+    indices = _sort_compact(indptr, indices, n)
+    t_end = time.perf_counter()
+    seconds = {"fill": fill, "refill": refill, "build": t_end - t_start - fill - refill,
+               "sort": t_end - t_sort, **(ps_phase or {})}
+    return indptr, indices, raw, int(loops), seconds
+
+
+def _sort_compact(indptr, indices, n, hub=HUB, parallel_hubs=None):
+    """Sort and deduplicate the rows of (indptr, indices) and compact them; fixes indptr in place and
+    returns indices shrunk to the surviving entries (the same buffer, its tail given back).
+    ``hub`` and ``parallel_hubs`` (None: by scratch size) choose how rows are sorted."""
+    uniq = np.empty(n, dtype=np.int64)
+    key_bits = max(1, (max(n, 1) - 1).bit_length())
+    tmp = np.empty((numba.get_num_threads(), min(hub, indices.size)), dtype=indices.dtype)
+    with parallel_chunksize(1):            # hubs make some blocks far costlier
+        _sort_rows(indptr, indices, uniq, hub, key_bits, tmp)
+    del tmp
+    hubs = np.flatnonzero(uniq < 0)
+    if hubs.size:
+        sizes = indptr[hubs + 1] - indptr[hubs]
+        biggest = int(sizes.max())
+        rows = min(numba.get_num_threads(), hubs.size)
+        # hubs in parallel when their scratch is small next to the graph, else one at a time
+        if rows > 1 and numba.get_num_threads() * biggest > max(1 << 24, indices.size // 16):
+            rows = 1
+        if parallel_hubs is not None:
+            rows = numba.get_num_threads() if parallel_hubs else 1
+        if rows > 1:
+            tmp = np.empty((numba.get_num_threads(), biggest), dtype=indices.dtype)
+            with parallel_chunksize(1):
+                _sort_hubs(indptr, indices, hubs, uniq, tmp, key_bits)
+        else:
+            tmp = np.empty(biggest, dtype=indices.dtype)
+            _sort_hubs_serial(indptr, indices, hubs, uniq, tmp, key_bits)
+        del tmp
+    nblocks = max(1, (n + ROW_BLOCK - 1) // ROW_BLOCK)
+    blen = np.empty(nblocks, dtype=np.int64)
+    _compact_blocks(indptr, indices, uniq, blen)
+    kept = _move_blocks(indptr, indices, blen)
+    np.cumsum(uniq, out=indptr[1:])
+    del uniq
+    if kept != indices.size:
+        if indices.base is None and indices.flags.owndata:
+            indices.resize(kept, refcheck=False)   # realloc: the tail goes back without a copy
+        else:
+            indices = indices[:kept].copy()
+    return indices
+
+
+class _ArraySource(TupleSource):
+    def __init__(self, src, dst, n):
+        self._s, self._d = src, dst
+        self.num_tuples, self.num_vertices = src.size, n
+
+    def fill(self, start, stop, src, dst):
+        src[:stop - start] = self._s[start:stop]
+        dst[:stop - start] = self._d[start:stop]
+
+
+def warm_up():
+    """Load (or compile) every kernel of the streaming build, hub paths included, on a tiny graph."""
+    src = np.array([0, 0, 1, 2, 2, 3, 3, 3], dtype=np.int64)
+    dst = np.array([1, 1, 2, 2, 3, 0, 1, 2], dtype=np.int64)
+    for mode in (BOTH, OUT):
+        stream_csr(_ArraySource(src, dst, 4), mode, progress=False)
+    for par in (True, False):
+        indptr = np.array([0, 3, 3, 3, 3], dtype=np.int64)
+        _sort_compact(indptr, np.array([2, 1, 2], dtype=np.int32), 4, 1, par)
