@@ -11,7 +11,7 @@ Groups are formed on the host by the CPU path's GroupBy
 (``breadth.multisource.groupby``), unchanged.
 
 Direction per group is decided by the one direction policy
-(``breadth.kernels.policy.go_bottom_up`` / ``stay_bottom_up``) on the group's
+(``breadth.kernels.policy.Policy``, deciding with ``decide``) on the group's
 counts, exactly as the CPU traversal decides: scout count of the JFQ against the
 in-edges of vertices not yet full, and the JFQ size against n / beta with
 ``stay_at_limit=True`` (a JFQ of exactly n / beta vertices stays bottom-up), so
@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from ..errors import InputError
-from ..kernels.policy import BU, TD, go_bottom_up, stay_bottom_up
+from ..kernels.policy import BU, TD, Policy
 from ..multisource.ibfs import LEVEL_FIELDS
 from ..multisource.status import unused_pattern
 from . import device
@@ -126,18 +126,16 @@ def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_
     times = [time.perf_counter() - t0]
     scout = int(row[SCOUT])
     nunfull = int(row[NUNFULL]) - int(row[NFULL])
-    unexplored = dg.graph.in_indptr[n] - int(row[NFULL_IN])
+    # the CPU traversal's policy, stay_at_limit included: the same directions
+    policy = Policy(mode, alpha, beta, n, dg.graph.in_indptr[n] - int(row[NFULL_IN]), stay_at_limit=True)
     queue, next_queue = sp.queue, sp.next_queue
     cur, nxt = 0, IROW
-    level, last_nf, bottom_up, queue_valid, overflow = 0, 0, False, True, False
+    level, queue_valid, overflow = 0, True, False
     while nf > 0 and nunfull > 0 and level != max_depth:
         if write_depth and level + 1 > cap:
             overflow = True
             break
-        if bottom_up:           # the CPU traversal's rule, stay_at_limit included: the same directions
-            bottom_up = stay_bottom_up(mode, nf, last_nf, n, beta, stay_at_limit=True)
-        else:
-            bottom_up = go_bottom_up(mode, False, scout, unexplored, alpha)
+        bottom_up = policy.decide(scout)
         last_nf = nf
         tl = time.perf_counter()
         if bottom_up:
@@ -154,7 +152,9 @@ def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_
             row = device.to_host(sp.counters[nxt:nxt + IROW])
             examined = int(row[EXAMINED])
             nf, scout = int(row[NF]), int(row[SCOUT])
-            nunfull, unexplored = int(row[NUNFULL]), int(row[UNEXPLORED])
+            nunfull = int(row[NUNFULL])
+            policy.measured(int(row[UNEXPLORED]))
+            policy.after_bottom_up(nf, last_nf)
             queue_valid = False
         else:
             if not queue_valid:
@@ -172,7 +172,7 @@ def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_
             nf = qsize = int(row[NF])
             scout = int(row[SCOUT])
             nunfull -= int(row[NFULL])
-            unexplored -= int(row[NFULL_IN])
+            policy.explored(int(row[NFULL_IN]))
             queue_valid = True
         level += 1
         counts = row[HIST0:HIST0 + 64 * words].copy()

@@ -20,6 +20,10 @@ in-edges whose parent and depth are already -1; on exit ``next_front`` holds
 exactly the vertices newly visited at depth ``level + 1`` and ``visited``
 includes them and every vertex without in-edges.
 
+The walk (``walk_words``, with the in-edge scan ``first_in_frontier``) is the one
+implementation of this loop in breadth: the distributed steps call it with their own
+per-vertex callees, as the top-down kernels call ``top_down.walk_block``.
+
 Subscripts are unsigned (``atomics.U``): numba's negative-index check would be a large
 share of the in-edge scan.
 
@@ -28,46 +32,108 @@ Returns (awake count = size of the next frontier, edges examined).
 import numpy as np
 from numba import njit, prange
 
-from .atomics import U, cttz
+from .atomics import U, borrowed, cttz
 from .frontier import WORD_BLOCK
+
+NONE, FOUND, SETTLED = 0, 1, 2      # what a bottom-up visit did with its vertex
+
+
+@njit(inline="always", cache=True)
+def first_in_frontier(in_indptr, in_indices, v, front, base):
+    """The early-exit in-edge scan: v's first in-neighbour u (row v of ``in_indptr``) whose bit
+    ``u - base`` is set in ``front``, or -1; and the in-edges examined."""
+    j = U(in_indptr[U(v)])
+    end = U(in_indptr[U(v) + U(1)])
+    start = j
+    while j < end:
+        u = U(in_indices[j])
+        j += U(1)
+        c = u - U(base)
+        if (front[c >> U(6)] >> (c & U(63))) & U(1):
+            return np.int64(u), np.int64(j - start)
+    return np.int64(-1), np.int64(j - start)
+
+
+@njit(inline="always", cache=True)
+def low_bits(count):
+    """A word with its ``count`` (<= 64) lowest bits set: the vertices of a last, partial word."""
+    return ~U(0) if count >= 64 else (U(1) << U(count)) - U(1)
+
+
+@njit(inline="always", cache=True)
+def walk_words(b, block, nwords, todo, visit, done, ctx):
+    """The bottom-up block walk: words [b * block, (b + 1) * block) of a vertex bitmap (of
+    ``nwords`` words); the twin of ``top_down.walk_block`` (Ligra's dense edgeMap).
+
+    Every bottom-up kernel of breadth (single-node, distributed) is this walk with its own
+    per-vertex callees, module-level ``@njit(inline="always")`` functions:
+    ``todo(ctx, w)`` gives word w's vertices to try (its unvisited bits); each, lowest first,
+    goes to ``visit(ctx, v)`` (usually ``first_in_frontier`` and what to do with a parent),
+    which returns ``(code, examined, weight)``: ``FOUND`` sets v's bit in the word's found
+    mask and adds ``weight`` to the walk's sum, ``SETTLED`` its bit in the settled mask (a
+    vertex that needs no visit again), ``NONE`` nothing; ``done(ctx, w, found, settled)``
+    stores the word's result. One thread owns each word, so neither needs atomics. ``ctx``
+    is borrowed as in ``walk_block`` (per-block scratch included). Returns (vertices found,
+    in-edges examined, weight sum).
+    """
+    ctx = borrowed(ctx)
+    nfound = 0
+    examined = 0
+    weight = 0
+    for w in range(b * block, min(nwords, (b + 1) * block)):
+        todo_bits = todo(ctx, w)
+        found = U(0)
+        settled = U(0)
+        while todo_bits:
+            bit = cttz(todo_bits)
+            todo_bits &= todo_bits - U(1)
+            code, ex, wt = visit(ctx, U(w * 64) + bit)
+            examined += ex
+            if code == FOUND:
+                found |= U(1) << bit
+                nfound += 1
+                weight += wt
+            elif code == SETTLED:
+                settled |= U(1) << bit
+        done(ctx, w, found, settled)
+    return nfound, examined, weight
+
+
+_IN_INDPTR, _IN_INDICES, _PARENT, _DEPTH, _FRONT, _NEXT_FRONT, _VISITED, _NEXT_LEVEL = range(8)
+
+
+@njit(inline="always", cache=True)
+def _todo(ctx, w):
+    return ~ctx[_VISITED][U(w)]
+
+
+@njit(inline="always", cache=True)
+def _visit(ctx, v):
+    """Single-node visit: the first frontier in-neighbour becomes v's parent; no in-edges: settled."""
+    in_indptr = ctx[_IN_INDPTR]
+    if in_indptr[v] == in_indptr[v + U(1)]:      # no in-edges: unreachable, settled now
+        ctx[_PARENT][v] = -1
+        ctx[_DEPTH][v] = -1
+        return np.int64(SETTLED), np.int64(0), np.int64(0)
+    u, examined = first_in_frontier(in_indptr, ctx[_IN_INDICES], v, ctx[_FRONT], U(0))
+    if u >= 0:
+        ctx[_PARENT][v] = u
+        ctx[_DEPTH][v] = ctx[_NEXT_LEVEL]
+        return np.int64(FOUND), examined, np.int64(0)
+    return np.int64(NONE), examined, np.int64(0)
+
+
+@njit(inline="always", cache=True)
+def _done(ctx, w, found, settled):
+    ctx[_NEXT_FRONT][U(w)] = found
+    ctx[_VISITED][U(w)] |= found | settled
 
 
 @njit(cache=True)
 def _bu_block(b, in_indptr, in_indices, parent, depth, front, next_front, visited, next_level):
-    """Bottom-up over the words of block b; returns (vertices found, edges examined).
-
-    Every index is unsigned (also ``j`` and ``u``), so no subscript pays numba's
-    negative-index check."""
-    awake = 0
-    examined = 0
-    for w in range(b * WORD_BLOCK, min(front.size, (b + 1) * WORD_BLOCK)):
-        found = U(0)
-        settled = U(0)
-        todo = ~visited[U(w)]
-        while todo:
-            bit = cttz(todo)
-            todo &= todo - U(1)
-            v = U(w * 64) + bit
-            j = U(in_indptr[v])
-            end = U(in_indptr[v + U(1)])
-            if j == end:                     # no in-edges: unreachable, settled now
-                parent[v] = -1
-                depth[v] = -1
-                settled |= U(1) << bit
-                continue
-            start = j
-            while j < end:
-                u = U(in_indices[j])
-                j += U(1)
-                if (front[u >> U(6)] >> (u & U(63))) & U(1):
-                    parent[v] = u
-                    depth[v] = next_level
-                    found |= U(1) << bit
-                    awake += 1
-                    break
-            examined += np.int64(j - start)
-        next_front[U(w)] = found
-        visited[U(w)] |= found | settled
+    """Bottom-up over the words of block b; returns (vertices found, edges examined)."""
+    ctx = (in_indptr, in_indices, parent, depth, front, next_front, visited, next_level)
+    awake, examined, _ = walk_words(b, WORD_BLOCK, front.size, _todo, _visit, _done, ctx)
     return awake, examined
 
 

@@ -5,8 +5,8 @@ count m_f (out-edges of the frontier) with the edges still unexplored m_u:
 when m_f > m_u / alpha it converts the queue to a bitmap and runs bottom-up
 steps while the frontier grows or stays large (awake count n_f > n / beta);
 when the frontier shrinks below n / beta it converts back and, as in GAP, takes
-at least one top-down step. The rule is ``policy.go_bottom_up`` /
-``policy.stay_bottom_up``, shared by every driver. ``mode`` pins the policy to
+at least one top-down step. The driver steps the policy state of every driver
+(``policy.policy_state``: the rule and its unexplored-edges bookkeeping). ``mode`` pins the policy to
 always top-down (``TOP_DOWN``) or always bottom-up (``BOTTOM_UP``), which is
 how the pure algorithms run: one driver, three policies.
 
@@ -41,7 +41,7 @@ from numba import njit
 from .bottom_up import bu_step
 from .frontier import bitmap_to_queue, claimed_since, clear_visited, mark_unvisited, queue_to_bitmap
 from .levels import LEVEL_FIELDS, new_level_stats, record, room_for, ticks
-from .policy import BU, TD, go_bottom_up, stay_bottom_up
+from .policy import BU, TD, policy_after_bottom_up, policy_bottom_up, policy_decide, policy_explored, policy_state
 from .thin_levels import CTL_SIZE, run_thin_levels
 from .top_down import frontier_edge_offsets, td_serial, td_step
 
@@ -89,14 +89,11 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
     nlev = np.int64(0)
 
     qsize, scout = _seed(indptr, roots, parent, depth, visited, queue)
-    edges_to_check = indptr[n]
+    policy = policy_state(mode, alpha, beta, n, indptr[n])
     level = np.int64(0)
-    force_td = np.bool_(False)
     front_claimed = False    # front holds visited before the last level, which was a td_step
     while qsize > 0 and level != max_depth:
-        go_bu = go_bottom_up(mode, force_td, scout, edges_to_check, alpha)
-        force_td = False
-        if go_bu:
+        if policy_decide(policy, scout):
             if front_claimed:
                 claimed_since(front, visited)
             else:
@@ -114,22 +111,22 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
                 level += 1
                 if awake == 0 or level == max_depth:
                     break
-                if not stay_bottom_up(mode, awake, old_awake, n, beta):
+                policy_after_bottom_up(policy, awake, old_awake)
+                if not policy_bottom_up(policy):
                     break
             if awake == 0 or level == max_depth:
                 break
             qsize, scout = bitmap_to_queue(front, indptr, queue)
-            force_td = True
         elif scout <= serial_edges and threads > 1:
             stats, times = room_for(stats, times, nlev + THIN_ROWS)
-            qsize, scout, level, edges_to_check, nlev, swapped = run_thin_levels(
+            qsize, scout, level, nlev, swapped = run_thin_levels(
                 indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-                edges_to_check, mode, alpha, max_depth, serial_edges, stats, times, nlev, threads)
+                policy, max_depth, serial_edges, stats, times, nlev, threads)
             if swapped:
                 queue, next_queue = next_queue, queue
             front_claimed = False
         else:
-            edges_to_check -= scout
+            policy_explored(policy, scout)        # the thin run counts its own levels
             t0 = ticks()
             if scout <= serial_edges:
                 nq, next_scout = td_serial(indptr, indices, parent, depth, visited, queue, qsize, next_queue, level)

@@ -17,10 +17,13 @@ m_u the edges not yet explored, n_f the frontier's size and n the vertices:
 ``mode`` pins the rule: ``TOP_DOWN`` never goes bottom-up, ``BOTTOM_UP`` never
 comes back. Every driver -- single-node, distributed, multi-source, GPU --
 decides through ``go_bottom_up`` / ``stay_bottom_up``: the njit functions are
-callable from numba kernels and from Python alike. Drivers that keep m_u by
-subtracting each top-down frontier's scout count (Beamer's bookkeeping) can use
-the ``Policy`` stepper, whose state lives in a small array so that numba drivers
-and Python drivers step exactly the same code.
+callable from numba kernels and from Python alike. Every driver steps one policy
+state (``policy_state``: a small array, so that numba drivers and the ``Policy``
+class of Python drivers run exactly the same code): ``policy_direction`` before a
+level keeps m_u by subtracting each top-down frontier's scout count (Beamer's
+bookkeeping); drivers that measure m_u their own way (the multi-source
+traversal: in-edges of vertices not yet full) decide with ``policy_decide`` and
+report it with ``policy_explored`` / ``policy_measured``.
 
 Invariants: ``unexplored`` never grows; a level decided bottom-up stays so until
 ``stay_bottom_up`` says otherwise; the same counts give the same directions on
@@ -69,57 +72,103 @@ def stay_bottom_up(mode, awake, old_awake, n, beta, stay_at_limit=False):
 
 
 # ---------------------------------------------------------------- the stepper
-_MODE, _ALPHA, _BETA, _N, _UNEXPLORED, _BOTTOM_UP, _FORCE_TD = range(7)
+_MODE, _ALPHA, _BETA, _N, _UNEXPLORED, _BOTTOM_UP, _FORCE_TD, _AT_LIMIT = range(8)
 
 
 @njit(cache=True)
-def policy_state(mode, alpha, beta, n, num_arcs):
-    """A fresh stepper state: top-down, nothing explored (``num_arcs`` edges to explore)."""
-    s = np.zeros(7, dtype=np.float64)
+def policy_state(mode, alpha, beta, n, unexplored, stay_at_limit=False):
+    """A fresh stepper state: top-down, ``unexplored`` edges to explore (``stay_bottom_up``
+    says what ``stay_at_limit`` means)."""
+    s = np.zeros(8, dtype=np.float64)
     s[_MODE] = mode
     s[_ALPHA] = alpha
     s[_BETA] = beta
     s[_N] = n
-    s[_UNEXPLORED] = num_arcs
+    s[_UNEXPLORED] = unexplored
+    s[_AT_LIMIT] = 1.0 if stay_at_limit else 0.0
     return s
 
 
 @njit(cache=True)
-def policy_direction(state, scout):
+def policy_decide(state, scout):
     """The direction of the next level (``scout``: out-edges of its frontier); True = bottom-up.
 
-    A top-down level's scout edges count as explored from here on.
+    Leaves the unexplored count alone: a driver that measures explored edges its own way
+    reports them with ``policy_explored`` / ``policy_measured``.
     """
     if state[_BOTTOM_UP] == 0.0:
         go = go_bottom_up(int(state[_MODE]), state[_FORCE_TD] != 0.0, scout, state[_UNEXPLORED], state[_ALPHA])
         state[_FORCE_TD] = 0.0
         if go:
             state[_BOTTOM_UP] = 1.0
-        else:
-            state[_UNEXPLORED] -= scout
     return state[_BOTTOM_UP] != 0.0
+
+
+@njit(cache=True)
+def policy_explored(state, edges):
+    """``edges`` more edges count as explored (a top-down level's)."""
+    state[_UNEXPLORED] -= edges
+
+
+@njit(cache=True)
+def policy_measured(state, unexplored):
+    """The unexplored edges are ``unexplored`` now (a driver that counts them after a level)."""
+    state[_UNEXPLORED] = unexplored
+
+
+@njit(cache=True)
+def policy_direction(state, scout):
+    """``policy_decide`` with Beamer's bookkeeping: a top-down level's scout edges count as
+    explored from here on (GAP's ``edges_to_check -= scout_count``)."""
+    bottom_up = policy_decide(state, scout)
+    if not bottom_up:
+        policy_explored(state, scout)
+    return bottom_up
 
 
 @njit(cache=True)
 def policy_after_bottom_up(state, awake, old_awake):
     """Record a finished bottom-up level; the next is top-down when the frontier became small."""
-    if not stay_bottom_up(int(state[_MODE]), awake, old_awake, state[_N], state[_BETA]):
+    if not stay_bottom_up(int(state[_MODE]), awake, old_awake, state[_N], state[_BETA], state[_AT_LIMIT] != 0.0):
         state[_BOTTOM_UP] = 0.0
         state[_FORCE_TD] = 1.0
+
+
+@njit(cache=True)
+def policy_bottom_up(state):
+    """Whether the stepper is in a bottom-up phase."""
+    return state[_BOTTOM_UP] != 0.0
+
+
+@njit(cache=True)
+def policy_unexplored(state):
+    """The edges still counted as unexplored."""
+    return state[_UNEXPLORED]
 
 
 class Policy:
     """The stepper for drivers written in Python (distributed, GPU host loops).
 
-    ``direction(scout)`` before each level, ``after_bottom_up(awake, old_awake)``
-    after each bottom-up level -- the same njit code the single-node driver runs.
+    ``direction(scout)`` before each level (``decide`` without the scout bookkeeping, for
+    drivers that report explored edges themselves), ``after_bottom_up(awake, old_awake)``
+    after each bottom-up level -- the same njit code the numba drivers run.
     """
 
-    def __init__(self, mode, alpha, beta, num_vertices, num_arcs):
-        self.state = policy_state(int(mode), float(alpha), float(beta), float(num_vertices), float(num_arcs))
+    def __init__(self, mode, alpha, beta, num_vertices, num_arcs, stay_at_limit=False):
+        self.state = policy_state(int(mode), float(alpha), float(beta), float(num_vertices), float(num_arcs),
+                                  bool(stay_at_limit))
 
     def direction(self, scout) -> bool:
         return bool(policy_direction(self.state, float(scout)))
+
+    def decide(self, scout) -> bool:
+        return bool(policy_decide(self.state, float(scout)))
+
+    def explored(self, edges) -> None:
+        policy_explored(self.state, float(edges))
+
+    def measured(self, unexplored) -> None:
+        policy_measured(self.state, float(unexplored))
 
     def after_bottom_up(self, awake, old_awake) -> None:
         policy_after_bottom_up(self.state, float(awake), float(old_awake))

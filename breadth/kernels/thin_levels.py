@@ -54,7 +54,7 @@ from the bytes.
 
 The run ends (returning to the driver, which then runs the level with its parallel
 edge-balanced ``td_step`` or goes bottom-up) before a level whose scout count exceeds
-``max_scout`` or for which ``policy.go_bottom_up`` says bottom-up, when the frontier is
+``max_scout`` or that the policy state (``policy.policy_decide``) takes bottom-up, when the frontier is
 empty, at ``max_depth``, or when the statistics rows are full.
 
 Invariants: as in the driver -- between levels ``depth[v] == level`` exactly for the
@@ -70,7 +70,7 @@ from numba import njit, prange
 from .atomics import U, add_seq, atomic_or, cas_seq, load_seq, spin_pause, store_seq, yield_cpu
 from .frontier import bits_from_bytes, bytes_from_bits
 from .levels import DIRECTION, DISCOVERED, EDGES_EXAMINED, FRONTIER, LEVEL, ticks
-from .policy import TD, go_bottom_up
+from .policy import TD, policy_decide, policy_explored
 from .top_down import TD_BUFFER, td_serial
 
 __all__ = ["run_thin_levels", "CHUNK", "SPIN_ROUNDS", "SLOW_WAIT_TICKS", "BYTE_AFTER", "CTL_SIZE"]
@@ -87,7 +87,7 @@ BITS, BYTES_IN, BYTES = 0, 1, 2   # a level's claims: bitmap atomics; bytes, fro
 # ctl slots: the shared words each on its own cache line, the level's data on one line
 _EPOCH, _TAKE, _DONE, _SCOUT, _TAILF, _TAILB, _EXP, _EXAM = 0, 8, 16, 24, 32, 40, 48, 56
 _A, _B, _LEVEL, _PARITY, _CA, _CSIZE, _MODE = 64, 65, 66, 67, 68, 69, 70
-_OUT_QSIZE, _OUT_LEVEL, _OUT_SCOUT, _OUT_PARITY, _OUT_NLEV, _OUT_UNEXPLORED = 72, 73, 74, 75, 76, 77
+_OUT_QSIZE, _OUT_LEVEL, _OUT_SCOUT, _OUT_PARITY, _OUT_NLEV = 72, 73, 74, 75, 76
 CTL_SIZE = 80
 _M24 = (1 << 24) - 1
 _MAX_CHUNKS = 1 << 23
@@ -285,7 +285,7 @@ def _publish(ctl, epoch, a, b, level, parity, mode):
 
 @njit(cache=True)
 def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-          unexplored, mode, alpha, max_depth, max_scout, stats, times, nlev):
+          policy, max_depth, max_scout, stats, times, nlev):
     """The leader: run levels (see the module docstring), then end the run for the helpers."""
     buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
     epoch = 0
@@ -297,7 +297,7 @@ def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl,
     claims = BITS
     row0 = nlev
     while a + b > 0 and level != max_depth and nlev < stats.shape[0]:
-        if nlev > row0 and (scout > max_scout or go_bottom_up(mode, False, scout, unexplored, alpha)):
+        if nlev > row0 and (scout > max_scout or policy_decide(policy, scout)):
             break
         if claims == BITS and seen.size and nlev - row0 == BYTE_AFTER:
             bytes_from_bits(visited, seen.view(np.uint64))
@@ -333,7 +333,7 @@ def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl,
                 backoff = max(backoff // 2, SOLO_LEVELS)
             na, nb = load_seq(ctl, _TAILF), load_seq(ctl, _TAILB)
             nexp, exam, next_scout = load_seq(ctl, _EXP), load_seq(ctl, _EXAM), load_seq(ctl, _SCOUT)
-        unexplored -= exam
+        policy_explored(policy, exam)
         if claims == BYTES:
             stats[nlev - 1, DISCOVERED] = nexp      # the previous level's claims, duplicates dropped
         stats[nlev, LEVEL] = level
@@ -363,26 +363,26 @@ def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl,
     ctl[_OUT_SCOUT] = scout
     ctl[_OUT_PARITY] = parity
     ctl[_OUT_NLEV] = nlev
-    ctl[_OUT_UNEXPLORED] = unexplored
 
 
 @njit(parallel=True, cache=True)
-def _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, unexplored,
-         mode, alpha, max_depth, max_scout, stats, times, nlev, threads):
+def _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, policy,
+         max_depth, max_scout, stats, times, nlev, threads):
     store_seq(ctl, _EPOCH, 0)
     for t in prange(threads):
         if t == 0:
             _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-                  unexplored, mode, alpha, max_depth, max_scout, stats, times, nlev)
+                  policy, max_depth, max_scout, stats, times, nlev)
         else:
             _help(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, t % 2 == 1)
 
 
 @njit(cache=True)
 def run_thin_levels(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-                    unexplored, mode, alpha, max_depth, max_scout, stats, times, nlev, threads):
+                    policy, max_depth, max_scout, stats, times, nlev, threads):
     """Run top-down levels from the frontier ``queue[:qsize]`` (scout count ``scout``, at depth
-    ``level``, ``unexplored`` edges left) on ``threads`` threads until the run ends (module
+    ``level``; ``policy`` the driver's ``policy.policy_state``, whose unexplored edges the run's
+    levels decrease) on ``threads`` threads until the run ends (module
     docstring); the first level always runs. Rows go to ``stats``/``times`` from row ``nlev``
     (columns of ``levels.LEVEL_FIELDS``; the run stops when they are full).
 
@@ -390,10 +390,9 @@ def run_thin_levels(indptr, indices, parent, depth, visited, seen, queue, next_q
     8), for runs longer than BYTE_AFTER levels; empty: bitmap claims throughout (required when
     ids do not fit 31 bits, as entries then pack a vertex and its parent in one int64).
 
-    Returns (qsize, scout, level, unexplored, nlev, swapped): ``swapped`` True when the
+    Returns (qsize, scout, level, nlev, swapped): ``swapped`` True when the
     frontier is now in ``next_queue[:qsize]`` (the caller swaps its names).
     """
-    _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, unexplored,
-         mode, alpha, max_depth, max_scout, stats, times, nlev, threads)
-    return (ctl[_OUT_QSIZE], ctl[_OUT_SCOUT], ctl[_OUT_LEVEL], ctl[_OUT_UNEXPLORED], ctl[_OUT_NLEV],
-            ctl[_OUT_PARITY] == 1)
+    _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, policy,
+         max_depth, max_scout, stats, times, nlev, threads)
+    return ctl[_OUT_QSIZE], ctl[_OUT_SCOUT], ctl[_OUT_LEVEL], ctl[_OUT_NLEV], ctl[_OUT_PARITY] == 1

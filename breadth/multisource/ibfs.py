@@ -16,8 +16,8 @@ array (see ``status``). Algorithm 1 of the paper, level k+1:
   and stops at the first neighbour that makes it full (*early termination*);
   ``bottom_up.bu_identify``, which identifies the new frontier in the same loop.
 
-Direction switching is per group, by the shared rule (``kernels.policy``:
-``go_bottom_up`` / ``stay_bottom_up``) on this traversal's own measures: go
+Direction switching is per group, by the shared policy state (``kernels.policy``:
+``policy_decide``, the unexplored edges reported as measured) on this traversal's own measures: go
 bottom-up when the JFQ's out-edges (scout count) exceed the in-edges of
 not-full vertices / alpha, back to top-down when the JFQ holds fewer than
 n / beta vertices and shrinks. The top-down step is the shared block walk
@@ -37,7 +37,8 @@ from numba import njit, prange
 from ..kernels import levels as lv
 from ..kernels.atomics import U, atomic_or
 from ..kernels.frontier import bitmap_to_queue, fill, queue_to_bitmap
-from ..kernels.policy import BOTTOM_UP, BU, DIRECTION_OPTIMIZING, TD, TOP_DOWN, go_bottom_up, stay_bottom_up
+from ..kernels.policy import (BOTTOM_UP, BU, DIRECTION_OPTIMIZING, TD, TOP_DOWN, policy_after_bottom_up, policy_decide,
+                              policy_explored, policy_measured, policy_state)
 from ..kernels.top_down import TD_EDGE_BLOCK, frontier_edge_offsets, walk_block
 from .bottom_up import bu_identify, sync_queue
 from .status import SERIAL_BLOCKS, identify_sparse, seed_group, sum_tallies
@@ -141,22 +142,16 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
     stats[0, JOINT_FRONTIER] = qsize
     times[0] = lv.ticks() - t0
     nunfull -= nfull
-    unexplored = in_indptr[n] - nfull_in
+    policy = policy_state(mode, alpha, beta, n, in_indptr[n] - nfull_in, True)
     nf = qsize
-    last_nf = 0
     level = 0
-    direction = BU if mode == BOTTOM_UP else TD
     queue_valid = True           # the JFQ is in queue[:qsize] (else in the changed bitmap)
     overflow = False
     while nf > 0 and nunfull > 0 and level != max_depth:
         if write_depth and level + 1 > depth_cap:
             overflow = True
             break
-        if direction == TD:
-            if go_bottom_up(mode, False, scout, unexplored, alpha):
-                direction = BU
-        elif not stay_bottom_up(mode, nf, last_nf, n, beta, True):
-            direction = TD
+        direction = BU if policy_decide(policy, scout) else TD
         last_nf = nf
         t0 = lv.ticks()
         _idle_bits(counts, pattern, idle)
@@ -167,6 +162,8 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
             examined, nf, scout, nunfull, unexplored = bu_identify(
                 indptr, in_indptr, in_indices, words, prev, status, unfull, idle, changed, next_changed, tallies,
                 level + 1, dplanes, write_depth, scout)
+            policy_measured(policy, unexplored)
+            policy_after_bottom_up(policy, nf, last_nf)
             prev, status = status, prev
             changed, next_changed = next_changed, changed
             queue_valid = False
@@ -185,7 +182,7 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
                                                      qsize, tallies, level + 1, dplanes, write_depth)
             nf = qsize
             nunfull -= nfull
-            unexplored -= nfull_in
+            policy_explored(policy, nfull_in)
             queue_valid = True
         sum_tallies(tallies, counts)
         level += 1

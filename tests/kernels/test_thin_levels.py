@@ -7,7 +7,7 @@ import breadth
 from breadth.kernels import direction_optimizing as do
 from breadth.kernels.frontier import clear_visited
 from breadth.kernels.levels import LEVEL_FIELDS
-from breadth.kernels.policy import ALPHA, DIRECTION_OPTIMIZING, TOP_DOWN
+from breadth.kernels.policy import ALPHA, BETA, DIRECTION_OPTIMIZING, TOP_DOWN, policy_state, policy_unexplored
 from breadth.kernels.thin_levels import CHUNK, CTL_SIZE, run_thin_levels
 from zoo import reference_depth
 
@@ -116,9 +116,11 @@ def test_kernel_with_more_iterations_than_threads(threads, byte_claims):
     stats = np.zeros((4096, len(LEVEL_FIELDS)), np.int64)
     times = np.zeros(4096, np.int64)
     ctl = np.zeros(CTL_SIZE, np.int64)
-    qsize, scout, level, unexplored, nlev, swapped = run_thin_levels(
+    policy = policy_state(TOP_DOWN, ALPHA, BETA, n, g.num_arcs)
+    qsize, scout, level, nlev, swapped = run_thin_levels(
         g.indptr, g.indices, parent, depth, visited, seen, queue, next_queue, ctl, 1, int(g.out_degree()[0]), 0,
-        g.num_arcs, TOP_DOWN, ALPHA, -1, 1 << 20, stats, times, 0, threads)
+        policy, -1, 1 << 20, stats, times, 0, threads)
+    unexplored = policy_unexplored(policy)
     expected = reference_depth(s, d, n, False, root)
     np.testing.assert_array_equal(depth, expected)
     assert qsize == 0 and level == expected.max() + 1 and nlev == level
@@ -138,10 +140,12 @@ def test_run_stops_before_a_level_with_many_edges():
     g = breadth.Graph.from_edges(s, d, n)
     parent, depth, visited, queue, next_queue = seeded(n, [0])
     stats = np.zeros((16, len(LEVEL_FIELDS)), np.int64)
+    policy = policy_state(DIRECTION_OPTIMIZING, ALPHA, BETA, n, g.num_arcs)
     out = run_thin_levels(g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
-                          np.zeros(CTL_SIZE, np.int64), 1, 2, 0, g.num_arcs, DIRECTION_OPTIMIZING, ALPHA, -1, 0,
+                          np.zeros(CTL_SIZE, np.int64), 1, 2, 0, policy, -1, 0,
                           stats, np.zeros(16, np.int64), 0, 2)
-    qsize, scout, level, unexplored, nlev, swapped = out
+    qsize, scout, level, nlev, swapped = out
+    unexplored = policy_unexplored(policy)
     assert (qsize, scout, level, nlev, swapped) == (2, 6, 1, 1, True)
     assert sorted(next_queue[:2]) == [1, CHUNK]
     assert unexplored == g.num_arcs - 2
@@ -156,10 +160,10 @@ def test_run_leaves_a_contiguous_frontier_after_a_shared_level(threads):
     g = breadth.Graph.from_edges(s, d, n)
     parent, depth, visited, queue, next_queue = seeded(n, np.arange(width))
     deg = g.out_degree()
-    qsize, scout, level, unexplored, nlev, swapped = run_thin_levels(
+    qsize, scout, level, nlev, swapped = run_thin_levels(
         g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
-        np.zeros(CTL_SIZE, np.int64), width,
-        int(deg[:width].sum()), 0, g.num_arcs, DIRECTION_OPTIMIZING, ALPHA, -1, 0, np.zeros((8, 5), np.int64),
+        np.zeros(CTL_SIZE, np.int64), width, int(deg[:width].sum()), 0,
+        policy_state(DIRECTION_OPTIMIZING, ALPHA, BETA, n, g.num_arcs), -1, 0, np.zeros((8, 5), np.int64),
         np.zeros(8, np.int64), 0, threads)
     assert (qsize, level, nlev, swapped) == (width, 1, 1, True)
     np.testing.assert_array_equal(np.sort(next_queue[:width]), np.arange(width, 2 * width))

@@ -191,7 +191,7 @@ class DelegatesSearch(DistSearch):
                 fill(self.nfront, np.uint64(0))
                 queue_to_bitmap(queue, qsize, self.nfront, atomic)
                 examined += mask_bu(sub.ndT_ip, sub.ndT_ix, self.nfront, self.dvisited, self.dnew, self.dcand,
-                                    none, lo, atomic)
+                                    none, lo)
             else:
                 frontier_edge_offsets(sub.nd_ip, queue, qsize, self.offsets)
                 examined += mask_td(sub.nd_ip, sub.nd_ix, queue, qsize, self.offsets, self.dvisited, self.dnew,
@@ -199,7 +199,7 @@ class DelegatesSearch(DistSearch):
         if sc["dd"] and dleft:
             if bu["dd"]:
                 examined += mask_bu(sub.ddT_ip, sub.ddT_ix, self.dfront, self.dvisited, self.dnew, self.dcand,
-                                    dels, 0, atomic)
+                                    dels, 0)
             else:
                 frontier_edge_offsets(sub.dd_ip, dq, dq.size, self.offsets)
                 examined += mask_td(sub.dd_ip, sub.dd_ix, dq, dq.size, self.offsets, self.dvisited, self.dnew,

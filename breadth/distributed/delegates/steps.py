@@ -11,14 +11,15 @@ only by the thread that set j's bit in ``dnew``, so a set bit always has its par
 for dn, the local normals' parent/depth and the next normal queue.
 
 Forward visits use the shared block walk (``kernels.top_down.walk_block``), balanced by
-edges (delegates' dn/dd lists are long); reverse visits loop over the unvisited targets
-and stop at the first parent found. Every kernel returns the edges it examined.
+edges (delegates' dn/dd lists are long); reverse visits the shared bottom-up walk
+(``kernels.bottom_up.walk_words``) over the unvisited targets, stopping at the first parent found. Every kernel returns the edges it examined.
 ``atomic`` False means one numba thread (``kernels.atomics``).
 """
 import numpy as np
 from numba import njit, prange
 
-from ...kernels.atomics import claim, set_bit
+from ...kernels.atomics import U, claim, set_bit
+from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
 from ...kernels.frontier import ELEM_BLOCK
 from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
 
@@ -90,50 +91,100 @@ MASK_BLOCK = 512          # delegates per parallel block of the reverse mask vis
                           # delegates costs a scheduling round each under chunksize 1)
 
 
-@njit(parallel=True, cache=True)
-def mask_bu(tip, tix, sfront, dvisited, dnew, dcand, ids, lo, atomic):
-    """Reverse nd (``tix``: local normals, ``sfront`` the normal frontier bitmap) or dd (``tix``:
-    delegates, ``sfront`` = dfront) visit: each unreached delegate looks for one frontier source."""
+_M_TIP, _M_TIX, _M_SFRONT, _M_DVISITED, _M_DNEW, _M_DCAND, _M_IDS, _M_LO, _M_D = range(9)     # ctx of mask_bu
+
+
+@njit(inline="always", cache=True)
+def _mask_todo(ctx, w):
+    return ~(ctx[_M_DVISITED][w] | ctx[_M_DNEW][w]) & low_bits(ctx[_M_D] - w * 64)
+
+
+@njit(inline="always", cache=True)
+def _mask_visit(ctx, k):
+    """An unreached delegate k: its first source in the frontier becomes its parent candidate."""
+    s, examined = first_in_frontier(ctx[_M_TIP], ctx[_M_TIX], k, ctx[_M_SFRONT], U(0))
+    if s < 0:
+        return np.int64(NONE), examined, np.int64(0)
+    ids = ctx[_M_IDS]
+    ctx[_M_DCAND][np.int64(k)] = ids[s] if ids.size else s + ctx[_M_LO]
+    return np.int64(FOUND), examined, np.int64(0)
+
+
+@njit(inline="always", cache=True)
+def _mask_done(ctx, w, found, settled):
+    ctx[_M_DNEW][w] |= found
+
+
+@njit(cache=True)
+def _mask_bu_block(b, tip, tix, sfront, dvisited, dnew, dcand, ids, lo):
     d = tip.size - 1
-    nblocks = (d + MASK_BLOCK - 1) // MASK_BLOCK
+    ctx = (tip, tix, sfront, dvisited, dnew, dcand, ids, np.int64(lo), np.int64(d))
+    _, examined, _ = walk_words(b, MASK_BLOCK // 64, (d + 63) // 64, _mask_todo, _mask_visit, _mask_done, ctx)
+    return examined
+
+
+@njit(parallel=True, cache=True)
+def mask_bu(tip, tix, sfront, dvisited, dnew, dcand, ids, lo):
+    """Reverse nd (``tix``: local normals, ``sfront`` the normal frontier bitmap) or dd (``tix``:
+    delegates, ``sfront`` = dfront) visit: each unreached delegate looks for one frontier source
+    (``kernels.bottom_up.walk_words``; a block's words are its own, so ``dnew`` takes plain stores)."""
+    nblocks = (tip.size - 1 + MASK_BLOCK - 1) // MASK_BLOCK
     examined = 0
     for b in prange(nblocks):
-        ex = 0
-        for k in range(b * MASK_BLOCK, min(d, (b + 1) * MASK_BLOCK)):
-            if not has_bit(dvisited, k) and not has_bit(dnew, k):
-                for e in range(tip[k], tip[k + 1]):
-                    s = tix[e]
-                    ex += 1
-                    if has_bit(sfront, s):
-                        if set_bit(dnew, np.int64(k), atomic):
-                            dcand[k] = ids[s] if ids.size else np.int64(s) + lo
-                        break
-        examined += ex
+        examined += _mask_bu_block(b, tip, tix, sfront, dvisited, dnew, dcand, ids, lo)
+    return examined
+
+
+_N_TIP, _N_TIX, _N_DFRONT, _N_PARENT, _N_DEPTH, _N_DELS, _N_NEXT_LEVEL, _N_NL, _N_BUF, _N_NBUF, _N_QUEUE, \
+    _N_TAIL = range(12)     # ctx of dn_bu
+
+
+@njit(inline="always", cache=True)
+def _dn_todo(ctx, w):
+    return low_bits(ctx[_N_NL] - w * 64)         # every local normal: the visit skips reached ones
+
+
+@njit(inline="always", cache=True)
+def _dn_visit(ctx, v):
+    """An unreached local normal: its first frontier delegate in-neighbour becomes its parent."""
+    loc = np.int64(v)
+    parent = ctx[_N_PARENT]
+    if parent[loc] >= 0:
+        return np.int64(NONE), np.int64(0), np.int64(0)
+    j, examined = first_in_frontier(ctx[_N_TIP], ctx[_N_TIX], v, ctx[_N_DFRONT], U(0))
+    if j < 0:
+        return np.int64(NONE), examined, np.int64(0)
+    parent[loc] = ctx[_N_DELS][j]
+    ctx[_N_DEPTH][loc] = ctx[_N_NEXT_LEVEL]
+    nb = ctx[_N_NBUF]
+    nb[0] = push(ctx[_N_BUF], nb[0], loc, ctx[_N_QUEUE], ctx[_N_TAIL])
+    return np.int64(FOUND), examined, np.int64(0)
+
+
+@njit(inline="always", cache=True)
+def _dn_done(ctx, w, found, settled):
+    pass
+
+
+@njit(cache=True)
+def _dn_bu_block(b, tip, tix, dfront, parent, depth, dels, nxt, next_queue, tail):
+    nl = tip.size - 1
+    buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
+    nb = np.zeros(1, dtype=np.int64)
+    ctx = (tip, tix, dfront, parent, depth, dels, nxt, np.int64(nl), buf, nb, next_queue, tail)
+    _, examined, _ = walk_words(b, ELEM_BLOCK // 64, (nl + 63) // 64, _dn_todo, _dn_visit, _dn_done, ctx)
+    flush_buffer(buf, nb[0], next_queue, tail)
     return examined
 
 
 @njit(parallel=True, cache=True)
 def dn_bu(tip, tix, dfront, parent, depth, dels, level, next_queue, tail):
-    """Reverse dn visit: each unreached local normal looks for a frontier delegate in-neighbour."""
-    nl = tip.size - 1
-    nblocks = (nl + ELEM_BLOCK - 1) // ELEM_BLOCK
+    """Reverse dn visit: each unreached local normal looks for a frontier delegate in-neighbour
+    (``kernels.bottom_up.walk_words``)."""
+    nblocks = (tip.size - 1 + ELEM_BLOCK - 1) // ELEM_BLOCK
     examined = 0
     for b in prange(nblocks):
-        buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
-        nb = 0
-        ex = 0
-        for v in range(b * ELEM_BLOCK, min(nl, (b + 1) * ELEM_BLOCK)):
-            if parent[v] < 0:
-                for e in range(tip[v], tip[v + 1]):
-                    j = tix[e]
-                    ex += 1
-                    if has_bit(dfront, j):
-                        parent[v] = dels[j]
-                        depth[v] = level + 1
-                        nb = push(buf, nb, v, next_queue, tail)
-                        break
-        flush_buffer(buf, nb, next_queue, tail)
-        examined += ex
+        examined += _dn_bu_block(b, tip, tix, dfront, parent, depth, dels, level + 1, next_queue, tail)
     return examined
 
 

@@ -11,8 +11,8 @@ the rows of the vertices they own.
   (the ``sent`` bitmap: once sent, its owner will have settled it by the end of that
   level). Candidates are buffered per block and flushed with one atomic add;
 * ``apply_received``: the owner settles the candidates routed to it;
-* bottom-up (``bu_step``): owned unvisited vertices read the all-gathered global
-  frontier bitmap; each rank writes only its own words of the next one (bit = local
+* bottom-up (``bu_step``): the shared bottom-up walk (``kernels.bottom_up.walk_words``):
+  owned unvisited vertices read the all-gathered global frontier bitmap; each rank writes only its own words of the next one (bit = local
   id: the partition's ranges are 64-aligned, see ``Partition.word_counts``).
 
 ``atomic`` False means numba runs one thread (``kernels.atomics.claim``). Invariant of
@@ -22,7 +22,8 @@ output queue, and each returns their scout count (out-degree sum).
 import numpy as np
 from numba import njit, prange
 
-from ...kernels.atomics import atomic_add, claim, set_bit
+from ...kernels.atomics import U, atomic_add, claim, set_bit
+from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
 from ...kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
 from ..partition import global_of, local_of
@@ -111,41 +112,55 @@ def apply_received(pairs, npairs, pmap, indptr, parent, depth, level, next_queue
     return scout
 
 
+_B_IN_INDPTR, _B_IN_INDICES, _B_INDPTR, _B_PARENT, _B_DEPTH, _B_FRONT, _B_NEXT_WORDS, _B_NL, _B_NEXT_LEVEL = range(9)
+
+
+@njit(inline="always", cache=True)
+def _bu_todo(ctx, w):
+    return low_bits(ctx[_B_NL] - w * 64)         # every owned vertex: the visit skips settled ones
+
+
+@njit(inline="always", cache=True)
+def _bu_visit(ctx, v):
+    """An unsettled owned vertex takes its first in-neighbour in the global frontier as parent."""
+    loc = np.int64(v)
+    parent = ctx[_B_PARENT]
+    if parent[loc] >= 0:
+        return np.int64(NONE), np.int64(0), np.int64(0)
+    u, examined = first_in_frontier(ctx[_B_IN_INDPTR], ctx[_B_IN_INDICES], v, ctx[_B_FRONT], U(0))
+    if u < 0:
+        return np.int64(NONE), examined, np.int64(0)
+    parent[loc] = u
+    ctx[_B_DEPTH][loc] = ctx[_B_NEXT_LEVEL]
+    indptr = ctx[_B_INDPTR]
+    return np.int64(FOUND), examined, np.int64(indptr[loc + 1] - indptr[loc])
+
+
+@njit(inline="always", cache=True)
+def _bu_done(ctx, w, found, settled):
+    ctx[_B_NEXT_WORDS][w] = found
+
+
+@njit(cache=True)
+def _bu_block(b, in_indptr, in_indices, indptr, parent, depth, front, next_words, nxt):
+    ctx = (in_indptr, in_indices, indptr, parent, depth, front, next_words, np.int64(parent.size), nxt)
+    return walk_words(b, WORD_BLOCK, next_words.size, _bu_todo, _bu_visit, _bu_done, ctx)
+
+
 @njit(parallel=True, cache=True)
 def bu_step(in_indptr, in_indices, indptr, parent, depth, front, next_words, level):
-    """Bottom-up over owned vertices against the global frontier bitmap ``front``.
+    """Bottom-up over owned vertices against the global frontier bitmap ``front``
+    (``kernels.bottom_up.walk_words``).
 
     ``next_words`` are this rank's words of the next frontier (local bit = local id).
     Returns (awake count, edges examined, scout count of the awake vertices).
     """
-    nl = parent.size
-    nwords = next_words.size
-    nblocks = (nwords + WORD_BLOCK - 1) // WORD_BLOCK
-    nxt = level + 1
+    nblocks = (next_words.size + WORD_BLOCK - 1) // WORD_BLOCK
     awake = 0
     examined = 0
     scout = 0
     for b in prange(nblocks):
-        aw = 0
-        ex = 0
-        sc = 0
-        for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
-            word = np.uint64(0)
-            base = w * 64
-            for bit in range(min(64, nl - base)):
-                loc = base + bit
-                if parent[loc] < 0:
-                    for j in range(in_indptr[loc], in_indptr[loc + 1]):
-                        u = in_indices[j]
-                        ex += 1
-                        if (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
-                            parent[loc] = u
-                            depth[loc] = nxt
-                            word |= np.uint64(1) << np.uint64(bit)
-                            aw += 1
-                            sc += indptr[loc + 1] - indptr[loc]
-                            break
-            next_words[w] = word
+        aw, ex, sc = _bu_block(b, in_indptr, in_indices, indptr, parent, depth, front, next_words, level + 1)
         awake += aw
         examined += ex
         scout += sc

@@ -8,8 +8,8 @@ identical on all ranks between levels, and the CSR rows of the vertices it owns
 * top-down (``td_step``): the shared block walk (``kernels.top_down.walk_block``)
   over the owned frontier, claiming any unvisited neighbour with a compare-and-swap
   on ``lvl`` and appending winners to the global queue;
-* bottom-up (``bu_step``): each owned unvisited vertex looks for an in-neighbour in
-  the frontier bitmap (rebuilt on every rank from the synchronised frontier) and
+* bottom-up (``bu_step``, the shared walk ``kernels.bottom_up.walk_words``): each owned
+  unvisited vertex looks for an in-neighbour in the frontier bitmap (rebuilt on every rank from the synchronised frontier) and
   stops at the first;
 * ``owned_and_scout``: after the exchange, the owned part of the global frontier
   (the next top-down queue) and the frontier's scout count from replicated degrees;
@@ -27,8 +27,9 @@ appended to its output queue.
 import numpy as np
 from numba import njit, prange
 
-from ...kernels.atomics import claim
-from ...kernels.frontier import ELEM_BLOCK
+from ...kernels.atomics import U, claim
+from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
+from ...kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
 from ..partition import global_of, local_of
 
@@ -66,33 +67,59 @@ def td_step(indptr, indices, queue, qsize, offsets, lvl, level, gqueue, tail, pm
     return total
 
 
+_B_IN_INDPTR, _B_IN_INDICES, _B_PMAP, _B_LVL, _B_FRONT, _B_NEXT_LEVEL, _B_PARENT, _B_NL, _B_BUF, _B_NBUF, \
+    _B_GQUEUE, _B_TAIL = range(12)
+
+
+@njit(inline="always", cache=True)
+def _bu_todo(ctx, w):
+    return low_bits(ctx[_B_NL] - w * 64)         # every owned vertex: the visit skips settled ones
+
+
+@njit(inline="always", cache=True)
+def _bu_visit(ctx, v):
+    """An owned vertex without a level takes the next one from its first frontier in-neighbour
+    (its parent); it joins the global queue through the block's buffer."""
+    loc = np.int64(v)
+    g = global_of(ctx[_B_PMAP], loc)
+    lvl = ctx[_B_LVL]
+    if lvl[g] >= 0:
+        return np.int64(NONE), np.int64(0), np.int64(0)
+    u, examined = first_in_frontier(ctx[_B_IN_INDPTR], ctx[_B_IN_INDICES], v, ctx[_B_FRONT], U(0))
+    if u < 0:
+        return np.int64(NONE), examined, np.int64(0)
+    lvl[g] = ctx[_B_NEXT_LEVEL]
+    ctx[_B_PARENT][loc] = u
+    nbuf = ctx[_B_NBUF]
+    nbuf[0] = push(ctx[_B_BUF], nbuf[0], g, ctx[_B_GQUEUE], ctx[_B_TAIL])
+    return np.int64(FOUND), examined, np.int64(0)
+
+
+@njit(inline="always", cache=True)
+def _bu_done(ctx, w, found, settled):
+    pass
+
+
+@njit(cache=True)
+def _bu_block(b, in_indptr, in_indices, pmap, lvl, front, nxt, parent, gqueue, tail):
+    buf = np.empty(TD_BUFFER, dtype=gqueue.dtype)
+    nbuf = np.zeros(1, dtype=np.int64)
+    nl = in_indptr.size - 1
+    ctx = (in_indptr, in_indices, pmap, lvl, front, nxt, parent, np.int64(nl), buf, nbuf, gqueue, tail)
+    _, examined, _ = walk_words(b, WORD_BLOCK, (nl + 63) // 64, _bu_todo, _bu_visit, _bu_done, ctx)
+    flush_buffer(buf, nbuf[0], gqueue, tail)
+    return examined
+
+
 @njit(parallel=True, cache=True)
 def bu_step(in_indptr, in_indices, pmap, lvl, front, level, gqueue, tail, parent):
-    """Owned unvisited vertices adopt the level after (and as parent) the first in-neighbour in ``front``.
-
-    Returns the edges examined.
+    """Owned unvisited vertices adopt the level after (and as parent) the first in-neighbour in ``front``
+    (``kernels.bottom_up.walk_words``). Returns the edges examined.
     """
-    nl = in_indptr.size - 1
-    nblocks = (nl + V_BLOCK - 1) // V_BLOCK
-    nxt = level + 1
+    nwords = (in_indptr.size - 1 + 63) // 64
     examined = 0
-    for b in prange(nblocks):
-        buf = np.empty(TD_BUFFER, dtype=gqueue.dtype)
-        nbuf = 0
-        ex = 0
-        for loc in range(b * V_BLOCK, min(nl, (b + 1) * V_BLOCK)):
-            v = global_of(pmap, loc)
-            if lvl[v] < 0:
-                for j in range(in_indptr[loc], in_indptr[loc + 1]):
-                    u = in_indices[j]
-                    ex += 1
-                    if (front[u >> 6] >> np.uint64(u & 63)) & np.uint64(1):
-                        lvl[v] = nxt
-                        parent[loc] = u
-                        nbuf = push(buf, nbuf, v, gqueue, tail)
-                        break
-        flush_buffer(buf, nbuf, gqueue, tail)
-        examined += ex
+    for b in prange((nwords + WORD_BLOCK - 1) // WORD_BLOCK):
+        examined += _bu_block(b, in_indptr, in_indices, pmap, lvl, front, level + 1, parent, gqueue, tail)
     return examined
 
 

@@ -5,7 +5,8 @@ from the expanded column frontier with an empty owner map (``empty_map``: this r
 settles nothing itself), so every newly seen destination becomes a (vertex, parent)
 candidate for the fold, each at most once per search per rank (its ``sent`` bitmap).
 
-Bottom-up (``bu_piece``): one sub-step on one owner piece of the row range. For every
+Bottom-up (``bu_piece``, the shared walk ``kernels.bottom_up.walk_words``): one sub-step on
+one owner piece of the row range. For every
 vertex of the piece not yet *completed* (visited before this level, or found by an
 earlier sub-step of this level on another rank of the processor row), the block's
 in-arcs are scanned against the expanded column frontier bitmap; the first frontier
@@ -19,6 +20,7 @@ completed bit this call set.
 import numpy as np
 from numba import njit, prange
 
+from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
 from ...kernels.frontier import WORD_BLOCK
 from ..one_d.owned_steps import flush_pairs
 from ..partition import RangeMap
@@ -29,40 +31,57 @@ def empty_map(bounds, col_lo) -> RangeMap:
     return RangeMap(bounds, int(col_lo), int(col_lo))
 
 
+(_B_IN_INDPTR, _B_IN_INDICES, _B_ROW_OFF, _B_FIRST, _B_NVERTS, _B_COMPLETED, _B_FRONT, _B_COL_LO, _B_SENT,
+ _B_BUF_V, _B_BUF_P, _B_NBUF) = range(12)
+
+
+@njit(inline="always", cache=True)
+def _todo(ctx, w):
+    return ~ctx[_B_COMPLETED][w] & low_bits(ctx[_B_NVERTS] - w * 64)
+
+
+@njit(inline="always", cache=True)
+def _visit(ctx, v):
+    """A piece vertex not yet completed: its first block in-neighbour in the column frontier is its
+    parent candidate, buffered with the vertex."""
+    u, examined = first_in_frontier(ctx[_B_IN_INDPTR], ctx[_B_IN_INDICES], ctx[_B_ROW_OFF] + np.int64(v),
+                                    ctx[_B_FRONT], ctx[_B_COL_LO])
+    if u < 0:
+        return np.int64(NONE), examined, np.int64(0)
+    nb = ctx[_B_NBUF]
+    ctx[_B_BUF_V][nb[0]] = ctx[_B_FIRST] + np.int64(v)
+    ctx[_B_BUF_P][nb[0]] = u
+    nb[0] += 1
+    return np.int64(FOUND), examined, np.int64(0)
+
+
+@njit(inline="always", cache=True)
+def _done(ctx, w, found, settled):
+    if found:
+        ctx[_B_COMPLETED][w] |= found
+        ctx[_B_SENT][(ctx[_B_FIRST] + w * 64) >> 6] |= found
+
+
+@njit(cache=True)
+def _bu_block(b, in_indptr, in_indices, row_off, first, nverts, completed, front, col_lo, sent, cand_v, cand_p,
+              ctail):
+    buf_v = np.empty(WORD_BLOCK * 64, dtype=np.int64)
+    buf_p = np.empty(WORD_BLOCK * 64, dtype=np.int64)
+    nb = np.zeros(1, dtype=np.int64)
+    ctx = (in_indptr, in_indices, np.int64(row_off), np.int64(first), np.int64(nverts), completed, front,
+           np.int64(col_lo), sent, buf_v, buf_p, nb)
+    _, examined, _ = walk_words(b, WORD_BLOCK, (nverts + 63) // 64, _todo, _visit, _done, ctx)
+    flush_pairs(buf_v, buf_p, nb[0], cand_v, cand_p, ctail)
+    return examined
+
+
 @njit(parallel=True, cache=True)
 def bu_piece(in_indptr, in_indices, row_off, first, nverts, completed, front, col_lo, sent, cand_v, cand_p, ctail):
     """Bottom-up over the piece [first, first + nverts) (block rows row_off ...) against ``front``
-    (bit u - col_lo: u is in the frontier). Returns the in-arcs examined."""
+    (bit u - col_lo: u is in the frontier; ``kernels.bottom_up.walk_words``). Returns the in-arcs examined."""
     nwords = (nverts + 63) // 64
-    nblocks = (nwords + WORD_BLOCK - 1) // WORD_BLOCK
     examined = 0
-    for b in prange(nblocks):
-        buf_v = np.empty(WORD_BLOCK * 64, dtype=np.int64)
-        buf_p = np.empty(WORD_BLOCK * 64, dtype=np.int64)
-        nb = 0
-        ex = 0
-        for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
-            word = completed[w]
-            found = np.uint64(0)
-            base = w * 64
-            for bit in range(min(64, nverts - base)):
-                if (word >> np.uint64(bit)) & np.uint64(1):
-                    continue
-                row = row_off + base + bit
-                for k in range(in_indptr[row], in_indptr[row + 1]):
-                    u = in_indices[k]
-                    ex += 1
-                    c = u - col_lo
-                    if (front[c >> 6] >> np.uint64(c & 63)) & np.uint64(1):
-                        found |= np.uint64(1) << np.uint64(bit)
-                        buf_v[nb] = first + base + bit
-                        buf_p[nb] = u
-                        nb += 1
-                        break
-            if found:
-                completed[w] = word | found
-                sw = (first + base) >> 6
-                sent[sw] |= found
-        flush_pairs(buf_v, buf_p, nb, cand_v, cand_p, ctail)
-        examined += ex
+    for b in prange((nwords + WORD_BLOCK - 1) // WORD_BLOCK):
+        examined += _bu_block(b, in_indptr, in_indices, row_off, first, nverts, completed, front, col_lo, sent,
+                              cand_v, cand_p, ctail)
     return examined

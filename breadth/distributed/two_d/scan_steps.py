@@ -8,8 +8,9 @@ frontier as a bitmap. A level's local step writes the block's discoveries as a r
 
 * top-down (``td_scan``): the shared block walk (``kernels.top_down.walk_block``) over the
   frontier's block rows; an unvisited destination's bit is set (atomically: threads share words);
-* bottom-up (``bu_scan``): each unvisited row-range vertex scans its block in-arcs for a source
-  in the column frontier (one thread per word: plain stores).
+* bottom-up (``bu_scan``): the shared walk (``kernels.bottom_up.walk_words``): each unvisited
+  row-range vertex scans its block in-arcs for a source in the column frontier (one thread per
+  word: plain stores).
 
 ``settle_piece``: the owner's depths from its piece of the contracted bitmap. ``parent_candidates``
 (after the search): for every reached row-range vertex, the smallest block in-neighbour one level
@@ -19,6 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...kernels.atomics import set_bit
+from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
 from ...kernels.frontier import WORD_BLOCK
 from ...kernels.top_down import TD_EDGE_BLOCK, walk_block
 
@@ -47,30 +49,40 @@ def td_scan(indptr, indices, queue, qsize, offsets, visited, next_row, row_lo, a
         _td_block(b, indptr, indices, queue, qsize, offsets, visited, next_row, row_lo, atomic, out, tail)
 
 
+_B_IN_INDPTR, _B_IN_INDICES, _B_NROWS, _B_VISITED, _B_FRONT, _B_COL_LO, _B_NEXT_ROW = range(7)
+
+
+@njit(inline="always", cache=True)
+def _bu_todo(ctx, w):
+    return ~ctx[_B_VISITED][w] & low_bits(ctx[_B_NROWS] - w * 64)
+
+
+@njit(inline="always", cache=True)
+def _bu_visit(ctx, v):
+    u, examined = first_in_frontier(ctx[_B_IN_INDPTR], ctx[_B_IN_INDICES], v, ctx[_B_FRONT], ctx[_B_COL_LO])
+    return np.int64(FOUND if u >= 0 else NONE), examined, np.int64(0)
+
+
+@njit(inline="always", cache=True)
+def _bu_done(ctx, w, found, settled):
+    ctx[_B_NEXT_ROW][w] = found
+
+
+@njit(cache=True)
+def _bu_block(b, in_indptr, in_indices, nrows, visited, front, col_lo, next_row):
+    ctx = (in_indptr, in_indices, np.int64(nrows), visited, front, np.int64(col_lo), next_row)
+    _, examined, _ = walk_words(b, WORD_BLOCK, (nrows + 63) // 64, _bu_todo, _bu_visit, _bu_done, ctx)
+    return examined
+
+
 @njit(parallel=True, cache=True)
 def bu_scan(in_indptr, in_indices, nrows, visited, front, col_lo, next_row):
-    """next_row := unvisited row-range vertices with a block in-neighbour in ``front``; returns arcs examined."""
+    """next_row := unvisited row-range vertices with a block in-neighbour in ``front``
+    (``kernels.bottom_up.walk_words``); returns arcs examined."""
     nwords = (nrows + 63) // 64
-    nblocks = (nwords + WORD_BLOCK - 1) // WORD_BLOCK
     examined = 0
-    for b in prange(nblocks):
-        ex = 0
-        for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
-            seen = visited[w]
-            word = np.uint64(0)
-            base = w * 64
-            for bit in range(min(64, nrows - base)):
-                if (seen >> np.uint64(bit)) & np.uint64(1):
-                    continue
-                row = base + bit
-                for k in range(in_indptr[row], in_indptr[row + 1]):
-                    c = in_indices[k] - col_lo
-                    ex += 1
-                    if (front[c >> 6] >> np.uint64(c & 63)) & np.uint64(1):
-                        word |= np.uint64(1) << np.uint64(bit)
-                        break
-            next_row[w] = word
-        examined += ex
+    for b in prange((nwords + WORD_BLOCK - 1) // WORD_BLOCK):
+        examined += _bu_block(b, in_indptr, in_indices, nrows, visited, front, col_lo, next_row)
     return examined
 
 

@@ -1,0 +1,109 @@
+"""The policy state against GAP's direction decisions (GAP's ``bfs.cc``, ``DOBFS``).
+
+GAP, with m_u = ``edges_to_check`` and m_f = ``scout_count``: before a level, go bottom-up
+when ``scout_count > edges_to_check / alpha``; stay bottom-up while the frontier grows or
+``awake_count > num_nodes / beta``; after the bottom-up run ``scout_count = 1``, i.e. one
+top-down level (with more than alpha edges left, as in these profiles). A top-down level
+subtracts its scout count from ``edges_to_check``.
+"""
+import numpy as np
+import pytest
+
+from breadth.kernels.policy import (ALPHA, BETA, BOTTOM_UP, DIRECTION_OPTIMIZING, TOP_DOWN, Policy, policy_decide,
+                                    policy_explored, policy_measured, policy_state, policy_unexplored)
+
+# a hand-made profile: n, m and, per level, the frontier size and its out-edges (scout count);
+# the frontier of level i + 1 is what level i woke
+N, M = 1000, 10000
+FRONTIER = [1, 10, 100, 400, 300, 50, 40, 5]
+SCOUT = [10, 100, 1000, 4000, 3000, 500, 400, 50]
+# worked by hand with GAP's rule, alpha 15, beta 18 (n / beta = 55.6):
+#  0: 10 > 10000/15 = 666.7? no -> TD, m_u 9990       1: 100 > 666.0? no -> TD, m_u 9890
+#  2: 1000 > 659.3? yes -> BU, woke 400 >= 100: stay   3: woke 300 < 400 but > 55.6: stay
+#  4: woke 50 < 300 and <= 55.6: back                  5: the one top-down level after coming back
+#  6: 400 > 9390/15 = 626? no -> TD                     7: 50 > 599.3? no -> TD
+GAP = ["TD", "TD", "BU", "BU", "BU", "TD", "TD", "TD"]
+
+
+def gap_directions(frontier, scout, n, m, alpha, beta):
+    """GAP's DOBFS loop, transcribed, on a profile instead of a graph: one direction per level."""
+    out, edges_to_check, level, came_back = [], m, 0, False
+    scout_count = scout[0]
+    while level < len(frontier):
+        if scout_count > edges_to_check / alpha:
+            awake_count = frontier[level]
+            while True:
+                old_awake_count = awake_count
+                out.append("BU")
+                level += 1
+                awake_count = frontier[level] if level < len(frontier) else 0
+                if not (awake_count >= old_awake_count or awake_count > n / beta) or level == len(frontier):
+                    break
+            scout_count, came_back = 1, True
+        else:
+            edges_to_check -= scout[level] if came_back else scout_count
+            came_back = False
+            out.append("TD")
+            level += 1
+            scout_count = scout[level] if level < len(frontier) else 0
+    return out
+
+
+def policy_directions(policy, frontier, scout):
+    out = []
+    for level, (f, s) in enumerate(zip(frontier, scout)):
+        bottom_up = policy.direction(s)
+        out.append("BU" if bottom_up else "TD")
+        if bottom_up:
+            policy.after_bottom_up(frontier[level + 1] if level + 1 < len(frontier) else 0, f)
+    return out
+
+
+def test_hand_made_profile_takes_gaps_decisions():
+    assert gap_directions(FRONTIER, SCOUT, N, M, ALPHA, BETA) == GAP
+    policy = Policy(DIRECTION_OPTIMIZING, ALPHA, BETA, N, M)
+    assert policy_directions(policy, FRONTIER, SCOUT) == GAP
+    # top-down levels' scout counts are explored: 10 + 100 + 500 + 400 + 50
+    assert policy.unexplored == M - 1060
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_profiles_take_gaps_decisions(seed):
+    """Frontiers that grow and shrink at random: the stepper and GAP's loop agree level by level.
+
+    GAP subtracts the ``scout_count = 1`` of its first top-down level after a bottom-up run; breadth
+    subtracts that level's real scout count (known to every driver): the transcription does the same."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(500, 5000))
+    levels = int(rng.integers(3, 12))
+    frontier = [1] + [int(x) for x in rng.integers(1, n // 3, levels - 1)]
+    scout = [int(f * rng.integers(1, 20)) for f in frontier]
+    m = max(sum(scout), 16 * ALPHA)
+    alpha, beta = float(rng.choice([2.0, ALPHA])), float(rng.choice([4.0, BETA]))
+    expected = gap_directions(frontier, scout, n, m, alpha, beta)
+    assert policy_directions(Policy(DIRECTION_OPTIMIZING, alpha, beta, n, m), frontier, scout) == expected
+
+
+def test_frontier_of_exactly_n_over_beta_goes_back_unless_stay_at_limit():
+    n = int(BETA) * 100                      # n / beta = 100
+    frontier, scout = [1, 200, 150, 100, 10], [10 ** 6, 1, 1, 1, 1]
+    assert policy_directions(Policy(DIRECTION_OPTIMIZING, ALPHA, BETA, n, 10 ** 6), frontier, scout) == \
+        ["BU", "BU", "BU", "TD", "TD"]
+    at_limit = Policy(DIRECTION_OPTIMIZING, ALPHA, BETA, n, 10 ** 6, stay_at_limit=True)
+    assert policy_directions(at_limit, frontier, scout) == ["BU", "BU", "BU", "BU", "TD"]
+
+
+def test_pinned_modes():
+    assert policy_directions(Policy(TOP_DOWN, ALPHA, BETA, N, M), FRONTIER, SCOUT) == ["TD"] * len(FRONTIER)
+    assert policy_directions(Policy(BOTTOM_UP, ALPHA, BETA, N, M), FRONTIER, SCOUT) == ["BU"] * len(FRONTIER)
+
+
+def test_measured_unexplored_edges_drive_decide():
+    """A driver that measures m_u itself (iBFS): ``policy_decide`` leaves it, the driver reports it."""
+    state = policy_state(DIRECTION_OPTIMIZING, ALPHA, BETA, N, 1500.0, True)
+    assert not policy_decide(state, 100.0)          # 100 > 1500 / 15? no
+    assert policy_unexplored(state) == 1500.0
+    policy_explored(state, 60.0)
+    assert policy_decide(state, 100.0)              # 100 > 1440 / 15 = 96
+    policy_measured(state, 3000.0)
+    assert policy_decide(state, 100.0)              # bottom-up until after_bottom_up says otherwise
