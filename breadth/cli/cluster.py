@@ -27,7 +27,8 @@ def register(sub):
                                        "/run/breadth-cluster/demo/hostfile",
                                        "breadth cluster rate demo 200mbit",
                                        "breadth cluster down demo"))
-    actions = p.add_subparsers(dest="action", metavar="ACTION", title="actions", required=True)
+    actions = p.add_subparsers(dest="action", metavar="ACTION", title="actions", required=True,
+                               help="what to do with the cluster (each action has its own -h)")
 
     up = actions.add_parser("up", help="make a cluster (it stays until 'down')",
                             description="Make a cluster of H namespace hosts and print how to use it: its "
