@@ -95,7 +95,7 @@ def test_cli_graph500_2d_json(kron_file, tmp_path, exchange, steps, warm_2d):
 @pytest.mark.parametrize("extra,needle", [
     (["--ranks", "4", "--partition", "2d", "--grid", "2x3"], "--grid 2x3 needs 6 ranks, this job has 4"),
     (["--ranks", "2", "--partition", "2d", "--grid", "2by1"], "--grid '2by1' is not of the form RxC"),
-    (["--ranks", "2", "--grid", "1x2"], "--grid applies to --partition 2d"),
+    (["--ranks", "2", "--partition", "1d", "--grid", "1x2"], "--grid applies to --partition 2d"),
 ])
 def test_cli_grid_errors_one_line(kron_file, extra, needle):
     d, _ = kron_file

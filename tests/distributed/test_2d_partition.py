@@ -110,7 +110,8 @@ def test_cli_grid_options(monkeypatch):
     monkeypatch.delenv("OMPI_COMM_WORLD_SIZE", raising=False)
     assert partition_mode(_args(ranks=4, partition="2d", grid="2x2")) == "2d"
     assert partition_mode(_args(ranks=4, partition="2d", exchange="fold")) == "2d"
-    for kw in (dict(grid="2x2"), dict(ranks=4, grid="2x2"), dict(partition="1d", grid="1x2")):
+    assert partition_mode(_args(ranks=4, grid="2x2")) == "2d"    # under auto, a grid fixes the partition
+    for kw in (dict(grid="2x2"), dict(partition="1d", grid="1x2")):
         with pytest.raises(InputError, match="--grid applies to --partition 2d"):
             partition_mode(_args(**kw))
     opts = engine_options(_args(ranks=4, partition="2d", grid="4x1", algorithm="do", alpha=14, beta=24,

@@ -125,7 +125,8 @@ def test_graph500_cli_delegates_auto(warm_delegates):
 
 @pytest.mark.parametrize("args,needle", [
     (["graph500", "--scale", "8", "--threshold", "5"], "--threshold applies to --partition delegates"),
-    (["graph500", "--scale", "8", "--ranks", "2", "--threshold", "5"], "--threshold applies to --partition delegates"),
+    (["graph500", "--scale", "8", "--ranks", "2", "--partition", "1d", "--threshold", "5"],
+     "--threshold applies to --partition delegates"),
     (["graph500", "--scale", "8", "--delegate-mask", "iallreduce"], "--delegate-mask applies to --partition delegates"),
     (["graph500", "--scale", "8", "--ranks", "2", "--partition", "2d", "--delegate-mask", "allreduce"],
      "--delegate-mask applies to --partition delegates"),

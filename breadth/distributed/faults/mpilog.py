@@ -25,6 +25,7 @@ _BANNER = re.compile(r"^-{20,}\s*$")
 _MPI_LINE = re.compile(r"^(\s*\[[\w.\-]+:\d+\]|\[warn\]|\[error\]|(prterun|prte|prted|mpiexec|mpirun|orterun)\b|"
                        r"PRTE\b|ORTE\b|PMIX\b|MPI_ABORT\b|\d+ more process(es)? ha(s|ve) sent help message|Set MCA parameter|NOTE: invoking MPI_ABORT|\s+(Process name|Exit code|HNP daemon|Remote daemon|Proc|Errorcode)\b)",
                        re.IGNORECASE)
+_ANSI_ONLY = re.compile(r"^(\x1b\[[0-9;]*m)+\s*$")    # Open MPI's colour resets on a line of their own
 _RANK_FAILED = re.compile(r"^breadth: rank \d+ of \d+ ")
 _KILLED = re.compile(r"process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+)")
 _LOST = re.compile(r"(?:lost communication with a remote daemon.*?Remote daemon\s*:\s*\S+ on node|"
@@ -70,6 +71,8 @@ class MpiexecOutput:
         line = line.replace("\0", "")
         if _BANNER.match(line):
             self.in_banner = not self.in_banner
+            return
+        if _ANSI_ONLY.match(line):
             return
         if self.in_banner or _MPI_LINE.match(line) or (not line.strip() and self.mpi_text):
             self.mpi_text.append(line.strip())
