@@ -11,8 +11,11 @@ before it with an HTML comment the site does not show:
 
 Examples are written to be quick (graphs of scale 12 or less).
 """
+import json
 import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -60,20 +63,34 @@ def test_the_extractor_finds_blocks_and_marks():
     assert len(PAGES) >= 8, PAGES
 
 
+# Each page runs in a fresh interpreter: an example may start MPI (a DistEngine runs as a
+# one-rank job), which must not outlive the page inside the test process.
+RUNNER = """
+import json, sys, traceback
+blocks = json.load(open(sys.argv[1]))
+namespace = {"__name__": "__doc_example__"}
+for where, code in blocks:
+    try:
+        exec(compile(code, where, "exec"), namespace)
+    except BaseException as exc:
+        print(f"the example at {where} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        traceback.print_exc()
+        sys.exit(1)
+"""
+
+
 @pytest.mark.parametrize("page", PAGES, ids=[os.path.relpath(p, ROOT) for p in PAGES])
-def test_examples_run(page, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    namespace = {"__name__": "__doc_example__"}
-    ran = 0
+def test_examples_run(page, tmp_path):
+    blocks = []
     for line, need, code in python_blocks(open(page).read()):
+        assert need in (None, "cuda"), f"{page}:{line}: unknown example mark {need!r}"
         if need == "cuda" and not cuda_usable():
             continue
-        assert need in (None, "cuda"), f"{page}:{line}: unknown example mark {need!r}"
-        try:
-            exec(compile(code, f"{os.path.relpath(page, ROOT)}:{line}", "exec"), namespace)
-        except Exception as exc:
-            raise AssertionError(f"the example at {os.path.relpath(page, ROOT)} line {line} failed: "
-                                 f"{type(exc).__name__}: {exc}") from exc
-        ran += 1
-    if ran == 0:
+        blocks.append((f"{os.path.relpath(page, ROOT)}:{line}", code))
+    if not blocks:
         pytest.skip("every example of this page needs CUDA (a GPU or NUMBA_ENABLE_CUDASIM=1)")
+    spec = tmp_path / "blocks.json"
+    spec.write_text(json.dumps(blocks))
+    proc = subprocess.run([sys.executable, "-c", RUNNER, str(spec)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
