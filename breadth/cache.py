@@ -72,3 +72,8 @@ def cache_dir() -> str:
 
 
 APPLIED = apply_default()
+
+# numba colours its error messages with colorama when that is installed, and colorama then
+# writes terminal reset codes to stdout, even when stdout is a pipe or a JSON file: off unless
+# the user asks for them.
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
