@@ -28,6 +28,7 @@ buffers.
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 
 import numba
 import numpy as np
@@ -49,7 +50,7 @@ PART_ARCS = 1 << 16      # arcs of the graph per part, when the cap allows
 BOTH, OUT, IN = 0, 1, 2  # which arcs a tuple (s, d) gives: s->d and d->s, s->d, d->s
 
 
-class TupleSource:
+class TupleSource(ABC):
     """Slices of a tuple list on demand: ``fill(start, stop, src, dst)`` writes tuples [start, stop)
     into the first ``stop - start`` entries of two int64 arrays. Subclasses set ``num_tuples`` and
     ``num_vertices`` (every id is below it)."""
@@ -57,8 +58,9 @@ class TupleSource:
     num_tuples: int = 0
     num_vertices: int = 0
 
+    @abstractmethod
     def fill(self, start: int, stop: int, src: np.ndarray, dst: np.ndarray) -> None:
-        raise NotImplementedError
+        """Write tuples [start, stop) into ``src`` and ``dst``."""
 
 
 @njit(parallel=True, cache=True)
