@@ -81,3 +81,16 @@ def _unlink(p) -> None:
         os.unlink(p)
     except OSError:
         pass
+
+
+def json_default(o):
+    """``json.dump``'s ``default`` for numpy scalars and arrays (the one JSON conversion every writer uses)."""
+    import numpy as np
+
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")

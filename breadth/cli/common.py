@@ -6,7 +6,7 @@ import logging
 import sys
 
 from ..errors import InputError
-from ..files import atomic_output
+from ..files import atomic_output, json_default
 from ..kernels.policy import ALGORITHM_HELP, ALGORITHMS, ALPHA, BETA, DIRECTION_OPTIMIZING
 
 NOTE_COMPILE_SECONDS = 0.5     # compiling/loading at least this long gets a note after the command's work
@@ -23,7 +23,7 @@ _SWITCH_HELP = {
 
 def write_json(path: str, payload) -> None:
     """Write JSON to ``path`` atomically, or to stdout when path is '-'."""
-    text = json.dumps(payload, indent=2, default=_default)
+    text = json.dumps(payload, indent=2, default=json_default)
     if path == "-":
         print(text)
         return
@@ -37,18 +37,6 @@ def save_npy(path: str, array) -> None:
 
     with atomic_output(path) as f:
         np.save(f, array)
-
-
-def _default(o):
-    import numpy as np
-
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 
 def set_threads(n):

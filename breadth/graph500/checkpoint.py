@@ -27,7 +27,7 @@ import os
 import numpy as np
 
 from ..errors import InputError
-from ..files import atomic_output
+from ..files import atomic_output, json_default
 
 FILE = "graph500-checkpoint.json"
 FORMAT = 1
@@ -140,15 +140,5 @@ class Checkpoint:
         data = {"format": FORMAT, "params": self.params, "fingerprint": self.fingerprint,
                 "searches": {str(k): v for k, v in sorted(self.records.items())}}
         with atomic_output(self.path, "w", fsync=True) as f:
-            json.dump(data, f, default=_plain)
+            json.dump(data, f, default=json_default)
             f.write("\n")
-
-
-def _plain(o):
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
