@@ -1,142 +1,206 @@
-"""The layouts' trade-offs on a network: each layout on one host (shared memory) and on the
-namespace cluster (``breadth.cluster``: hosts = network namespaces, Open MPI over TCP) at several
-bandwidth caps, on Kronecker and uniform random graphs, with the planner's alpha-beta prediction.
+"""The layouts' trade-offs on a network: every layout on the namespace cluster
+(``breadth.cluster``: hosts = network namespaces, Open MPI over TCP) at several bandwidth caps,
+or on one host (shared memory), on Kronecker and uniform random graphs, with the planner's
+alpha-beta prediction from a probe taken at the start of each job under the same cap.
 
-Per configuration and layout (1D all-to-all, 1D ButterFly f=1, 2D fold and scan on the default
-grid, delegates at TH=auto): mean search seconds (max over ranks), TEPS (edge tuples / time),
-bytes and messages per search, communication seconds (slowest rank), the model's predicted
-search and communication seconds (from a probe at the start of each run: ``planner.probe``;
-the level profile estimated from a down-scaled graph), measured / model; per configuration the
-measured ranking and the planner's pick (``--partition auto``'s choice among these layouts),
-and whether the pick is within 10% of the fastest.
+Per setting, graph and layout (1D all-to-all, 1D ButterFly f=1 and f=2, 2D fold and scan on the
+default grid, delegates at TH=auto; all in one job, searches interleaved root by root): mean
+search seconds (slowest rank), TEPS (edge tuples / time), bytes and messages per search as the
+engine counts them, communication seconds (slowest rank's time in MPI calls), the model's
+communication seconds and bytes priced on the levels the searches ran ("measured profile": the
+network model alone), measured / model, the share of the model's communication that is bytes /
+bandwidth ("bw share": a run is bandwidth-bound when it is over one half), and the model's search
+seconds from the down-scaled estimate ``--partition auto`` uses. Per setting and graph: the
+measured ranking. Per capped setting: the token-bucket counters of every host link (drops).
 
-    .venv/bin/python bench/dist_network.py --scale 14 --roots 8 --json net.json \\
-        --settings shm:4 cluster:4x1:none cluster:4x1:100mbit
+    .venv/bin/python bench/dist_network.py --scale 15 --roots 4 --json net.json \\
+        --settings cluster:4x1:none cluster:4x1:10mbit cluster:4x1:3mbit:2 cluster:4x1:1mbit:2
 
-A setting is ``shm:P`` (P ranks on this host) or ``cluster:HxR:RATE`` (H namespace hosts with R
-ranks each, host links capped at RATE: ``none``, ``1gbit``, ``200mbit``, ...). Needs root for the
-cluster settings. Timings on a shared machine are noisy: interleave and repeat.
+A setting is ``shm:P[:ROOTS]`` (P ranks on this host) or ``cluster:HxR:RATE[:ROOTS]`` (H
+namespace hosts with R ranks each, host links capped at RATE: ``none``, ``10mbit``, ...; ROOTS
+overrides ``--roots``, e.g. fewer searches at low caps). Settings of one HxR share one cluster
+whose cap changes between them. Needs root for the cluster settings. Timings on a shared machine
+are noisy: the bandwidth-bound runs less so.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 RANK = os.path.join(ROOT, "bench", "dist_network_rank.py")
 
-LAYOUTS = [("1d", "alltoall", {}), ("1d", "butterfly", {"fanout": 1}), ("2d", "fold", {}), ("2d", "scan", {}),
-           ("delegates", "alltoall", {})]
+LAYOUTS = [("1d", "alltoall", {}), ("1d", "butterfly", {"fanout": 1}), ("1d", "butterfly", {"fanout": 2}),
+           ("2d", "fold", {}), ("2d", "scan", {}), ("delegates", "alltoall", {})]
 
 
-def label(part, ex, params, P):
-    from breadth.distributed.two_d.grid import default_grid
-
-    if part == "2d":
-        return f"2d {ex} " + "x".join(map(str, default_grid(P)))
-    if ex == "butterfly":
-        return f"1d butterfly f={params['fanout']}"
-    return "delegates TH=auto" if part == "delegates" else "1d alltoall"
-
-
-def run_one(setting, cluster, kind, args, layout, tmp):
-    part, ex, params = layout
-    out = os.path.join(tmp, f"{part}-{ex}.json")
-    argv = [sys.executable, RANK, out, kind, str(args.scale), str(args.roots), part, ex, json.dumps(params)]
-    env = dict(os.environ, PYTHONPATH=ROOT, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    if cluster is None:
-        from breadth.distributed.launch import find_mpiexec
-
-        P = int(setting.split(":")[1])
-        cmd = [find_mpiexec(), "-n", str(P), "--oversubscribe", "--bind-to", "none"] + argv
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
-    else:
-        _, hr, _ = setting.split(":")
-        per = int(hr.split("x")[1])
-        proc = cluster.run(argv, ranks_per_host=per, timeout=args.timeout, env={"PYTHONPATH": ROOT},
-                           options=("--oversubscribe",))
-    if proc.returncode != 0:
-        raise SystemExit(f"{setting} {kind} {part}/{ex} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    with open(out) as f:
-        return json.load(f)
+def parse_setting(text):
+    parts = text.split(":")
+    if parts[0] == "shm" and len(parts) in (2, 3):
+        return {"text": text, "where": "shm", "ranks": int(parts[1]), "roots": int(parts[2]) if len(parts) == 3 else None}
+    if parts[0] == "cluster" and len(parts) in (3, 4) and re.fullmatch(r"\d+x\d+", parts[1]):
+        h, r = (int(x) for x in parts[1].split("x"))
+        return {"text": text, "where": "cluster", "hosts": h, "per_host": r, "rate": parts[2],
+                "roots": int(parts[3]) if len(parts) == 4 else None}
+    raise SystemExit(f"bad setting {text!r}: shm:P[:ROOTS] or cluster:HxR:RATE[:ROOTS]")
 
 
-def sweep_setting(setting, args):
+def run_job(setting, cluster, kind, args):
+    """One job (every layout) on the uncapped links; the cap goes on once the graphs are built and
+    comes off at the end (returns the job's output and the caps' counters)."""
+    roots = setting["roots"] or args.roots
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        os.chmod(tmp, 0o777)
+        out = os.path.join(tmp, "out.json")
+        argv = [sys.executable, RANK, out, kind, str(args.scale), str(roots), json.dumps(LAYOUTS)]
+        env = {"PYTHONPATH": ROOT, "BENCH_SYNC_DIR": tmp}
+        logs = open(os.path.join(tmp, "log"), "w+")
+        if cluster is None:
+            from breadth.distributed.launch import find_mpiexec
+
+            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+            cmd = [find_mpiexec(), "-n", str(setting["ranks"]), "--oversubscribe", "--bind-to", "none"] + argv
+            proc = subprocess.Popen(cmd, stdout=logs, stderr=subprocess.STDOUT, env=dict(os.environ, **env),
+                                    start_new_session=True)
+        else:
+            cmd = cluster.mpiexec(argv, ranks_per_host=setting["per_host"], options=("--oversubscribe",))
+            proc = cluster.popen(1, cmd, env=env, stdout=logs, stderr=subprocess.STDOUT)
+        deadline, capped = time.monotonic() + args.timeout, False
+        try:
+            while proc.poll() is None:
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"{setting['text']} {kind}: no result in {args.timeout:.0f} s")
+                if not capped and os.path.exists(os.path.join(tmp, "built")):
+                    if cluster is not None:
+                        cluster.set_rate(None if setting["rate"] == "none" else setting["rate"])
+                    open(os.path.join(tmp, "capped"), "w").close()
+                    capped = True
+                time.sleep(0.1)
+        finally:
+            if proc.poll() is None:
+                if cluster is not None:
+                    cluster.kill_processes()
+                else:
+                    os.killpg(proc.pid, 9)
+                proc.wait()
+            qdisc = qdisc_counters(cluster) if cluster is not None else {}   # the caps' counters start at the cap
+            if cluster is not None:
+                cluster.set_rate(None)
+        if proc.returncode != 0:
+            logs.seek(0)
+            raise SystemExit(f"{setting['text']} {kind} failed ({proc.returncode}):\n{logs.read()[-3000:]}")
+        with open(out) as f:
+            return json.load(f), qdisc
+
+
+def qdisc_counters(cluster) -> dict:
+    """Sent bytes, drops and overlimits of every tbf on the cluster's links (both directions)."""
+    from breadth.cluster import netns
+
+    out = {}
+    for h in cluster.hosts:
+        for where, ns, dev in (("up", h.netns, "eth0"), ("down", cluster.switch, h.port)):
+            text = netns.sh("tc", "-s", "-n", ns, "qdisc", "show", "dev", dev, check=False).stdout
+            m = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+), overlimits (\d+)", text)
+            if m and "tbf" in text:
+                out[f"h{h.index} {where}"] = {"bytes": int(m.group(1)), "packets": int(m.group(2)),
+                                              "dropped": int(m.group(3)), "overlimits": int(m.group(4))}
+    return out
+
+
+def summarise(setting, kind, got, qdisc, wall):
+    P = got["ranks"]
     rows = []
-    cluster = None
-    if setting.startswith("cluster"):
-        from breadth.cluster import Cluster
-
-        _, hr, rate = setting.split(":")
-        cluster = Cluster(int(hr.split("x")[0]), rate=None if rate == "none" else rate).up()
-    try:
-        for kind in args.kinds:
-            with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
-                os.chmod(tmp, 0o777)
-                got = [run_one(setting, cluster, kind, args, lay, tmp) for lay in LAYOUTS]
-            rows.append(summarise(setting, kind, got))
-            print(format_config(rows[-1]), flush=True)
-    finally:
-        if cluster is not None:
-            cluster.down()
-    return rows
-
-
-def summarise(setting, kind, got):
-    P = got[0]["ranks"]
-    est = got[0]["predictions"]["estimate"]
-    layouts = []
-    for d in got:
-        name = label(d["partition"], d["exchange"], {"fanout": d["fanout"]}, P)
-        pred = est[name]
-        layouts.append({"layout": name, "seconds": d["seconds"], "teps": d["teps"], "bytes": d["bytes"],
-                        "messages": d["messages"], "comm_seconds": d["comm_seconds"],
-                        "model_seconds": pred["seconds"], "model_comm_seconds": pred["comm_seconds"],
-                        "ratio": d["seconds"] / pred["seconds"],
-                        "model_seconds_first_search_profile": d["predictions"]["measured_profile"][name]["seconds"],
-                        "probe_seconds": d["probe_seconds"]})
-    fastest = min(layouts, key=lambda r: r["seconds"])
-    pick = min(layouts, key=lambda r: r["model_seconds"])
-    return {"setting": setting, "kind": kind, "ranks": P, "layouts": layouts,
-            "ranking": [r["layout"] for r in sorted(layouts, key=lambda r: r["seconds"])],
-            "fastest": fastest["layout"], "auto_pick": pick["layout"],
-            "pick_over_fastest": pick["seconds"] / fastest["seconds"],
-            "machine": {k: got[0]["machine"][k] for k in ("alpha_local", "alpha_remote", "beta_local", "beta_remote",
-                                                           "rate_td", "rate_bu", "host_count")}}
+    for d in got["layouts"]:
+        mp, est = d["measured_profile"], d["estimate"]
+        bw_share = 1 - mp["comm_latency_seconds"] / mp["comm_seconds"] if mp["comm_seconds"] > 0 else 0.0
+        rows.append({"layout": mp["label"], "searches": d["searches"], "seconds": d["seconds"], "teps": d["teps"],
+                     "bytes": d["bytes"], "messages": d["messages"], "comm_seconds": d["comm_seconds"],
+                     "model_comm_seconds": mp["comm_seconds"], "model_bytes": mp["bytes"],
+                     "model_messages": mp["messages"], "model_seconds": mp["seconds"],
+                     "comm_ratio": d["comm_seconds"] / mp["comm_seconds"] if mp["comm_seconds"] else None,
+                     "bytes_ratio": d["bytes"] / mp["bytes"] if mp["bytes"] else None,
+                     "seconds_ratio": d["seconds"] / mp["seconds"], "bw_share": bw_share,
+                     "estimate_seconds": est["seconds"], "estimate_comm_seconds": est["comm_seconds"],
+                     "operations": d["operations"], "model_operations": mp["operations"],
+                     "per_rank_bytes": d["per_rank_bytes"]})
+    ranking = [r["layout"] for r in sorted(rows, key=lambda r: r["seconds"])]
+    return {"setting": setting["text"], "rate": setting.get("rate", "shm"), "kind": kind, "ranks": P,
+            "scale": got["scale"], "roots": got["roots"], "layouts": rows, "ranking": ranking,
+            "fastest": ranking[0], "auto_pick": min(rows, key=lambda r: r["estimate_seconds"])["layout"],
+            "machine": {k: got["machine"][k] for k in ("alpha_local", "alpha_remote", "beta_local", "beta_remote",
+                                                       "rate_td", "rate_bu", "host_count")},
+            "probe_seconds": got["probe_seconds"], "qdisc": qdisc, "wall_seconds": wall}
 
 
 def format_config(c):
-    lines = [f"== {c['setting']} {c['kind']} P={c['ranks']}: fastest {c['fastest']}, auto picks {c['auto_pick']} "
-             f"({c['pick_over_fastest']:.2f}x the fastest)",
-             f"{'layout':<20}{'search ms':>10}{'TEPS':>10}{'bytes':>10}{'msgs':>7}{'comm ms':>9}{'model ms':>9}"
-             f"{'model comm':>11}{'meas/model':>11}"]
+    mach = c["machine"]
+    drops = sum(v["dropped"] for v in c["qdisc"].values())
+    lines = [f"== {c['setting']} {c['kind']} scale {c['scale']} P={c['ranks']} ({c['roots']} searches a layout, "
+             f"{c['wall_seconds']:.0f} s): probe {mach['beta_remote'] * 8 / 1e6:.3g} Mbit/s a host link, "
+             f"alltoall step {mach['alpha_remote'].get('alltoall', 0) * 1e3:.3g} ms; tbf drops {drops}",
+             f"{'layout':<20}{'search ms':>10}{'TEPS':>9}{'bytes':>9}{'msgs':>6}{'comm ms':>9}{'model':>9}"
+             f"{'comm m/m':>9}{'bytes m/m':>10}{'bw share':>9}{'auto est ms':>12}"]
     for r in c["layouts"]:
-        lines.append(f"{r['layout']:<20}{r['seconds'] * 1e3:>10.2f}{r['teps']:>10.3g}{r['bytes']:>10.3g}"
-                     f"{r['messages']:>7.0f}{r['comm_seconds'] * 1e3:>9.2f}{r['model_seconds'] * 1e3:>9.2f}"
-                     f"{r['model_comm_seconds'] * 1e3:>11.2f}{r['ratio']:>11.2f}")
+        lines.append(f"{r['layout']:<20}{r['seconds'] * 1e3:>10.1f}{r['teps']:>9.3g}{r['bytes']:>9.3g}"
+                     f"{r['messages']:>6.0f}{r['comm_seconds'] * 1e3:>9.1f}{r['model_comm_seconds'] * 1e3:>9.1f}"
+                     f"{r['comm_ratio']:>9.2f}{r['bytes_ratio']:>10.2f}{r['bw_share']:>9.0%}"
+                     f"{r['estimate_seconds'] * 1e3:>12.1f}")
+    lines.append("ranking: " + " > ".join(c["ranking"]) + f"   (auto's estimate picks {c['auto_pick']})")
     return "\n".join(lines)
+
+
+def sweep(settings, args):
+    rows = []
+    groups = {}
+    for s in settings:
+        key = "shm" if s["where"] == "shm" else f"{s['hosts']}x{s['per_host']}"
+        groups.setdefault(key, []).append(s)
+    for key, group in groups.items():
+        cluster = None
+        if key != "shm":
+            from breadth.cluster import Cluster
+
+            cluster = Cluster(group[0]["hosts"]).up()
+        try:
+            for s in group:
+                for kind in args.kinds:
+                    t0 = time.monotonic()
+                    got, q = run_job(s, cluster, kind, args)
+                    wall = time.monotonic() - t0
+                    rows.append(summarise(s, kind, got, q, wall))
+                    print(format_config(rows[-1]), flush=True)
+        finally:
+            if cluster is not None:
+                cluster.down()
+    return rows
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scale", type=int, default=14)
-    ap.add_argument("--roots", type=int, default=8)
-    ap.add_argument("--kinds", nargs="+", default=["kronecker", "uniform"], choices=["kronecker", "uniform"])
-    ap.add_argument("--settings", nargs="+", default=["shm:4", "cluster:4x1:none", "cluster:4x1:100mbit"])
-    ap.add_argument("--timeout", type=float, default=300)
-    ap.add_argument("--json", default=None)
+    ap.add_argument("--scale", type=int, default=15, help="graph scale (2^scale vertices, edge factor 16)")
+    ap.add_argument("--roots", type=int, default=4, help="timed searches per layout (after one untimed warm-up)")
+    ap.add_argument("--kinds", nargs="+", default=["kronecker", "uniform"], choices=["kronecker", "uniform"],
+                    help="graph kinds")
+    ap.add_argument("--settings", nargs="+", default=["cluster:4x1:none", "cluster:4x1:10mbit",
+                                                      "cluster:4x1:3mbit:2", "cluster:4x1:1mbit:2"],
+                    help="shm:P[:ROOTS] or cluster:HxR:RATE[:ROOTS] (see above)")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds one job may take")
+    ap.add_argument("--json", default=None, help="write every row (per layout, per operation) to this file")
     args = ap.parse_args()
-    rows = []
-    for s in args.settings:
-        rows += sweep_setting(s, args)
-    ok = sum(1 for r in rows if r["pick_over_fastest"] <= 1.10)
-    worst = max((r["pick_over_fastest"] for r in rows), default=1.0)
-    print(f"auto within 10% of the fastest in {ok}/{len(rows)} configurations; worst {worst:.2f}x")
+    settings = [parse_setting(s) for s in args.settings]
+    rows = sweep(settings, args)
+    bound = [r for c in rows for r in c["layouts"] if r["bw_share"] >= 0.5]
+    inside = [r for r in bound if abs(r["comm_ratio"] - 1) <= 0.3]
+    print(f"bandwidth-bound runs (model's bytes/bandwidth >= 50% of its communication): {len(bound)}; "
+          f"communication within +-30% of the model: {len(inside)}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)

@@ -1,8 +1,21 @@
-"""MPI side of ``bench/dist_network.py``: one layout on one graph, measured, with the planner's
-prediction of every measured layout on the same probe. Run under mpiexec:
+"""MPI side of ``bench/dist_network.py``: every layout on one graph in one job, searches
+interleaved root by root (so the machine's load falls alike on every layout), each measured
+search priced by the planner's model on the probe taken at the start of the job. Run under
+mpiexec:
 
-    python bench/dist_network_rank.py OUT.json KIND SCALE ROOTS PARTITION EXCHANGE PARAMS_JSON
+    python bench/dist_network_rank.py OUT.json KIND SCALE ROOTS LAYOUTS_JSON
+
+LAYOUTS_JSON: a list of [partition, exchange, params] (params may hold "fanout"). With
+$BENCH_SYNC_DIR set, the job waits after construction until the driver has capped the links
+(``wait_for_cap``); the probe runs after that, under the cap.
+
+Per layout it writes the mean search seconds (slowest rank), communication seconds (the slowest
+rank's time inside MPI calls), messages and bytes per search as ``Comm`` counts them (also per
+operation and per rank), and two predictions of each: from the levels that search actually ran
+("measured_profile": isolates the network model) and from the down-scaled estimate that
+``--partition auto`` uses before the graph exists ("estimate").
 """
+import dataclasses
 import json
 import os
 import sys
@@ -18,74 +31,136 @@ from breadth.distributed.engine import DistEngine  # noqa: E402
 from breadth.distributed.one_d.build import tuple_share  # noqa: E402
 from breadth.distributed.planner import choose, graph  # noqa: E402
 from breadth.distributed.planner.probe import probe  # noqa: E402
-from breadth.distributed.runtime import auto_threads, install_abort_hook  # noqa: E402
+from breadth.distributed.runtime import auto_threads, get_mpi, install_abort_hook  # noqa: E402
+from breadth.distributed.two_d.grid import default_grid  # noqa: E402
 from breadth.graph.generators import kronecker_edges, uniform_random_edges  # noqa: E402
 
-MEASURED = [("alltoall_cost", {}), ("butterfly_cost", {"fanout": 1}), ("fold_cost", None), ("scan_cost", None),
-            ("delegates_cost", {"threshold": "auto"})]
+MODELS = {("1d", "alltoall"): "alltoall_cost", ("1d", "butterfly"): "butterfly_cost", ("2d", "fold"): "fold_cost",
+          ("2d", "scan"): "scan_cost", ("delegates", "alltoall"): "delegates_cost"}
+
+
+def model_params(part, ex, params, P):
+    if part == "2d":
+        return {"grid": "x".join(map(str, default_grid(P)))}
+    if ex == "butterfly":
+        return {"fanout": int(params.get("fanout", 1))}
+    if part == "delegates":
+        return {"threshold": "auto"}
+    return {}
+
+
+def price(model, prof, machine, mp):
+    """The model's prediction, with its latency-only part (the same machine, bandwidth unbounded)."""
+    pr = choose.predict(model, prof, machine, mp)
+    fast = dataclasses.replace(machine, beta_local=1e18, beta_remote=1e18)
+    lat = choose.predict(model, prof, fast, mp)
+    return {"seconds": pr.seconds, "comm_seconds": pr.comm_seconds, "compute_seconds": pr.compute_seconds,
+            "comm_latency_seconds": lat.comm_seconds, "messages": pr.messages, "bytes": pr.bytes,
+            "operations": pr.operations, "label": pr.label}
+
+
+def mean_dicts(rows):
+    """Field-wise mean of prediction dicts (operations merged by name)."""
+    out = {k: float(np.mean([r[k] for r in rows])) for k in ("seconds", "comm_seconds", "compute_seconds",
+                                                             "comm_latency_seconds", "messages", "bytes")}
+    ops = {}
+    for r in rows:
+        for name, o in r["operations"].items():
+            t = ops.setdefault(name, {"seconds": 0.0, "messages": 0.0, "bytes": 0.0})
+            for k in t:
+                t[k] += o[k] / len(rows)
+    out["operations"] = ops
+    out["label"] = rows[0]["label"]
+    return out
+
+
+def wait_for_cap(comm):
+    """With $BENCH_SYNC_DIR set: rank 0 writes ``built`` there and waits for ``capped`` (the driver
+    caps the links once the graphs are built: construction is not what is measured); every
+    rank sleeps, not spins, meanwhile."""
+    where = os.environ.get("BENCH_SYNC_DIR")
+    if not where:
+        return
+    if comm.rank == 0:
+        open(os.path.join(where, "built"), "w").close()
+        while not os.path.exists(os.path.join(where, "capped")):
+            time.sleep(0.05)
+    req = comm.mpi.Ibarrier()
+    while not req.Test():
+        time.sleep(0.01)
 
 
 def main():
-    out, kind, scale, nroots, partition, exchange, params = sys.argv[1:8]
-    scale, nroots, params = int(scale), int(nroots), json.loads(params)
+    out, kind, scale, nroots, layouts = sys.argv[1:6]
+    scale, nroots, layouts = int(scale), int(nroots), json.loads(layouts)
+    MPI = get_mpi()
     comm = Comm()
     install_abort_hook(comm)
     threads = auto_threads(comm)
-    t0 = time.perf_counter()
-    machine = probe(comm, threads)
-    probe_s = time.perf_counter() - t0
-    fanout = params.pop("fanout", 1)
-    eng = DistEngine(comm=comm, partition=partition, exchange=exchange, fanout=fanout, params=params,
-                     threads=threads)
     n, m = 1 << scale, 16 << scale
     start, stop = tuple_share(m, comm.rank, comm.size)
     make = kronecker_edges if kind == "kronecker" else uniform_random_edges
     src, dst = make(scale, 16, 1, start, stop)
-    eng.build_from_edges(src, dst, n, directed=False)
-    deg = eng.lg.any_degree()
+    engines = []
+    for part, ex, params in layouts:
+        p = dict(params)
+        fanout = p.pop("fanout", 1)
+        eng = DistEngine(comm=comm, partition=part, exchange=ex, fanout=fanout, params=p, threads=threads)
+        eng.build_from_edges(src, dst, n, directed=False)
+        engines.append(eng)
+    del src, dst
+    wait_for_cap(comm)
+    t0 = time.perf_counter()
+    machine = probe(comm, threads)
+    probe_s = time.perf_counter() - t0
     rng = np.random.default_rng(7)
     cand = rng.integers(0, n, 8 * nroots)
-    ok = eng.nonisolated(cand)
-    roots = [int(x) for x in cand[ok][:nroots + 1]]
-    eng.search(roots[0])                                  # warm-up, untimed
-    times, comm_s, msgs, nbytes, levels = [], [], [], [], []
-    for r in roots[1:]:
-        comm.barrier()
-        t = time.perf_counter()
-        res = eng.search(r)
-        times.append(comm.mpi.allreduce(time.perf_counter() - t, op=__import__("mpi4py").MPI.MAX))
-        c = res.extra["communication"]
-        comm_s.append(c["comm_seconds"])
-        msgs.append(c["messages"])
-        nbytes.append(c["bytes"])
-        levels.append([lv.as_dict() for lv in res.levels])
-    del deg
-    if comm.rank == 0:
-        prof_first = graph.from_levels(n, m, levels[0], graph.generated(kind, scale).skew, "first search")
-        est = graph.generated(kind, scale)
-        preds = {}
-        for which, prof in (("estimate", est), ("measured_profile", prof_first)):
-            row = {}
-            for mod, p in MEASURED:
-                model = __import__(f"breadth.distributed.planner.{mod}", fromlist=["x"])
-                params_m = p if p is not None else {"grid": "x".join(map(str, _default_grid(comm.size)))}
-                pr = choose.predict(model, prof, machine, params_m)
-                row[pr.label] = {"seconds": pr.seconds, "comm_seconds": pr.comm_seconds, "messages": pr.messages,
-                                 "bytes": pr.bytes}
-            preds[which] = row
-        got = {"kind": kind, "scale": scale, "ranks": comm.size, "hosts": len(set(machine.hosts)),
-               "partition": partition, "exchange": exchange, "fanout": fanout, "params": params,
-               "seconds": float(np.mean(times)), "comm_seconds": float(np.mean(comm_s)),
-               "messages": float(np.mean(msgs)), "bytes": float(np.mean(nbytes)), "teps": m / float(np.mean(times)),
-               "probe_seconds": probe_s, "machine": machine.as_dict(), "predictions": preds}
-        with open(out, "w") as f:
-            json.dump(got, f)
-
-
-def _default_grid(P):
-    from breadth.distributed.two_d.grid import default_grid
-
-    return default_grid(P)
+    roots = [int(x) for x in cand[engines[0].nonisolated(cand)][:nroots + 1]]
+    est = graph.generated(kind, scale) if comm.rank == 0 else None
+    skew = est.skew if est is not None else {}
+    rows = [{"times": [], "comm": [], "msgs": [], "bytes": [], "ops": [], "per_rank_bytes": [], "pred": []}
+            for _ in layouts]
+    for i, r in enumerate(roots):
+        for eng, row, (part, ex, params) in zip(engines, rows, layouts):
+            comm.barrier()
+            t = time.perf_counter()
+            res = eng.search(r)
+            secs = comm.mpi.allreduce(time.perf_counter() - t, op=MPI.MAX)
+            if i == 0:
+                continue                                   # the first root warms up, untimed
+            c = res.extra["communication"]
+            row["times"].append(secs)
+            row["comm"].append(c["comm_seconds"])
+            row["msgs"].append(c["messages"])
+            row["bytes"].append(c["bytes"])
+            row["ops"].append(c.get("operations", {}))
+            row["per_rank_bytes"].append(c["per_rank"]["bytes"])
+            if comm.rank == 0:
+                model = __import__(f"breadth.distributed.planner.{MODELS[part, ex]}", fromlist=["x"])
+                prof = graph.from_levels(n, m, [lv.as_dict() for lv in res.levels], skew, "measured")
+                row["pred"].append(price(model, prof, machine, model_params(part, ex, params, comm.size)))
+    if comm.rank != 0:
+        return
+    got = []
+    for row, (part, ex, params) in zip(rows, layouts):
+        model = __import__(f"breadth.distributed.planner.{MODELS[part, ex]}", fromlist=["x"])
+        ops = {}
+        for o in row["ops"]:
+            for name, t in o.items():
+                s = ops.setdefault(name, {"messages": 0.0, "bytes": 0.0})
+                s["messages"] += t["messages"] / len(row["ops"])
+                s["bytes"] += t["bytes"] / len(row["ops"])
+        mp = model_params(part, ex, params, comm.size)
+        got.append({"partition": part, "exchange": ex, "params": params, "searches": len(row["times"]),
+                    "seconds": float(np.mean(row["times"])), "seconds_median": float(np.median(row["times"])),
+                    "comm_seconds": float(np.mean(row["comm"])), "messages": float(np.mean(row["msgs"])),
+                    "bytes": float(np.mean(row["bytes"])), "teps": m / float(np.mean(row["times"])),
+                    "operations": ops, "per_rank_bytes": np.mean(row["per_rank_bytes"], axis=0).tolist(),
+                    "measured_profile": mean_dicts(row["pred"]), "estimate": price(model, est, machine, mp)})
+    with open(out, "w") as f:
+        json.dump({"kind": kind, "scale": scale, "ranks": comm.size, "hosts": len(set(machine.hosts)),
+                   "roots": len(roots) - 1, "probe_seconds": probe_s, "machine": machine.as_dict(),
+                   "layouts": got}, f)
 
 
 if __name__ == "__main__":

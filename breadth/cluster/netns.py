@@ -106,15 +106,29 @@ def parse_rate(rate) -> int:
     return bits
 
 
+# The token bucket: 1 ms of traffic, at least two full-size frames (tbf cuts larger GSO packets
+# into frames), so that the bytes a host sends after an idle spell pass at the cap, not at memory
+# speed (a 64 KiB bucket let a whole level's exchange through uncapped at a few Mbit/s). The queue
+# holds half a second of traffic, at least 256 KiB: TCP's bursts wait instead of being dropped (a
+# drop costs a retransmission timeout of 200 ms or more).
+MIN_BURST = 3028
+MIN_QUEUE = 256 * 1024
+
+
+def tbf_params(bits_per_s: int) -> tuple[int, int]:
+    """(burst, queue limit) in bytes of the cap at ``bits_per_s`` (see above)."""
+    per_s = bits_per_s // 8
+    return max(MIN_BURST, per_s // 1000), max(MIN_QUEUE, per_s // 2)
+
+
 def set_rate(ns: str, iface: str, bits_per_s: int | None) -> None:
     """Cap ``iface``'s egress with a token bucket (``tbf``), or remove the cap (None)."""
     sh("tc", "-n", ns, "qdisc", "del", "dev", iface, "root", check=False)
     if bits_per_s is None:
         return
-    # the bucket holds 10 ms of traffic (at least 64 KiB, so one GSO packet always fits)
-    burst = max(64 * 1024, bits_per_s // 8 // 100)
+    burst, limit = tbf_params(bits_per_s)
     sh("tc", "-n", ns, "qdisc", "add", "dev", iface, "root", "tbf", "rate", f"{bits_per_s}bit",
-       "burst", str(burst), "latency", "100ms")
+       "burst", str(burst), "limit", str(limit))
 
 
 def pids_in(ns: str) -> list[int]:

@@ -6,7 +6,9 @@ one host and across hosts, and the local kernels' edge rates (``network.Machine`
   few small operations, divided by the operation's latency steps (``network.rounds_of``), on the
   world (across hosts when it spans several) and on the ranks of this host (``COMM_TYPE_SHARED``);
 * bandwidth: an Alltoall of large blocks on the world and a ring Sendrecv on the host, the block
-  grown until one takes ``MIN_SECONDS``: bytes over the time beyond the small operation's;
+  grown by 4 until one takes ``MIN_SECONDS``: the bytes added over the time added between the
+  last two sizes (``_slope``: latency and a bandwidth cap's token bucket drop out), measured
+  under whatever caps the links have, TCP/IP and MPI headers included;
 * edge rates: single-node top-down and bottom-up searches of a small Kronecker graph on one core,
   cached per machine (``cache_path``) and measured by rank 0 only while the others wait idle.
 
@@ -31,7 +33,9 @@ from .network import KINDS, PRESETS, Machine, rounds_of
 log = logging.getLogger("breadth.planner")
 
 SMALL_REPS = 8
-MIN_SECONDS = 0.01
+MIN_SECONDS = 0.02
+MIN_BLOCK = 1 << 10
+FIRST_BLOCK = 1 << 12
 MAX_BLOCK = 1 << 20
 CAL_SCALE = 14
 
@@ -113,10 +117,13 @@ def _small(mpi, MPI) -> dict:
 
 
 def _bandwidth(mpi, MPI, kind) -> float:
-    """Bytes per second one rank moves in a large ``kind`` ("alltoall" or "p2p" ring) on ``mpi``."""
+    """Bytes per second one rank moves in a large ``kind`` ("alltoall" or "p2p" ring) on ``mpi``:
+    the slope between two block sizes a factor 4 apart, the larger one taking ``MIN_SECONDS``
+    (the slope leaves out what does not grow with the bytes: the latency steps, and the bytes a
+    token-bucket cap lets through at once after an idle spell)."""
     q, me = mpi.Get_size(), mpi.Get_rank()
-    block = 1 << 14
-    while True:
+
+    def timed(block):
         if kind == "alltoall":
             send = np.zeros(q * block, dtype=np.uint8)
             recv = np.empty_like(send)
@@ -129,10 +136,31 @@ def _bandwidth(mpi, MPI, kind) -> float:
             sent = block
         fn()
         mpi.Barrier()
-        t = mpi.allreduce(_time(fn, 2), op=MPI.MAX)
+        return sent, mpi.allreduce(_time(fn, 2), op=MPI.MAX)
+
+    return _slope(timed, FIRST_BLOCK)
+
+
+def _slope(timed, block) -> float:
+    """Bytes/s from ``timed(block) -> (bytes, seconds)`` (see ``_bandwidth``): grow the block by 4
+    until a call takes ``MIN_SECONDS`` (or the block reaches ``MAX_BLOCK``), then the bytes added
+    over the seconds added since the previous size, kept between bytes/seconds of the larger
+    call and 4 times that (timing noise on fast links)."""
+    prev = None
+    while True:
+        sent, t = timed(block)
         if t >= MIN_SECONDS or block >= MAX_BLOCK:
-            return sent / t if t > 0 else PRESETS["shm"][1]
+            break
+        prev = (sent, t)
         block *= 4
+    if prev is None and block >= 4 * MIN_BLOCK:
+        prev = timed(block // 4)
+    if t <= 0:
+        return PRESETS["shm"][1]
+    plain = sent / t
+    if prev is None or t <= prev[1]:
+        return plain
+    return min(4 * plain, max(plain, (sent - prev[0]) / (t - prev[1])))
 
 
 def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
