@@ -118,7 +118,7 @@ def main():
     roots = [int(x) for x in cand[engines[0].nonisolated(cand)][:nroots + 1]]
     est = graph.generated(kind, scale) if comm.rank == 0 else None
     skew = est.skew if est is not None else {}
-    rows = [{"times": [], "comm": [], "msgs": [], "bytes": [], "ops": [], "per_rank_bytes": [], "pred": []}
+    rows = [{"times": [], "comm": [], "msgs": [], "bytes": [], "ops": [], "per_rank_bytes": [], "pred": [], "op_seconds": []}
             for _ in layouts]
     for i, r in enumerate(roots):
         for eng, row, (part, ex, params) in zip(engines, rows, layouts):
@@ -126,8 +126,14 @@ def main():
             t = time.perf_counter()
             res = eng.search(r)
             secs = comm.mpi.allreduce(time.perf_counter() - t, op=MPI.MAX)
+            mine = {}
+            for lv in comm.operation_log:                  # this search's labelled operations, per level
+                for name, t in lv.items():
+                    mine[name] = mine.get(name, 0.0) + t.seconds
+            every = comm.mpi.allgather(mine)               # reporting only: not counted
             if i == 0:
                 continue                                   # the first root warms up, untimed
+            row["op_seconds"].append({k: max(e.get(k, 0.0) for e in every) for k in set().union(*every)})
             c = res.extra["communication"]
             row["times"].append(secs)
             row["comm"].append(c["comm_seconds"])
@@ -150,6 +156,10 @@ def main():
                 s = ops.setdefault(name, {"messages": 0.0, "bytes": 0.0})
                 s["messages"] += t["messages"] / len(row["ops"])
                 s["bytes"] += t["bytes"] / len(row["ops"])
+        for o in row["op_seconds"]:
+            for name, t in o.items():
+                ops.setdefault(name, {"messages": 0.0, "bytes": 0.0})
+                ops[name]["seconds"] = ops[name].get("seconds", 0.0) + t / len(row["op_seconds"])
         mp = model_params(part, ex, params, comm.size)
         got.append({"partition": part, "exchange": ex, "params": params, "searches": len(row["times"]),
                     "seconds": float(np.mean(row["times"])), "seconds_median": float(np.median(row["times"])),

@@ -5,15 +5,16 @@ on a GPU Cluster", Sec. V: the nn ids routed to their owners, the delegate mask 
 With d = n/P delegates (threshold "auto": the smallest power of two leaving at most n/P), the
 graph's skew (``graph.Profile.nn_share``) gives the share of arcs between normals. Per level:
 
-* nn exchange: an Alltoall of counts (with the delegate count as a header) and an Alltoallv of
-  ids: a rank sends its distinct unreached nn targets among its X nn_share / P scanned arcs that
-  other ranks own;
+* nn exchange, in every level (the nn pass is always top-down): an Alltoall of counts (with the
+  delegate count as a header) and an Alltoallv of ids: a rank sends its distinct unreached nn
+  targets among the nn arcs of its frontier share that other ranks own (``nn_ids``);
 * mask: in levels that find delegates, the d-bit mask by one Allreduce, or the new delegates'
   numbers by an Allgatherv when 4 bytes each is smaller (the layout picks the smaller);
 * control: one small Allreduce.
 
 After the last level: the nn vertices' parents asked of their senders (one Alltoallv round trip
-of ids) and the delegates' parents (an Allreduce of d ids).
+of ids) and the parents of the delegates their owners could not settle (``UNRESOLVED``): their
+int32 numbers gathered by every rank, (delegate, parent) pairs back to the owners.
 """
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ from .network import Op, control_op, id_bytes, rounds_of, world
 from .words import distinct, pan_mask_bytes
 
 NAME = ("delegates", "alltoall")
+# Share of the delegates whose owner cannot settle their parent from its own arcs (``delegates.parents``):
+# they are shared with every rank and their finders send (delegate, parent) pairs back. Not in the
+# level profile; 3-4% of the delegates in Kronecker searches at 4 ranks (bench/dist_network.py).
+UNRESOLVED = 0.04
 
 
 def candidates(P: int) -> list:
@@ -31,13 +36,31 @@ def label(params) -> str:
     return f"delegates TH={params.get('threshold', 'auto')}"
 
 
+def nn_arcs(prof, lv, P: int) -> float:
+    """nn arcs the level's normal frontier scans, summed over ranks: the nn pass runs top-down in
+    every level, whatever direction the other subgraphs take; in a top-down level they are the
+    nn share of the arcs examined, in a bottom-up one the frontier's normals times the normals'
+    mean nn degree (2m nn / (n - d))."""
+    nn = prof.nn_share(P)
+    if lv.direction == "top-down":
+        return lv.examined * nn
+    d = min(prof.n / P, prof.n - 1.0)
+    return lv.frontier * (1.0 - d / prof.n) * 2.0 * prof.m * nn / (prof.n - d)
+
+
+def nn_ids(prof, lv, P: int) -> float:
+    """Distinct unreached targets among a rank's nn arcs: its arcs fall on all n vertices, the
+    unreached ones are hit in proportion (``words.distinct`` over n, times unvisited / n)."""
+    return distinct(nn_arcs(prof, lv, P) / P, prof.n) * lv.unvisited / prof.n
+
+
 def level_ops(prof, lv, P: int, params) -> list:
     if P <= 1:
         return []
     g, idb = world(P), id_bytes(prof.n)
     nn = prof.nn_share(P)
     d = max(1.0, prof.n / P)
-    ids = distinct(lv.examined * nn / P, lv.unvisited) * (P - 1) / P if lv.direction == "top-down" else 0.0
+    ids = nn_ids(prof, lv, P) * (P - 1) / P
     nb = 16 * (P - 1) + idb * ids
     ops = [Op("nn ids", "alltoall", g, 2 * rounds_of("alltoall", P), nb, 2 * ids, 2 * P * (P - 1), P * nb)]
     found = min(d, lv.discovered * prof.delegate_share(P))
@@ -59,7 +82,10 @@ def after_ops(prof, P: int, params) -> list:
     asks = reached * prof.nn_share(P) / P * (P - 1) / P
     nb = 2 * idb * asks + 8 * (P - 1)
     d = max(1.0, prof.n / P)
+    u = UNRESOLVED * d
+    # the unresolved delegates' numbers (int32) to every rank, then (delegate, parent) pairs to the owners
+    nbu = 4 * u / P * (P - 1)
     return [Op("nn parents", "alltoall", g, 4 * rounds_of("alltoall", P), 2 * nb, 2 * asks, 4 * P * (P - 1),
                2 * P * nb),
-            Op("delegate parents", "allreduce", g, rounds_of("allreduce", P), 2 * idb * d, 0.0, P * (P - 1),
-               P * (P - 1) * idb * d)]
+            Op("delegate parents", "allgather", g, rounds_of("allgather", P), nbu + 2 * idb * u / P, 0.0,
+               P * (P - 1), P * nbu + 2 * idb * u * (P - 1) / P)]

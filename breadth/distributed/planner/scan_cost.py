@@ -9,18 +9,20 @@ Per level on an R x C grid, whatever the direction (the frontier is always a bit
   or two ranks of the column hold it all: they send it to R - 1 peers);
 * control: one small Allreduce.
 
-After the last level, ``parents``: an Allgatherv of the owners' depths (P - 1 peers, 4n/P bytes)
-and a min-Allreduce of the row range's candidate parents along the row (n/R ids), with a pass
-over the rank's arcs to propose them.
+After the last level, ``parents``: an Allgatherv of the owners' depths (P - 1 peers, 8n/P bytes:
+int64) and a min-Allreduce of the row range's candidate parents along the row (n/R int64), with
+a pass over the rank's arcs to propose them.
 """
 from __future__ import annotations
 
 from .fold_cost import candidates as _grid_candidates
 from .fold_cost import col, dims, row
-from .network import Op, control_op, id_bytes, rounds_of, world
+from .network import Op, control_op, rounds_of, world
 from .words import scan_rounds
 
 NAME = ("2d", "scan")
+DEPTH_BYTES = 8          # the depths gathered for the parents step are int64 (``scan_search``)
+CANDIDATE_BYTES = 8      # and so are the candidate parents min-reduced along the row
 
 
 def candidates(P: int) -> list:
@@ -45,11 +47,13 @@ def level_ops(prof, lv, P: int, params) -> list:
 
 def after_ops(prof, P: int, params) -> list:
     R, C = dims(params)
-    n, idb = prof.n, id_bytes(prof.n)
-    dep = (P - 1) * 4 * n / P
-    red = 2 * idb * n / R
+    n = prof.n
+    dep = (P - 1) * DEPTH_BYTES * n / P
+    buf = CANDIDATE_BYTES * n / R
+    # on the wire an Allreduce of a large buffer moves 2 (C - 1) / C of it per rank (reduce-scatter
+    # and all-gather), while Comm counts C - 1 copies of the whole buffer
     return [Op("parents depths", "allgather", world(P), rounds_of("allgather", P), dep, 2 * prof.m / P,
                P * (P - 1), P * dep),
-            Op("parents min", "allreduce", row(R, C), rounds_of("allreduce", C), red, 0.0, P * (C - 1),
-               P * (C - 1) * idb * n / R),
+            Op("parents min", "allreduce", row(R, C), rounds_of("allreduce", C), 2 * (C - 1) / C * buf, 0.0,
+               P * (C - 1), P * (C - 1) * buf),
             control_op(P)]
