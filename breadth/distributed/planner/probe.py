@@ -144,8 +144,8 @@ def _bandwidth(mpi, MPI, kind) -> float:
 def _slope(timed, block) -> float:
     """Bytes/s from ``timed(block) -> (bytes, seconds)`` (see ``_bandwidth``): grow the block by 4
     until a call takes ``MIN_SECONDS`` (or the block reaches ``MAX_BLOCK``), then the bytes added
-    over the seconds added since the previous size, kept between bytes/seconds of the larger
-    call and 4 times that (timing noise on fast links)."""
+    over the seconds added since the previous size, kept within a factor 4 of bytes/seconds of
+    the larger call (timing noise on fast links)."""
     prev = None
     while True:
         sent, t = timed(block)
@@ -160,7 +160,7 @@ def _slope(timed, block) -> float:
     plain = sent / t
     if prev is None or t <= prev[1]:
         return plain
-    return min(4 * plain, max(plain, (sent - prev[0]) / (t - prev[1])))
+    return min(4 * plain, max(plain / 4, (sent - prev[0]) / (t - prev[1])))
 
 
 def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:

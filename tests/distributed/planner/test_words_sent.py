@@ -1,0 +1,63 @@
+"""The models' words against what the layouts send (the bytes ``Comm`` counts in
+``bench/dist_network.py``), and the probe's bandwidth slope against a token-bucket link."""
+import pytest
+
+from breadth.distributed.planner import delegates_cost, probe, scan_cost, words
+from breadth.distributed.planner.graph import Level, Profile
+
+
+def _profile(skew=None):
+    return Profile(4096.0, 65536.0, [Level("top-down", 1, 40, 40, 4095), Level("bottom-up", 40, 9000, 3000, 4055),
+                                     Level("bottom-up", 3000, 2000, 900, 1055)], skew or {2: (0.2, 0.8)})
+
+
+def test_scan_parents_step_moves_int64():
+    prof, P, R, C = _profile(), 4, 2, 2
+    depths, low, _ = scan_cost.after_ops(prof, P, {"grid": f"{R}x{C}"})
+    # scan_search gathers int64 depths (8 n / P per owner to P - 1 ranks) and min-reduces int64 candidates
+    assert depths.volume == pytest.approx(P * (P - 1) * 8 * prof.n / P)
+    assert low.volume == pytest.approx(P * (C - 1) * 8 * prof.n / R)
+    # on the wire a rank of a C-rank Allreduce moves 2 (C - 1) / C of the buffer
+    assert low.bytes == pytest.approx(2 * (C - 1) / C * 8 * prof.n / R)
+
+
+def test_delegates_send_nn_ids_in_bottom_up_levels():
+    prof, P = _profile(), 4
+    bu = prof.levels[2]
+    ops = {o.name: o for o in delegates_cost.level_ops(prof, bu, P, {"threshold": "auto"})}
+    d = prof.n / P
+    arcs = bu.frontier * (1 - d / prof.n) * 2 * prof.m * 0.2 / (prof.n - d)
+    ids = words.distinct(arcs / P, prof.n) * bu.unvisited / prof.n * (P - 1) / P
+    assert ids > 1 and ops["nn ids"].bytes == pytest.approx(16 * (P - 1) + 4 * ids)
+    # a top-down level's ids come from its examined nn arcs
+    td = prof.levels[0]
+    ops = {o.name: o for o in delegates_cost.level_ops(prof, td, P, {"threshold": "auto"})}
+    expect = words.distinct(td.examined * 0.2 / P, prof.n) * td.unvisited / prof.n * (P - 1) / P
+    assert ops["nn ids"].bytes == pytest.approx(16 * (P - 1) + 4 * expect)
+
+
+def test_delegate_parents_are_gathered_numbers_not_a_reduction_of_every_delegate():
+    prof, P = _profile(), 4
+    ops = {o.name: o for o in delegates_cost.after_ops(prof, P, {"threshold": "auto"})}
+    u = delegates_cost.UNRESOLVED * prof.n / P
+    got = ops["delegate parents"]
+    assert got.kind == "allgather"
+    assert got.volume == pytest.approx(P * 4 * u / P * (P - 1) + 2 * 4 * u * (P - 1) / P)
+    assert got.volume < (P - 1) * P * 4 * prof.n / P / 10      # far below an Allreduce of d ids
+
+
+@pytest.mark.parametrize("beta,latency,burst", [(1.25e5, 2e-3, 3028), (2.5e7, 1e-4, 65536), (3e9, 2e-5, 0)])
+def test_probe_slope_leaves_out_latency_and_burst(beta, latency, burst):
+    def timed(block):                    # an Alltoall on 4 ranks over a token-bucket link
+        sent = 3 * block
+        return sent, latency + max(0.0, sent - burst) / beta
+    got = probe._slope(timed, probe.FIRST_BLOCK)
+    if 3 * probe.MAX_BLOCK / beta < probe.MIN_SECONDS:      # too fast to reach MIN_SECONDS: bounded by 4x bytes/s
+        assert got <= beta
+    else:
+        assert got == pytest.approx(beta, rel=1e-6)
+
+
+def test_probe_slope_falls_back_on_noise():
+    calls = iter([(3072, 0.03), (768, 0.04)])              # the smaller block timed slower: noise
+    assert probe._slope(lambda b: next(calls), 1024 * 4) == pytest.approx(3072 / 0.03)
