@@ -135,8 +135,8 @@ def summarise(setting, kind, got, qdisc, wall):
     return {"setting": setting["text"], "rate": setting.get("rate", "shm"), "kind": kind, "ranks": P,
             "scale": got["scale"], "roots": got["roots"], "layouts": rows, "ranking": ranking,
             "fastest": ranking[0], "auto_pick": min(rows, key=lambda r: r["estimate_seconds"])["layout"],
-            "machine": {k: got["machine"][k] for k in ("alpha_local", "alpha_remote", "beta_local", "beta_remote",
-                                                       "rate_td", "rate_bu", "host_count")},
+            "machine": {k: got["machine"].get(k) for k in ("alpha_local", "alpha_remote", "beta_local", "beta_remote",
+                                                           "beta_remote_bulk", "rate_td", "rate_bu", "host_count")},
             "probe_seconds": got["probe_seconds"], "qdisc": qdisc, "wall_seconds": wall}
 
 
@@ -144,7 +144,8 @@ def format_config(c):
     mach = c["machine"]
     drops = sum(v["dropped"] for v in c["qdisc"].values())
     lines = [f"== {c['setting']} {c['kind']} scale {c['scale']} P={c['ranks']} ({c['roots']} searches a layout, "
-             f"{c['wall_seconds']:.0f} s): probe {mach['beta_remote'] * 8 / 1e6:.3g} Mbit/s a host link, "
+             f"{c['wall_seconds']:.0f} s): probe {mach['beta_remote'] * 8 / 1e6:.3g} Mbit/s a host link "
+             f"({(mach['beta_remote_bulk'] or mach['beta_remote']) * 8 / 1e6:.3g} bulk), "
              f"alltoall step {mach['alpha_remote'].get('alltoall', 0) * 1e3:.3g} ms; tbf drops {drops}",
              f"{'layout':<20}{'search ms':>10}{'TEPS':>9}{'bytes':>9}{'msgs':>6}{'comm ms':>9}{'model':>9}"
              f"{'comm m/m':>9}{'bytes m/m':>10}{'bw share':>9}{'auto est ms':>12}"]

@@ -72,6 +72,11 @@ class Machine:
     # seconds a blocking step waits for a descheduled peer when a host's ranks outnumber its cores
     # (the OS time slice the peer must get before it answers); 0 when every rank has a core
     oversubscribed_step: float = 2.5e-4
+    # bytes/s of one host's link for bulk messages (``BULK_MESSAGE`` bytes or more to each peer;
+    # None: as ``beta_remote``): on a slow link two-way traffic on one TCP connection holds each
+    # direction's acknowledgements behind the other's data, and large messages move at a fraction
+    # of the rate small ones get (``probe`` measures both)
+    beta_remote_bulk: float | None = None
 
     @property
     def size(self) -> int:
@@ -99,14 +104,26 @@ class Machine:
             return 0.0
         counts = self._host_counts(op.group)
         worst = 0.0
+        link = self.remote_rate(message_bytes(op))
         for h, here in counts.items():
             peers = max(1, q - 1)
             remote_share = (q - here) / peers if q > 1 else 0.0
-            beta_r = self.beta_remote / max(1, here)
+            beta_r = link / max(1, here)
             worst = max(worst, op.bytes * (1 - remote_share) / self.beta_local + op.bytes * remote_share / beta_r)
         crowded = any(self.ranks_on_host(h) > self.cores_per_host for h in counts)
         wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded else 0.0
         return op.rounds * self.alpha(op.kind, len(counts) > 1) + worst + wait
+
+    def remote_rate(self, message: float) -> float:
+        """A host link's bytes/s for messages of ``message`` bytes to each peer: ``beta_remote`` up to
+        ``SMALL_MESSAGE``, ``beta_remote_bulk`` from ``BULK_MESSAGE``, seconds per byte linear between."""
+        bulk = self.beta_remote_bulk
+        if bulk is None or message <= SMALL_MESSAGE:
+            return self.beta_remote
+        if message >= BULK_MESSAGE:
+            return bulk
+        w = (message - SMALL_MESSAGE) / (BULK_MESSAGE - SMALL_MESSAGE)
+        return 1.0 / ((1 - w) / self.beta_remote + w / bulk)
 
     def _host_counts(self, group) -> dict:
         cache = self.__dict__.setdefault("_counts", {})
@@ -123,6 +140,19 @@ class Machine:
         d["hosts"] = list(self.hosts)
         d["host_count"] = len(set(self.hosts))
         return d
+
+
+SMALL_MESSAGE = 16 * 1024      # bytes to one peer still at the small-message rate (``Machine.remote_rate``)
+BULK_MESSAGE = 64 * 1024       # bytes to one peer at the bulk rate: the probe's bulk block
+
+
+def message_bytes(op: Op) -> float:
+    """Bytes of one message of ``op`` (to one peer): a collective's per-peer block, a point-to-point
+    step's bytes per round and partner."""
+    peers = max(1, len(op.group) - 1)
+    if op.kind == "p2p":
+        return op.bytes / max(1, op.rounds) / peers
+    return op.bytes / peers
 
 
 def assumed(P: int, hosts: int, cores: int, latency: float, bandwidth: float, rate_td=1.0e8, rate_bu=2.0e8,

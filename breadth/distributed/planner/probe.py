@@ -8,7 +8,9 @@ one host and across hosts, and the local kernels' edge rates (``network.Machine`
 * bandwidth: an Alltoall of large blocks on the world and a ring Sendrecv on the host, the block
   grown by 4 until one takes ``MIN_SECONDS``: the bytes added over the time added between the
   last two sizes (``_slope``: latency and a bandwidth cap's token bucket drop out), measured
-  under whatever caps the links have, TCP/IP and MPI headers included;
+  under whatever caps the links have, TCP/IP and MPI headers included; across hosts, one more
+  Alltoall of ``network.BULK_MESSAGE`` bytes to each peer gives the rate of bulk messages (on a
+  capped link two-way traffic on one TCP connection halves it: ``Machine.beta_remote_bulk``);
 * edge rates: single-node top-down and bottom-up searches of a small Kronecker graph on one core,
   cached per machine (``cache_path``) and measured by rank 0 only while the others wait idle.
 
@@ -28,7 +30,7 @@ import numpy as np
 
 from ...errors import BreadthError
 
-from .network import KINDS, PRESETS, Machine, rounds_of
+from .network import BULK_MESSAGE, KINDS, PRESETS, Machine, rounds_of
 
 log = logging.getLogger("breadth.planner")
 
@@ -141,6 +143,18 @@ def _bandwidth(mpi, MPI, kind) -> float:
     return _slope(timed, FIRST_BLOCK)
 
 
+def _bulk(mpi, MPI, small) -> float:
+    """Bytes per second one rank moves in an Alltoall of ``BULK_MESSAGE`` bytes to each peer (one
+    call, the connections already open; its latency steps, ``small``, left out)."""
+    q = mpi.Get_size()
+    send = np.zeros(q * BULK_MESSAGE, dtype=np.uint8)
+    recv = np.empty_like(send)
+    mpi.Barrier()
+    t = mpi.allreduce(_time(lambda: mpi.Alltoall(send, recv), 1), op=MPI.MAX)
+    t -= small.get("alltoall", 0.0) * rounds_of("alltoall", q)
+    return (q - 1) * BULK_MESSAGE / t if t > 0 else PRESETS["shm"][1]
+
+
 def _slope(timed, block) -> float:
     """Bytes/s from ``timed(block) -> (bytes, seconds)`` (see ``_bandwidth``): grow the block by 4
     until a call takes ``MIN_SECONDS`` (or the block reaches ``MAX_BLOCK``), then the bytes added
@@ -180,6 +194,7 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
         node_small = _small(node, MPI) if node.Get_size() > 1 else {}
         node_bw = _bandwidth(node, MPI, "p2p") if node.Get_size() > 1 else PRESETS["shm"][1]
         world_bw = _bandwidth(mpi, MPI, "alltoall") if mpi.Get_size() > 1 else node_bw
+        world_bulk = _bulk(mpi, MPI, world_small) if spans else None
     finally:
         node.Free()
     if spans:
@@ -190,7 +205,9 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
         P = len(hosts)
         remote_share = (P - per_host) / max(1, P - 1)
         beta_remote = world_bw * per_host / max(remote_share, 1e-9)
+        beta_bulk = world_bulk * per_host / max(remote_share, 1e-9)
     else:
+        beta_bulk = None
         alpha_local = world_small or {k: PRESETS["shm"][0] for k in KINDS}
         alpha_remote = dict(alpha_local)
         beta_remote = world_bw
@@ -199,7 +216,7 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
         rates = calibrate_rates()
     rates = _bcast_idle(mpi, rates)
     machine = Machine(hosts, host_cores(), alpha_local, alpha_remote, beta_local, beta_remote,
-                      rates["rate_td"], rates["rate_bu"], threads, "probe")
+                      rates["rate_td"], rates["rate_bu"], threads, "probe", beta_remote_bulk=beta_bulk)
     machine = mpi.bcast(machine, root=0)
     machine.threads = threads
     log.info("probe: %d ranks on %d hosts in %.3f s", len(hosts), len(order), time.perf_counter() - t0)

@@ -61,3 +61,22 @@ def test_probe_slope_leaves_out_latency_and_burst(beta, latency, burst):
 def test_probe_slope_falls_back_on_noise():
     calls = iter([(3072, 0.03), (768, 0.04)])              # the smaller block timed slower: noise
     assert probe._slope(lambda b: next(calls), 1024 * 4) == pytest.approx(3072 / 0.03)
+
+
+def test_bulk_messages_move_at_the_bulk_rate():
+    from breadth.distributed.planner import network
+
+    m = network.Machine((0, 1, 2, 3), 2, {}, {"alltoall": 0.0, "p2p": 0.0}, 1e9, 1e5, threads=1,
+                        beta_remote_bulk=5e4)
+    small = network.Op("a", "alltoall", (0, 1, 2, 3), 3, 3 * 1024.0)
+    bulk = network.Op("b", "alltoall", (0, 1, 2, 3), 3, 3 * network.BULK_MESSAGE)
+    assert network.message_bytes(small) == 1024 and m.op_seconds(small) == pytest.approx(3 * 1024 / 1e5)
+    assert m.op_seconds(bulk) == pytest.approx(3 * network.BULK_MESSAGE / 5e4)
+    mid = (network.SMALL_MESSAGE + network.BULK_MESSAGE) / 2
+    assert 5e4 < m.remote_rate(mid) < 1e5
+    # a point-to-point step's message: its bytes per round and partner
+    rounds = network.Op("s", "p2p", (0, 1), 2, 2 * network.BULK_MESSAGE)
+    assert network.message_bytes(rounds) == network.BULK_MESSAGE
+    # without a bulk rate every size moves at beta_remote (``breadth plan``'s assumed machines)
+    plain = network.Machine((0, 1, 2, 3), 2, {}, {"alltoall": 0.0}, 1e9, 1e5, threads=1)
+    assert plain.op_seconds(bulk) == pytest.approx(3 * network.BULK_MESSAGE / 1e5)
