@@ -158,6 +158,25 @@ def format_config(c):
     return "\n".join(lines)
 
 
+def markdown(rows) -> str:
+    """The docs' tables from the rows (``--report FILE``): per layout and bandwidth, then the rankings."""
+    out = ["| graph | cap | probe Mbit/s (bulk) | layout | search ms | TEPS | bytes/search | msgs/search | comm ms "
+           "| model comm ms | comm meas/model | bytes meas/model | bw share |",
+           "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for c in rows:
+        m = c["machine"]
+        probe = f"{m['beta_remote'] * 8 / 1e6:.3g} ({(m.get('beta_remote_bulk') or m['beta_remote']) * 8 / 1e6:.3g})"
+        for r in c["layouts"]:
+            out.append(f"| {c['kind']} | {c['rate']} | {probe} | {r['layout']} | {r['seconds'] * 1e3:.1f} | "
+                       f"{r['teps']:.3g} | {r['bytes']:.3g} | {r['messages']:.0f} | {r['comm_seconds'] * 1e3:.1f} | "
+                       f"{r['model_comm_seconds'] * 1e3:.1f} | {r['comm_ratio']:.2f} | {r['bytes_ratio']:.2f} | "
+                       f"{r['bw_share']:.0%} |")
+    out += ["", "| graph | cap | searches | measured ranking (fastest first) | auto's estimate picks |", "|---|---|---:|---|---|"]
+    for c in rows:
+        out.append(f"| {c['kind']} | {c['rate']} | {c['roots']} | {' > '.join(c['ranking'])} | {c['auto_pick']} |")
+    return "\n".join(out)
+
+
 def sweep(settings, args):
     rows = []
     groups = {}
@@ -195,7 +214,13 @@ def main():
                     help="shm:P[:ROOTS] or cluster:HxR:RATE[:ROOTS] (see above)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds one job may take")
     ap.add_argument("--json", default=None, help="write every row (per layout, per operation) to this file")
+    ap.add_argument("--report", default=None, metavar="FILE",
+                    help="print the markdown tables of a --json FILE of an earlier run, and run nothing")
     args = ap.parse_args()
+    if args.report:
+        with open(args.report) as f:
+            print(markdown(json.load(f)))
+        return
     settings = [parse_setting(s) for s in args.settings]
     rows = sweep(settings, args)
     bound = [r for c in rows for r in c["layouts"] if r["bw_share"] >= 0.5]
