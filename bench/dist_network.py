@@ -136,7 +136,8 @@ def summarise(setting, kind, got, qdisc, wall):
             "scale": got["scale"], "roots": got["roots"], "layouts": rows, "ranking": ranking,
             "fastest": ranking[0], "auto_pick": min(rows, key=lambda r: r["estimate_seconds"])["layout"],
             "machine": {k: got["machine"].get(k) for k in ("alpha_local", "alpha_remote", "beta_local", "beta_remote",
-                                                           "beta_remote_bulk", "rate_td", "rate_bu", "host_count")},
+                                                           "beta_remote_bulk", "beta_remote_p2p", "rate_td", "rate_bu",
+                                                           "host_count")},
             "probe_seconds": got["probe_seconds"], "qdisc": qdisc, "wall_seconds": wall}
 
 
@@ -145,7 +146,8 @@ def format_config(c):
     drops = sum(v["dropped"] for v in c["qdisc"].values())
     lines = [f"== {c['setting']} {c['kind']} scale {c['scale']} P={c['ranks']} ({c['roots']} searches a layout, "
              f"{c['wall_seconds']:.0f} s): probe {mach['beta_remote'] * 8 / 1e6:.3g} Mbit/s a host link "
-             f"({(mach['beta_remote_bulk'] or mach['beta_remote']) * 8 / 1e6:.3g} bulk), "
+             f"({(mach['beta_remote_bulk'] or mach['beta_remote']) * 8 / 1e6:.3g} bulk, "
+             f"{(mach['beta_remote_p2p'] or mach['beta_remote']) * 8 / 1e6:.3g} p2p), "
              f"alltoall step {mach['alpha_remote'].get('alltoall', 0) * 1e3:.3g} ms; tbf drops {drops}",
              f"{'layout':<20}{'search ms':>10}{'TEPS':>9}{'bytes':>9}{'msgs':>6}{'comm ms':>9}{'model':>9}"
              f"{'comm m/m':>9}{'bytes m/m':>10}{'bw share':>9}{'auto est ms':>12}"]
@@ -160,12 +162,13 @@ def format_config(c):
 
 def markdown(rows) -> str:
     """The docs' tables from the rows (``--report FILE``): per layout and bandwidth, then the rankings."""
-    out = ["| graph | cap | probe Mbit/s (bulk) | layout | search ms | TEPS | bytes/search | msgs/search | comm ms "
+    out = ["| graph | cap | probe Mbit/s (bulk, p2p) | layout | search ms | TEPS | bytes/search | msgs/search | comm ms "
            "| model comm ms | comm meas/model | bytes meas/model | bw share |",
            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for c in rows:
         m = c["machine"]
-        probe = f"{m['beta_remote'] * 8 / 1e6:.3g} ({(m.get('beta_remote_bulk') or m['beta_remote']) * 8 / 1e6:.3g})"
+        probe = (f"{m['beta_remote'] * 8 / 1e6:.3g} ({(m.get('beta_remote_bulk') or m['beta_remote']) * 8 / 1e6:.3g}, "
+                 f"{(m.get('beta_remote_p2p') or m['beta_remote']) * 8 / 1e6:.3g})")
         for r in c["layouts"]:
             out.append(f"| {c['kind']} | {c['rate']} | {probe} | {r['layout']} | {r['seconds'] * 1e3:.1f} | "
                        f"{r['teps']:.3g} | {r['bytes']:.3g} | {r['messages']:.0f} | {r['comm_seconds'] * 1e3:.1f} | "

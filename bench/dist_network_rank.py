@@ -52,7 +52,8 @@ def model_params(part, ex, params, P):
 def price(model, prof, machine, mp):
     """The model's prediction, with its latency-only part (the same machine, bandwidth unbounded)."""
     pr = choose.predict(model, prof, machine, mp)
-    fast = dataclasses.replace(machine, beta_local=1e18, beta_remote=1e18, beta_remote_bulk=None)
+    fast = dataclasses.replace(machine, beta_local=1e18, beta_remote=1e18, beta_remote_bulk=None,
+                               beta_remote_p2p=None)
     lat = choose.predict(model, prof, fast, mp)
     return {"seconds": pr.seconds, "comm_seconds": pr.comm_seconds, "compute_seconds": pr.compute_seconds,
             "comm_latency_seconds": lat.comm_seconds, "messages": pr.messages, "bytes": pr.bytes,

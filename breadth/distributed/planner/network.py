@@ -10,7 +10,8 @@ bytes the busiest rank sends. Its time on a ``Machine`` is
 where scope is "local" when the whole group sits on one host, else "remote"; a rank's bytes
 split between its host and the others in proportion to its group peers there; the remote
 bandwidth is the host link's shared by the host's ranks that send at once (a collective: all of
-them). Local work is edges / (edge rate of this rank's cores) for each direction.
+them), as measured for the operation's pattern and message size (``Machine.remote_rate``: an
+Alltoall's rate, a point-to-point step's, and the rate of bulk messages). Local work is edges / (edge rate of this rank's cores) for each direction.
 """
 from __future__ import annotations
 
@@ -77,6 +78,10 @@ class Machine:
     # direction's acknowledgements behind the other's data, and large messages move at a fraction
     # of the rate small ones get (``probe`` measures both)
     beta_remote_bulk: float | None = None
+    # bytes/s of one host's link in point-to-point steps (each rank sends to one partner at a time;
+    # None: as ``beta_remote``, which the probe takes from an Alltoall, where every rank sends to
+    # every other at once and TCP gets less of a capped link)
+    beta_remote_p2p: float | None = None
 
     @property
     def size(self) -> int:
@@ -104,7 +109,7 @@ class Machine:
             return 0.0
         counts = self._host_counts(op.group)
         worst = 0.0
-        link = self.remote_rate(message_bytes(op))
+        link = self.remote_rate(message_bytes(op), op.kind)
         for h, here in counts.items():
             peers = max(1, q - 1)
             remote_share = (q - here) / peers if q > 1 else 0.0
@@ -114,16 +119,18 @@ class Machine:
         wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded else 0.0
         return op.rounds * self.alpha(op.kind, len(counts) > 1) + worst + wait
 
-    def remote_rate(self, message: float) -> float:
-        """A host link's bytes/s for messages of ``message`` bytes to each peer: ``beta_remote`` up to
+    def remote_rate(self, message: float, kind: str = "alltoall") -> float:
+        """A host link's bytes/s for messages of ``message`` bytes to each peer in an operation of
+        ``kind``: ``beta_remote`` (``beta_remote_p2p`` for point-to-point steps) up to
         ``SMALL_MESSAGE``, ``beta_remote_bulk`` from ``BULK_MESSAGE``, seconds per byte linear between."""
+        base = self.beta_remote_p2p if kind == "p2p" and self.beta_remote_p2p else self.beta_remote
         bulk = self.beta_remote_bulk
-        if bulk is None or message <= SMALL_MESSAGE:
-            return self.beta_remote
+        if bulk is None or message <= SMALL_MESSAGE or bulk >= base:
+            return base
         if message >= BULK_MESSAGE:
             return bulk
         w = (message - SMALL_MESSAGE) / (BULK_MESSAGE - SMALL_MESSAGE)
-        return 1.0 / ((1 - w) / self.beta_remote + w / bulk)
+        return 1.0 / ((1 - w) / base + w / bulk)
 
     def _host_counts(self, group) -> dict:
         cache = self.__dict__.setdefault("_counts", {})

@@ -10,7 +10,9 @@ one host and across hosts, and the local kernels' edge rates (``network.Machine`
   last two sizes (``_slope``: latency and a bandwidth cap's token bucket drop out), measured
   under whatever caps the links have, TCP/IP and MPI headers included; across hosts, one more
   Alltoall of ``network.BULK_MESSAGE`` bytes to each peer gives the rate of bulk messages (on a
-  capped link two-way traffic on one TCP connection halves it: ``Machine.beta_remote_bulk``);
+  capped link two-way traffic on one TCP connection halves it: ``Machine.beta_remote_bulk``),
+  and a ring Sendrecv across hosts the rate of point-to-point steps (one partner at a time gets
+  more of a capped link than an Alltoall's every peer at once: ``Machine.beta_remote_p2p``);
 * edge rates: single-node top-down and bottom-up searches of a small Kronecker graph on one core,
   cached per machine (``cache_path``) and measured by rank 0 only while the others wait idle.
 
@@ -198,6 +200,7 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
         node_bw = _bandwidth(node, MPI, "p2p") if node.Get_size() > 1 else PRESETS["shm"][1]
         world_bw = _bandwidth(mpi, MPI, "alltoall") if mpi.Get_size() > 1 else node_bw
         world_bulk = _bulk(mpi, MPI, world_small) if spans else None
+        world_p2p = _bandwidth(mpi, MPI, "p2p") if spans else None
     finally:
         node.Free()
     if spans:
@@ -209,8 +212,10 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
         remote_share = (P - per_host) / max(1, P - 1)
         beta_remote = world_bw * per_host / max(remote_share, 1e-9)
         beta_bulk = world_bulk * per_host / max(remote_share, 1e-9)
+        # in the ring (ranks in blocks per host) one rank per host sends across: the link is its own
+        beta_p2p = world_p2p
     else:
-        beta_bulk = None
+        beta_bulk = beta_p2p = None
         alpha_local = world_small or {k: PRESETS["shm"][0] for k in KINDS}
         alpha_remote = dict(alpha_local)
         beta_remote = world_bw
@@ -219,7 +224,8 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
         rates = calibrate_rates()
     rates = _bcast_idle(mpi, rates)
     machine = Machine(hosts, host_cores(), alpha_local, alpha_remote, beta_local, beta_remote,
-                      rates["rate_td"], rates["rate_bu"], threads, "probe", beta_remote_bulk=beta_bulk)
+                      rates["rate_td"], rates["rate_bu"], threads, "probe", beta_remote_bulk=beta_bulk,
+                      beta_remote_p2p=beta_p2p)
     machine = mpi.bcast(machine, root=0)
     machine.threads = threads
     log.info("probe: %d ranks on %d hosts in %.3f s", len(hosts), len(order), time.perf_counter() - t0)

@@ -90,3 +90,14 @@ def test_bulk_messages_move_at_the_bulk_rate():
     # without a bulk rate every size moves at beta_remote (``breadth plan``'s assumed machines)
     plain = network.Machine((0, 1, 2, 3), 2, {}, {"alltoall": 0.0}, 1e9, 1e5, threads=1)
     assert plain.op_seconds(bulk) == pytest.approx(3 * network.BULK_MESSAGE / 1e5)
+
+
+def test_point_to_point_steps_move_at_the_p2p_rate():
+    from breadth.distributed.planner import network
+
+    m = network.Machine((0, 1, 2, 3), 2, {}, {"alltoall": 0.0, "p2p": 0.0}, 1e9, 1e5, threads=1,
+                        beta_remote_bulk=5e4, beta_remote_p2p=1.5e5)
+    step = network.Op("round 0", "p2p", (0, 1), 1, 2048.0)
+    assert m.op_seconds(step) == pytest.approx(2048 / 1.5e5)
+    assert m.op_seconds(network.Op("x", "alltoall", (0, 1, 2, 3), 3, 3 * 2048.0)) == pytest.approx(3 * 2048 / 1e5)
+    assert m.remote_rate(network.BULK_MESSAGE, "p2p") == 5e4      # bulk messages: the bulk rate, any pattern
