@@ -38,6 +38,7 @@ log = logging.getLogger("breadth.planner")
 
 SMALL_REPS = 8
 MIN_SECONDS = 0.02
+MIN_BLOCK = 1 << 10
 FIRST_BLOCK = 1 << 12
 MAX_BLOCK = 1 << 20
 BULK_SECONDS = 0.5
@@ -176,7 +177,7 @@ def _slope(timed, block) -> float:
     """Bytes/s from ``timed(block) -> (bytes, seconds)`` (see ``_bandwidth``): grow the block by 4
     until a call takes ``MIN_SECONDS`` (or the block reaches ``MAX_BLOCK``), then the bytes added
     over the seconds added since the previous size (when the first size took that long already:
-    up to the next size), kept within a factor 4 of bytes/seconds of
+    from the next smaller size), kept within a factor 4 of bytes/seconds of
     the larger call (timing noise on fast links)."""
     prev = None
     while True:
@@ -185,11 +186,10 @@ def _slope(timed, block) -> float:
             break
         prev = (sent, t)
         block *= 4
-    if prev is None and block < MAX_BLOCK:
-        # the first size was slow already: it may have passed largely in the token bucket's burst,
-        # so the second point is the next larger size, not a smaller one
-        prev = (sent, t)
-        sent, t = timed(block * 4)
+    if prev is None and block >= 4 * MIN_BLOCK:
+        # the first size was slow already: the second point is the next smaller size, near the
+        # few-KiB messages a search's levels send (their per-message headers weigh as much)
+        prev = timed(block // 4)
     if t <= 0:
         return PRESETS["shm"][1]
     plain = sent / t

@@ -59,18 +59,18 @@ def test_probe_slope_leaves_out_latency_and_burst(beta, latency, burst):
 
 
 def test_probe_slope_falls_back_on_noise():
-    calls = iter([(3072, 0.03), (12288, 0.02)])            # the larger block timed faster: noise
-    assert probe._slope(lambda b: next(calls), 1024 * 4) == pytest.approx(12288 / 0.02)
+    calls = iter([(3072, 0.03), (768, 0.04)])              # the smaller block timed slower: noise
+    assert probe._slope(lambda b: next(calls), 1024 * 4) == pytest.approx(3072 / 0.03)
 
 
-def test_probe_slope_of_a_slow_link_uses_sizes_beyond_the_burst():
+def test_probe_slope_of_a_slow_link_uses_the_next_smaller_size():
     sizes = []
 
-    def timed(block):                    # 4 ranks, 1 Mbit/s, a 3 KiB burst: the first size is slow already
+    def timed(block):                    # 4 ranks, 1 Mbit/s: the first size is slow already
         sizes.append(block)
-        return 3 * block, 1e-3 + max(0.0, 3 * block - 3072) / 1.25e5
+        return 3 * block, 1e-3 + 3 * block / 1.25e5
     assert probe._slope(timed, probe.FIRST_BLOCK) == pytest.approx(1.25e5)
-    assert sizes == [probe.FIRST_BLOCK, 4 * probe.FIRST_BLOCK]
+    assert sizes == [probe.FIRST_BLOCK, probe.FIRST_BLOCK // 4]
 
 
 def test_bulk_messages_move_at_the_bulk_rate():
