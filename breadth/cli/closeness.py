@@ -5,7 +5,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import atomic_output
-from .common import save_npy, write_json
+from .common import add_graph_argument, save_npy, write_json
 from .helpformat import examples
 from .ids import VertexIds
 from .msbfs import add_run_options, add_source_options, graph_info, run_options, setup
@@ -27,7 +27,7 @@ def register(sub):
                         "breadth closeness g.npz --sources ids.txt --direction out --json",
                         "mpiexec -n 8 breadth closeness g.npz --checkpoint ck/"),
     )
-    p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
+    add_graph_argument(p)
     add_source_options(p, default_all=True)
     p.add_argument("--measure", choices=("closeness", "harmonic"), default="closeness",
                    help="closeness, or harmonic centrality (sum of 1/distance)")
