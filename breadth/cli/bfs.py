@@ -59,10 +59,7 @@ def register(sub):
 
 def check_outputs(args, ids: VertexIds) -> None:
     """Refuse output names that cannot hold the results, before searching."""
-    if args.out and not args.out.endswith((".csv", ".npz", ".npy")):
-        raise InputError(f"--out {args.out}: write .csv, .npz or .npy")
-    if args.out:
-        ids.check_positional(args.out, "--out")
+    ids.check_output(args.out, "--out", (".csv", ".npz", ".npy"), ".csv or .npz (rows in labels)")
     if args.parents:
         if not args.parents.endswith(".npy"):
             raise InputError(f"--parents {args.parents}: the parent array is written as .npy "

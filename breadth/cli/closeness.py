@@ -61,11 +61,7 @@ def _write_scores(path, vertices, scores, ids: VertexIds):
 
 
 def check_output(args, ids: VertexIds) -> None:
-    if args.output is None:
-        return
-    if not args.output.endswith((".npy", ".csv")):
-        raise InputError(f"--output must end in .npy or .csv, got {args.output}")
-    ids.check_positional(args.output, "--output", ".csv (vertex,score rows in labels)")
+    ids.check_output(args.output, "--output", (".csv", ".npy"), ".csv (vertex,score rows in labels)")
 
 
 def run(args) -> int:

@@ -175,11 +175,8 @@ def graph_info(args, graph) -> dict:
 
 
 def check_output(args, ids: VertexIds) -> None:
-    if args.output is None:
-        return
-    if not args.output.endswith((".npy", ".npz")):
-        raise InputError(f"--output must be a .npz or .npy file, got {args.output}")
-    ids.check_positional(args.output, "--output", ".npz (the matrix with its sources and vertices in labels)")
+    ids.check_output(args.output, "--output", (".npz", ".npy"),
+                     ".npz (the matrix with its sources and vertices in labels)")
 
 
 def save_depths(path: str, depths: np.ndarray, sources: np.ndarray, ids: VertexIds) -> None:
