@@ -61,7 +61,7 @@ def _write_scores(path, vertices, scores, ids: VertexIds):
 
 
 def check_output(args, ids: VertexIds) -> None:
-    ids.check_output(args.output, "--output", (".csv", ".npy"), ".csv (vertex,score rows in labels)")
+    ids.check_output(args.output, "--output", (".npy", ".csv"), ".csv (vertex,score rows in labels)")
 
 
 def run(args) -> int:
