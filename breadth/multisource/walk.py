@@ -43,7 +43,8 @@ def level_ctx(unfull, next_front, indptr, in_indptr, in_indices, prev, status, i
               write_depth, planes, acc, counts, own):
     """A visit's ctx: the level's arrays, the block's scratch (the tally counters ``planes``, the row ``acc``,
     the visits' ``counts``) and the items of ``own``, what only the kernel uses, from slot OWN on
-    (flat: ``atomics.borrowed`` of a tuple nested in ctx gave wrong rows here)."""
+    (kept flat: with the in-neighbour loop's arrays in a tuple nested in ctx, the W = 8 kernel
+    tallied wrong counts through ``atomics.borrowed``)."""
     return (unfull, next_front, indptr, in_indptr, in_indices, prev, status, idle, front, level, dplanes,
             write_depth, planes, acc, counts) + own
 
