@@ -29,6 +29,7 @@ GRAPHBLAS_PUSHPULL_MS = {20: 35.8, 22: 152.7}
 
 
 def timed(fn, roots):
+    """The median seconds of ``fn(root)`` over ``roots`` (also ``gpu_bfs``'s timer)."""
     out = []
     for r in roots:
         t0 = time.perf_counter()

@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 import breadth
+from bfs_peers import timed
 
 
 def gpu_or_none():
@@ -44,15 +45,6 @@ def component_edges(g, depth) -> int:
     reached = depth >= 0
     deg = np.diff(g.indptr)
     return int(deg[reached].sum() // 2)
-
-
-def timed(fn, roots):
-    times = []
-    for r in roots:
-        t0 = time.perf_counter()
-        fn(int(r))
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def cugraph_search(g):

@@ -5,8 +5,8 @@ import os
 
 from ..errors import InputError
 from ..graph.io import write_result
-from .common import (add_device_option, add_json_option, add_quiet_option, add_search_options, add_threads_option,
-                     note_compile, open_graph, run_on_ranks, save_npy, set_threads, write_json)
+from .common import (add_device_option, add_graph_argument, add_json_option, add_max_depth_option, add_quiet_option,
+                     add_search_options, add_threads_option, note_compile, open_graph, run_on_ranks, save_npy, set_threads, write_json)
 from .dist_options import add_dist_options
 from .helpformat import examples
 from .ids import VertexIds, add_ids_option
@@ -30,15 +30,14 @@ def register(sub):
                         "breadth bfs web.npz --root 17 --dense-ids --out depth.npy",
                         "breadth bfs k20.npz --root 0 --ranks 4            # on 4 MPI ranks"),
     )
-    p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
+    add_graph_argument(p)
     p.add_argument("--root", required=True, nargs="+", metavar="R",
                    help="search key, a vertex of GRAPH in its labels if it has them; several run one search "
                         "seeded from all of them")
     add_ids_option(p)
     add_search_options(p)
     add_device_option(p)
-    p.add_argument("--max-depth", type=int, default=None, metavar="D",
-                   help="stop after D levels (farther vertices stay unreached, depth -1)")
+    add_max_depth_option(p, "stop after D levels (farther vertices stay unreached, depth -1)")
     p.add_argument("--out", metavar="FILE", default=None,
                    help="write depths: .csv (vertex,depth,parent rows), .npz (arrays vertex, depth, parent) or "
                         ".npy (the int64 depth array indexed by internal id; on a labelled graph with "
@@ -60,10 +59,7 @@ def register(sub):
 
 def check_outputs(args, ids: VertexIds) -> None:
     """Refuse output names that cannot hold the results, before searching."""
-    if args.out and not args.out.endswith((".csv", ".npz", ".npy")):
-        raise InputError(f"--out {args.out}: write .csv, .npz or .npy")
-    if args.out:
-        ids.check_positional(args.out, "--out")
+    ids.check_output(args.out, "--out", (".csv", ".npz", ".npy"), ".csv or .npz (rows in labels)")
     if args.parents:
         if not args.parents.endswith(".npy"):
             raise InputError(f"--parents {args.parents}: the parent array is written as .npy "

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import atomic_output
-from .common import save_npy, write_json
+from .common import add_graph_argument, save_npy, write_json
 from .helpformat import examples
 from .ids import VertexIds
 from .msbfs import add_run_options, add_source_options, graph_info, run_options, setup
@@ -27,7 +27,7 @@ def register(sub):
                         "breadth closeness g.npz --sources ids.txt --direction out --json",
                         "mpiexec -n 8 breadth closeness g.npz --checkpoint ck/"),
     )
-    p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
+    add_graph_argument(p)
     add_source_options(p, default_all=True)
     p.add_argument("--measure", choices=("closeness", "harmonic"), default="closeness",
                    help="closeness, or harmonic centrality (sum of 1/distance)")
@@ -61,11 +61,7 @@ def _write_scores(path, vertices, scores, ids: VertexIds):
 
 
 def check_output(args, ids: VertexIds) -> None:
-    if args.output is None:
-        return
-    if not args.output.endswith((".npy", ".csv")):
-        raise InputError(f"--output must end in .npy or .csv, got {args.output}")
-    ids.check_positional(args.output, "--output", ".csv (vertex,score rows in labels)")
+    ids.check_output(args.output, "--output", (".npy", ".csv"), ".csv (vertex,score rows in labels)")
 
 
 def run(args) -> int:

@@ -30,11 +30,12 @@ def register(sub):
     actions = p.add_subparsers(dest="action", metavar="ACTION", title="actions", required=True,
                                help="what to do with the cluster (each action has its own -h)")
 
-    up = actions.add_parser("up", help="make a cluster (it stays until 'down')",
-                            description="Make a cluster of H namespace hosts and print how to use it: its "
-                                        "hostfile, launch agent and Open MPI settings.",
-                            epilog=examples("breadth cluster up --hosts 4 --name demo",
-                                            "breadth cluster up --hosts 3 --rate 1gbit --slots 2 --json"))
+    up = _action(actions, "up", _up, "make a cluster (it stays until 'down')",
+                 "Make a cluster of H namespace hosts and print how to use it: its hostfile, launch agent "
+                 "and Open MPI settings.",
+                 ["breadth cluster up --hosts 4 --name demo",
+                  "breadth cluster up --hosts 3 --rate 1gbit --slots 2 --json"],
+                 named=False)
     up.add_argument("--hosts", type=int, default=3, metavar="H", help="number of hosts")
     up.add_argument("--name", default=None, help="the cluster's name: 1 to 16 lower-case letters and digits "
                                                   "(default: a random one)")
@@ -44,19 +45,16 @@ def register(sub):
                     help="the hosts' /24 inside 127.0.0.0/8; host i gets A.B.C.(10+i)")
     up.add_argument("--slots", type=int, default=1, metavar="S", help="slots per host in the hostfile written")
     add_json_option(up, "the cluster's description")
-    up.set_defaults(run=_up)
 
-    run = actions.add_parser(
-        "run", help="run a command on a host, or as an MPI job across the hosts",
-        description="Run COMMAND on one host of cluster NAME with Open MPI's settings for the cluster in its "
-                    "environment (so 'mpiexec --hostfile FILE' and 'breadth ... --ranks P --hostfile FILE' "
-                    "reach the other hosts), or, with --ranks-per-host, as an MPI job with that many ranks on "
-                    "every host (mpiexec on host 1). Exits with the command's status.",
-        epilog=examples("breadth cluster run demo -- breadth graph500 --scale 14 --ranks 3 --hostfile "
-                        "/run/breadth-cluster/demo/hostfile",
-                        "breadth cluster run demo --ranks-per-host 2 -- hostname",
-                        "breadth cluster run demo --on 2 -- ip addr show eth0"))
-    run.add_argument("name", help="the cluster")
+    run = _action(actions, "run", _run, "run a command on a host, or as an MPI job across the hosts",
+                  "Run COMMAND on one host of cluster NAME with Open MPI's settings for the cluster in its "
+                  "environment (so 'mpiexec --hostfile FILE' and 'breadth ... --ranks P --hostfile FILE' "
+                  "reach the other hosts), or, with --ranks-per-host, as an MPI job with that many ranks on "
+                  "every host (mpiexec on host 1). Exits with the command's status.",
+                  ["breadth cluster run demo -- breadth graph500 --scale 14 --ranks 3 --hostfile "
+                   "/run/breadth-cluster/demo/hostfile",
+                   "breadth cluster run demo --ranks-per-host 2 -- hostname",
+                   "breadth cluster run demo --on 2 -- ip addr show eth0"])
     run.add_argument("--on", default="1", metavar="HOST", help="the host: its number, name or address")
     run.add_argument("--ranks-per-host", type=int, default=None, metavar="K",
                      help="run COMMAND as an MPI job, K ranks on every host")
@@ -64,58 +62,54 @@ def register(sub):
                      help="after S seconds stop the command and every process on the cluster's hosts "
                           "(exit 124); Ctrl-C does the same; 0: no limit")
     run.add_argument("argv", nargs="+", metavar="COMMAND", help="the command (after '--')")
-    run.set_defaults(run=_run)
 
-    status = actions.add_parser("status", help="list the clusters on this machine",
-                                description="List every cluster: hosts, addresses, link cap, processes "
-                                            "running on it, and whether its owner is gone (stale).",
-                                epilog=examples("breadth cluster status", "breadth cluster status --json"))
+    status = _action(actions, "status", _status, "list the clusters on this machine",
+                     "List every cluster: hosts, addresses, link cap, processes running on it, and whether "
+                     "its owner is gone (stale).",
+                     ["breadth cluster status", "breadth cluster status --json"], named=False)
     add_json_option(status, "the list")
-    status.set_defaults(run=_status)
 
-    rate = actions.add_parser("rate", help="cap (or uncap) the hosts' links",
-                              description="Cap each named host's link (default: every host) at RATE bits/s "
-                                          "in both directions with a token bucket (tc tbf); 'none' removes "
-                                          "the cap.",
-                              epilog=examples("breadth cluster rate demo 200mbit",
-                                              "breadth cluster rate demo 1gbit --host 2",
-                                              "breadth cluster rate demo none"))
-    rate.add_argument("name", help="the cluster")
+    rate = _action(actions, "rate", _rate, "cap (or uncap) the hosts' links",
+                   "Cap each named host's link (default: every host) at RATE bits/s in both directions with "
+                   "a token bucket (tc tbf); 'none' removes the cap.",
+                   ["breadth cluster rate demo 200mbit", "breadth cluster rate demo 1gbit --host 2",
+                    "breadth cluster rate demo none"])
     rate.add_argument("rate", metavar="RATE", help="e.g. 1gbit, 200mbit, 800000, or none")
     rate.add_argument("--host", action="append", default=None, metavar="HOST",
                       help="only this host (repeat for several)")
-    rate.set_defaults(run=_rate)
 
-    link = actions.add_parser("link", help="unplug or plug back a host's link",
-                              description="Take a host's bridge port down (the host becomes unreachable, as "
-                                          "with a pulled cable) or up again.",
-                              epilog=examples("breadth cluster link demo 2 down", "breadth cluster link demo 2 up"))
-    link.add_argument("name", help="the cluster")
+    link = _action(actions, "link", _link, "unplug or plug back a host's link",
+                   "Take a host's bridge port down (the host becomes unreachable, as with a pulled cable) "
+                   "or up again.",
+                   ["breadth cluster link demo 2 down", "breadth cluster link demo 2 up"])
     link.add_argument("host", metavar="HOST", help="the host: its number, name or address")
     link.add_argument("state", choices=("up", "down"), help="the link's new state")
-    link.set_defaults(run=_link)
 
-    env = actions.add_parser("env", help="set environment variables on one host",
-                             description="Export VAR=VALUE on a host for every command started there from now "
-                                         "on (mpiexec's daemons and their ranks included), e.g. another "
-                                         "PYTHONPATH to give one host another breadth; VAR= removes VAR.",
-                             epilog=examples("breadth cluster env demo 3 PYTHONPATH=/tmp/other",
-                                             "breadth cluster env demo 3 PYTHONPATH="))
-    env.add_argument("name", help="the cluster")
+    env = _action(actions, "env", _env, "set environment variables on one host",
+                  "Export VAR=VALUE on a host for every command started there from now on (mpiexec's "
+                  "daemons and their ranks included), e.g. another PYTHONPATH to give one host another "
+                  "breadth; VAR= removes VAR.",
+                  ["breadth cluster env demo 3 PYTHONPATH=/tmp/other", "breadth cluster env demo 3 PYTHONPATH="])
     env.add_argument("host", metavar="HOST", help="the host: its number, name or address")
     env.add_argument("variables", nargs="+", metavar="VAR=VALUE", help="the variables (an empty VALUE removes VAR)")
-    env.set_defaults(run=_env)
 
-    down = actions.add_parser("down", help="remove clusters",
-                              description="Stop every process on the cluster's hosts and remove its "
-                                          "namespaces, bridge and state.",
-                              epilog=examples("breadth cluster down demo", "breadth cluster down --stale",
-                                              "breadth cluster down --all"))
+    down = _action(actions, "down", _down, "remove clusters",
+                   "Stop every process on the cluster's hosts and remove its namespaces, bridge and state.",
+                   ["breadth cluster down demo", "breadth cluster down --stale", "breadth cluster down --all"],
+                   named=False)
     down.add_argument("names", nargs="*", metavar="NAME", help="the clusters to remove")
     down.add_argument("--stale", action="store_true",
                       help="also remove every cluster whose owner process is gone")
     down.add_argument("--all", action="store_true", help="remove every cluster on this machine")
-    down.set_defaults(run=_down)
+
+
+def _action(actions, name, run, summary, description, example_lines, named=True):
+    """The parser of action ``name`` (it runs ``run``); ``named``: its first argument is the cluster's name."""
+    p = actions.add_parser(name, help=summary, description=description, epilog=examples(*example_lines))
+    if named:
+        p.add_argument("name", help="the cluster")
+    p.set_defaults(run=run)
+    return p
 
 
 def _require():

@@ -50,6 +50,14 @@ def set_threads(n):
     numba.set_num_threads(n)
 
 
+def add_graph_argument(p):
+    p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
+
+
+def add_max_depth_option(p, meaning: str):
+    p.add_argument("--max-depth", type=int, default=None, metavar="D", help=meaning)
+
+
 def add_threads_option(p):
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="numba threads to use (default: all cores; NUMBA_NUM_THREADS caps it)")

@@ -137,6 +137,15 @@ class VertexIds:
         """A JSON-ready list of the command line's ids of dense ids."""
         return np.asarray(self.out(np.asarray(ids, dtype=np.int64))).tolist()
 
+    def check_output(self, path, option: str, suffixes: tuple, carriers: str) -> None:
+        """Refuse an output name (None: no output) that does not end in one of ``suffixes``, then
+        a bare positional array as ``check_positional`` does."""
+        if path is None:
+            return
+        if not path.endswith(suffixes):
+            raise InputError(f"{option} {path}: write {', '.join(suffixes[:-1])} or {suffixes[-1]}")
+        self.check_positional(path, option, carriers)
+
     def check_positional(self, path: str, option: str, carriers: str = ".csv or .npz (rows in labels)") -> None:
         """Refuse a bare positional array (.npy) on a labelled graph unless --dense-ids; ``carriers``
         names the outputs that hold the labels."""

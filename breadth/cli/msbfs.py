@@ -11,8 +11,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import atomic_output
-from .common import (add_device_option, add_json_option, add_quiet_option, add_search_options, add_threads_option,
-                     note_compile, open_graph, save_npy, set_threads, write_json)
+from .common import (add_device_option, add_graph_argument, add_json_option, add_max_depth_option, add_quiet_option,
+                     add_search_options, add_threads_option, note_compile, open_graph, save_npy, set_threads, write_json)
 from .helpformat import examples
 from .ids import VertexIds, add_ids_option
 
@@ -70,10 +70,9 @@ def register(sub):
                         "breadth msbfs g.npz --all --checkpoint ck/      # kill it, rerun: it resumes",
                         "mpiexec -n 8 breadth msbfs g.npz --all --max-depth 3"),
     )
-    p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
+    add_graph_argument(p)
     add_source_options(p)
-    p.add_argument("--max-depth", type=int, default=None, metavar="D",
-                   help="stop every search after D levels")
+    add_max_depth_option(p, "stop every search after D levels")
     p.add_argument("--output", metavar="FILE", default=None,
                    help="write the depth matrix (row i = depths from source i, column j = vertex j by internal "
                         "id; unsigned, smallest dtype that fits; its maximum value, e.g. 255, marks unreachable "
@@ -176,11 +175,8 @@ def graph_info(args, graph) -> dict:
 
 
 def check_output(args, ids: VertexIds) -> None:
-    if args.output is None:
-        return
-    if not args.output.endswith((".npy", ".npz")):
-        raise InputError(f"--output must be a .npz or .npy file, got {args.output}")
-    ids.check_positional(args.output, "--output", ".npz (the matrix with its sources and vertices in labels)")
+    ids.check_output(args.output, "--output", (".npz", ".npy"),
+                     ".npz (the matrix with its sources and vertices in labels)")
 
 
 def save_depths(path: str, depths: np.ndarray, sources: np.ndarray, ids: VertexIds) -> None:

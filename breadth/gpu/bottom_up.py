@@ -30,7 +30,8 @@ warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
 from numba import cuda, int64, uint32
 
 from .device import STAGE
-from .primitives import BCUR0, BIN0, COUNT, EXAMINED, SCOUT, begin, degree_bin, flush, flush_counts, stage, tally
+from .primitives import (BCUR0, BIN0, COUNT, EXAMINED, SCOUT, begin, degree_bin, fill, flush, flush_counts, make_room,
+                         stage, tally)
 
 
 @cuda.jit
@@ -65,12 +66,7 @@ def seed(seeds, indptr, parent, depth, queue, counters):
         i += cuda.gridsize(1)
 
 
-@cuda.jit
-def fill_words(words, value):
-    i = cuda.grid(1)
-    while i < words.size:
-        words[i] = value
-        i += cuda.gridsize(1)
+fill_words = fill     # words[:] = value (a bitmap cleared or set)
 
 
 @cuda.jit
@@ -109,9 +105,7 @@ def bitmap_to_queue(words, queue, counters, tail):
     bdim = cuda.blockDim.x
     pending = 0
     for base in range(cuda.blockIdx.x * bdim, words.size, cuda.gridDim.x * bdim):
-        if pending + 32 > STAGE // bdim:
-            flush(s_buf, s_n, s_base, queue, counters, tail)
-            pending = 0
+        pending = make_room(pending, 32, s_buf, s_n, s_base, queue, counters, tail)
         w = base + tid
         if w < words.size:
             x = words[w]
@@ -121,7 +115,6 @@ def bitmap_to_queue(words, queue, counters, tail):
                     stage(s_buf, s_n, w * 32 + b)
                 x >>= uint32(1)
                 b += 1
-        pending += 32
     flush(s_buf, s_n, s_base, queue, counters, tail)
 
 

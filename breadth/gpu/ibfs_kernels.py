@@ -38,7 +38,7 @@ warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
 from numba import cuda, int64, uint32, uint64
 
 from .device import STAGE
-from .primitives import flush, stage
+from .primitives import clear_tallies, fill, flush, make_room, stage, warp_vertex
 
 MAX_WORDS = 8                                 # W <= 8: up to 512 instances per group
 NF, SCOUT, NFULL, NFULL_IN, NUNFULL, UNEXPLORED, EXAMINED, CURSOR = range(8)
@@ -49,13 +49,7 @@ ALL = uint64(0xFFFFFFFFFFFFFFFF)
 
 @cuda.jit(device=True)
 def _begin(s_cnt, counters, clear):
-    tid = cuda.threadIdx.x
-    bdim = cuda.blockDim.x
-    if clear >= 0 and cuda.blockIdx.x == 0:
-        for f in range(tid, IROW, bdim):
-            counters[clear + f] = 0
-    for f in range(tid, IROW, bdim):
-        s_cnt[f] = 0
+    clear_tallies(s_cnt, IROW, counters, clear, IROW)
     cuda.syncthreads()
 
 
@@ -131,26 +125,9 @@ def ib_td(indptr, indices, words, prev, status, queue, qsize, changed, next_queu
         s_n[0] = 0
     pending = 0                                   # most staged per thread since the last flush
     for base in range(cuda.blockIdx.x * warps, qsize, cuda.gridDim.x * warps):
-        i = base + tid // 32
-        if tid == 0:
-            s_max[0] = 0
-        cuda.syncthreads()
-        u = int64(0)
-        first = int64(0)
-        d = int64(0)
-        if i < qsize:
-            u = queue[i]
-            first = indptr[u]
-            d = indptr[u + 1] - first
-            if lane == 0:
-                cuda.atomic.max(s_max, 0, d)
-        cuda.syncthreads()
-        rounds = (s_max[0] + 31) // 32
-        cuda.syncthreads()
+        u, first, d, rounds = warp_vertex(queue, 0, base + tid // 32, qsize, indptr, lane, s_max)
         for r in range(rounds):
-            if pending + 1 > STAGE // cuda.blockDim.x:
-                flush(s_buf, s_n, s_base, next_queue, counters, nxt + NF)
-                pending = 0
+            pending = make_room(pending, 1, s_buf, s_n, s_base, next_queue, counters, nxt + NF)
             k = r * 32 + lane
             if k < d:
                 v = indices[first + k]
@@ -166,7 +143,6 @@ def ib_td(indptr, indices, words, prev, status, queue, qsize, changed, next_queu
                         old = cuda.atomic.or_(changed, v >> 5, m)
                         if old & m == 0:
                             stage(s_buf, s_n, v)
-            pending += 1
     flush(s_buf, s_n, s_base, next_queue, counters, nxt + NF)
 
 
@@ -281,9 +257,4 @@ def ib_identify_dense(indptr, in_indptr, words, prev, status, changed, unfull, i
     _end(s_cnt, counters, row)
 
 
-@cuda.jit
-def fill_any(a, value):
-    i = cuda.grid(1)
-    while i < a.size:
-        a[i] = value
-        i += cuda.gridsize(1)
+fill_any = fill       # a[:] = value, any dtype

@@ -44,7 +44,7 @@ from numba import cuda, int64
 
 from .device import STAGE
 from .primitives import (BCUR0, BIN0, BLOCK_BINS, COUNT, NBINS, THREAD_BINS, WARP_BINS, begin, degree_bin, flush,
-                         flush_counts, stage, tally)
+                         flush_counts, make_room, stage, tally, warp_vertex)
 
 SMALL_FRONTIER = 256     # frontiers this small (and hub-free) skip the LRB binning pass
 
@@ -122,15 +122,12 @@ def top_down_kernels(claim):
         bdim = cuda.blockDim.x
         pending = 0                                # staged per thread since the last flush, at most
         for base in range(cuda.blockIdx.x * bdim, count, cuda.gridDim.x * bdim):
-            if pending + 31 > STAGE // bdim:
-                flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-                pending = 0
+            pending = make_room(pending, 31, s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
             i = base + tid
             if i < count:
                 u = queue[start + i]
                 for j in range(indptr[u], indptr[u + 1]):
                     claim(indices[j], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
-            pending += 31
         flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
         flush_counts(s_cnt, counters, nxt)
 
@@ -148,30 +145,12 @@ def top_down_kernels(claim):
         lane = tid % 32
         pending = 0
         for base in range(cuda.blockIdx.x * warps, count, cuda.gridDim.x * warps):
-            i = base + tid // 32
-            if tid == 0:
-                s_max[0] = 0
-            cuda.syncthreads()
-            u = int64(0)
-            first = int64(0)
-            d = int64(0)
-            if i < count:
-                u = queue[start + i]
-                first = indptr[u]
-                d = indptr[u + 1] - first
-                if lane == 0:
-                    cuda.atomic.max(s_max, 0, d)
-            cuda.syncthreads()
-            rounds = (s_max[0] + 31) // 32          # the same on every thread of the block
-            cuda.syncthreads()
+            u, first, d, rounds = warp_vertex(queue, start, base + tid // 32, count, indptr, lane, s_max)
             for r in range(rounds):
-                if pending + 1 > STAGE // cuda.blockDim.x:
-                    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-                    pending = 0
+                pending = make_room(pending, 1, s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
                 k = r * 32 + lane
                 if k < d:
                     claim(indices[first + k], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
-                pending += 1
         flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
         flush_counts(s_cnt, counters, nxt)
 
@@ -191,13 +170,10 @@ def top_down_kernels(claim):
             lo = indptr[u]
             hi = indptr[u + 1]
             for e in range(lo, hi, bdim):
-                if pending + 1 > STAGE // bdim:
-                    flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-                    pending = 0
+                pending = make_room(pending, 1, s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
                 j = e + tid
                 if j < hi:
                     claim(indices[j], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
-                pending += 1
         flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
         flush_counts(s_cnt, counters, nxt)
 

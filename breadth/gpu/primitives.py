@@ -23,14 +23,16 @@ every GPU numba-cuda supports. Callers bound each round to at most ``STAGE``
 stages (see ``device.check_launch``), so the staging buffer never overflows.
 
 Every function here must be reached by all threads of a block alike when it
-contains ``syncthreads`` (``begin``, ``flush``, ``flush_counts``).
+contains ``syncthreads`` (``begin``, ``flush``, ``make_room``, ``warp_vertex``, ``flush_counts``).
 
 Verification: results checked only in numba-cuda's simulator (tests/gpu, which runs a
 block's threads concurrently but blocks one after another, so inter-block races and
 warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
 (tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
 """
-from numba import cuda
+from numba import cuda, int64
+
+from .device import STAGE
 
 COUNT, SCOUT, EXAMINED, CURSOR = 0, 1, 2, 3
 BIN0 = 4
@@ -55,16 +57,23 @@ def degree_bin(d):
 
 
 @cuda.jit(device=True)
-def begin(s_cnt, s_n, counters, clear):
-    """Kernel prologue: zero the block's shared tallies and staging count; block 0 zeroes row ``clear``."""
+def clear_tallies(s_cnt, ncnt, counters, clear, nclear):
+    """Zero the block's shared tallies ``s_cnt[:ncnt]``; block 0 zeroes ``counters[clear:clear + nclear]``
+    (none when ``clear`` < 0). The caller synchronises the block before the tallies are used."""
     tid = cuda.threadIdx.x
     bdim = cuda.blockDim.x
     if clear >= 0 and cuda.blockIdx.x == 0:
-        for f in range(tid, ROW, bdim):
+        for f in range(tid, nclear, bdim):
             counters[clear + f] = 0
-    for f in range(tid, HEAD, bdim):
+    for f in range(tid, ncnt, bdim):
         s_cnt[f] = 0
-    if tid == 0:
+
+
+@cuda.jit(device=True)
+def begin(s_cnt, s_n, counters, clear):
+    """Kernel prologue: zero the block's shared tallies and staging count; block 0 zeroes row ``clear``."""
+    clear_tallies(s_cnt, HEAD, counters, clear, ROW)
+    if cuda.threadIdx.x == 0:
         s_n[0] = 0
     cuda.syncthreads()
 
@@ -92,6 +101,50 @@ def flush(s_buf, s_n, s_base, queue, counters, tail):
     if tid == 0:
         s_n[0] = 0
     cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def make_room(pending, need, s_buf, s_n, s_base, queue, counters, tail):
+    """Before a round in which each thread may stage up to ``need`` vertices: ``flush`` first when
+    they might not fit in ``STAGE``. ``pending`` (the same on every thread) is the most any thread
+    has staged since the last flush; returns it for after the round."""
+    if pending + need > STAGE // cuda.blockDim.x:
+        flush(s_buf, s_n, s_base, queue, counters, tail)
+        pending = 0
+    return pending + need
+
+
+@cuda.jit(device=True)
+def warp_vertex(queue, start, i, count, indptr, lane, s_max):
+    """A round of the one-warp-per-vertex kernels: the warp's slot i (< ``count``: vertex
+    ``queue[start + i]``) as (vertex, its first edge, its out-degree), all 0 past the end, and
+    the block's rounds of 32 edges (its warps' largest out-degree over 32, the same on every
+    thread; ``s_max``: one shared int64)."""
+    if cuda.threadIdx.x == 0:
+        s_max[0] = 0
+    cuda.syncthreads()
+    u = int64(0)
+    first = int64(0)
+    d = int64(0)
+    if i < count:
+        u = queue[start + i]
+        first = indptr[u]
+        d = indptr[u + 1] - first
+        if lane == 0:
+            cuda.atomic.max(s_max, 0, d)
+    cuda.syncthreads()
+    rounds = (s_max[0] + 31) // 32
+    cuda.syncthreads()
+    return u, first, d, rounds
+
+
+@cuda.jit
+def fill(a, value):
+    """a[:] = value."""
+    i = cuda.grid(1)
+    while i < a.size:
+        a[i] = value
+        i += cuda.gridsize(1)
 
 
 @cuda.jit(device=True)

@@ -89,20 +89,29 @@ atomic_cas = _cas("monotonic")
 """``arr[idx] = new`` if ``arr[idx] == expected``; True when it swapped."""
 
 
-def _rmw(op, ordering="monotonic"):
+def _element_op(result, emit):
+    """An intrinsic ``f(arr, idx, val)`` on the element ``arr[idx]`` of an integer array:
+    ``emit(context, builder, ptr, val)`` writes its code; ``result(arr)`` is its return type."""
     @intrinsic
-    def rmw(typingctx, arr, idx, val):
+    def op(typingctx, arr, idx, val):
         if not _int_array(arr):
             return None
-        sig = arr.dtype(arr, idx, val)
+        sig = result(arr)(arr, idx, val)
 
         def codegen(context, builder, sig, args):
             ptr, (val_v,) = _operands(context, builder, sig, args)
-            return builder.atomic_rmw(op, ptr, val_v, ordering)
+            return emit(context, builder, ptr, val_v)
 
         return sig, codegen
 
-    return rmw
+    return op
+
+
+def _rmw(op, ordering="monotonic"):
+    def emit(context, builder, ptr, val):
+        return builder.atomic_rmw(op, ptr, val, ordering)
+
+    return _element_op(lambda arr: arr.dtype, emit)
 
 
 atomic_add = _rmw("add")
@@ -242,21 +251,13 @@ def load_seq(typingctx, arr, idx):
     return sig, codegen
 
 
-@intrinsic
-def store_seq(typingctx, arr, idx, val):
-    """arr[idx] = val, atomically, after every earlier load and store of this thread."""
-    if not _int_array(arr):
-        return None
-    sig = types.void(arr, idx, val)
-
-    def codegen(context, builder, sig, args):
-        ptr, (val_v,) = _operands(context, builder, sig, args)
-        builder.store_atomic(val_v, ptr, "seq_cst", context.get_abi_sizeof(ptr.type.pointee))
-        return context.get_dummy_value()
-
-    return sig, codegen
+def _store_seq(context, builder, ptr, val):
+    builder.store_atomic(val, ptr, "seq_cst", context.get_abi_sizeof(ptr.type.pointee))
+    return context.get_dummy_value()
 
 
+store_seq = _element_op(lambda arr: types.void, _store_seq)
+"""arr[idx] = val, atomically, after every earlier load and store of this thread."""
 add_seq = _rmw("add", "seq_cst")
 """``atomic_add`` with sequentially consistent ordering; returns the old value."""
 cas_seq = _cas("seq_cst")

@@ -35,6 +35,7 @@ from numba.core import cgutils, config
 from numba.extending import intrinsic
 
 from .atomics import U
+from .ir_loop import loop_head
 
 __all__ = ["transpose64", "transpose64_gfni", "transpose64_swaps", "gfni_target", "depth_lanes", "store_fence",
            "LANES"]
@@ -183,26 +184,16 @@ def depth_lanes(typingctx, dst, idx, words, widx, stride, planes, base, unreach,
         start = builder.select(builder.bitcast(word(widx), _M64),
                                _splat(builder, _byte(context, builder, args[6], basety)),
                                _splat(builder, _byte(context, builder, args[7], unreachty)))
-        entry = builder.block
-        head = builder.append_basic_block("lanes.head")
-        body = builder.append_basic_block("lanes.body")
-        done = builder.append_basic_block("lanes.done")
-        builder.branch(head)
-        builder.position_at_end(head)
-        p = builder.phi(i64)
-        acc = builder.phi(_V64)
-        p.add_incoming(ir.Constant(i64, 0), entry)
-        acc.add_incoming(start, entry)
-        builder.cbranch(builder.icmp_signed("<", p, planes), body, done)
-        builder.position_at_end(body)
+        p, acc, blocks = loop_head(builder, "lanes", ir.Constant(i64, 0), planes, start)
+        body = builder.block
         bits = word(builder.add(widx, builder.mul(builder.add(p, ir.Constant(i64, 1)), stride)))
         value = builder.trunc(builder.shl(ir.Constant(i64, 1), p), _I8)
         grown = builder.add(acc, builder.select(builder.bitcast(bits, _M64), _splat(builder, value),
                                                 ir.Constant(_V64, None)))
         p.add_incoming(builder.add(p, ir.Constant(i64, 1)), body)
         acc.add_incoming(grown, body)
-        builder.branch(head)
-        builder.position_at_end(done)
+        builder.branch(blocks["head"])
+        builder.position_at_end(blocks["done"])
         with builder.if_else(args[8]) as (nt, plain):
             with nt:
                 st = builder.store(acc, dptr, align=LANES)

@@ -27,6 +27,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .atomics import _PREFETCH
+from .ir_loop import loop_head
 
 __all__ = ["or_row8", "all_ones8", "or_in_rows8"]
 
@@ -117,23 +118,9 @@ def or_in_rows8(typingctx, acc, in_indices, j0, j1, front, rows, ahead):
         def row_of(u):
             return _item(context, builder, rowsty, rw, builder.mul(u, ir.Constant(_I64, 8)))
 
-        entry = builder.block
-        head = builder.append_basic_block("rows8.head")
-        body = builder.append_basic_block("rows8.body")
-        hit = builder.append_basic_block("rows8.hit")
-        step = builder.append_basic_block("rows8.step")
-        stop = builder.append_basic_block("rows8.stop")
-        done = builder.append_basic_block("rows8.done")
-        builder.branch(head)
-
-        builder.position_at_end(head)
-        j = builder.phi(_I64)
-        acc = builder.phi(_V8)
-        j.add_incoming(j0, entry)
-        acc.add_incoming(start, entry)
-        builder.cbranch(builder.icmp_signed("<", j, j1), body, done)
-
-        builder.position_at_end(body)     # prefetch the row `ahead` edges on (the last one near the end)
+        j, acc, blocks = loop_head(builder, "rows8", j0, j1, start, inner=("hit", "step", "stop"))
+        head, body, hit, step, stop, done = (blocks[part] for part in ("head", "body", "hit", "step", "stop", "done"))
+        # the body: prefetch the row `ahead` edges on (the last one near the end)
         later = builder.add(j, ahead)
         later = builder.select(builder.icmp_signed("<", later, j1), later, last)
         builder.call(prefetch, [builder.bitcast(row_of(neighbour(later)), _I8P), ir.Constant(_I32, 0),

@@ -33,95 +33,97 @@ the swap the two copies differ exactly on ``next_front``. A top-down level
 never changes a settled vertex either: an idle instance's bit in a JFQ vertex
 is already in all its out-neighbours (that instance's search is complete).
 
-W = 8 (the default from 449 sources on) runs ``bottom_up8``'s kernels: the same
+W = 8 (the default from 449 sources on) runs ``bottom_up8``'s block kernel: the same
 level with the vertex's words in registers, an in-neighbour loop picked by the
-JFQ's density and batched counting; ``_bu_block`` here serves every other W.
+JFQ's density and batched counting; ``_bu_block`` here serves every other W. Both are the
+bottom-up walk of every kernel in breadth (``kernels.bottom_up.walk_words``, with ``walk``'s
+todo and done), each with its own per-vertex visit: the in-neighbour OR with early termination.
 """
 import numpy as np
 from numba import njit, prange
 
-from ..kernels.atomics import U, cttz
+from ..kernels.atomics import U
+from ..kernels.bottom_up import SETTLED
 from ..kernels.frontier import WORD_BLOCK
-from .bottom_up8 import EXAMINED, NEXT_FRONT, SCOUT, UNEXPLORED, UNFULL, bu_level8, sparse_front
+from .bottom_up8 import bu_block8, sparse_front
 from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_new
+from .walk import (ACC, COUNTERS, DPLANES, EXAMINED, LEVEL, NEXT_FRONT, OWN, SCOUT, UNEXPLORED, UNFULL,
+                   WRITE_DEPTH, finish, level_ctx, rows, new_counts, walk_block)
 
 __all__ = ["bu_identify", "sync_queue"]
+
+
+@njit(inline="always", cache=True)
+def _visit(ctx, v):
+    """One unfull vertex v of any W: OR the rows of its JFQ in-neighbours until every running
+    instance has reached it, store the row and tally its new bits (``walk``'s visit)."""
+    in_indptr, in_indices, prev, status, idle, front = rows(ctx)
+    acc = ctx[ACC]
+    words = ctx[OWN]
+    v = np.int64(v)
+    vb = v * words
+    done = ALL
+    for q in range(words):
+        a = prev[U(vb + q)]
+        acc[U(q)] = a
+        done &= a | idle[U(q)]
+    if done == ALL:          # settled: the same in both copies from now on, leave unfull
+        for q in range(words):
+            status[U(vb + q)] = acc[U(q)]
+        return np.int64(SETTLED), np.int64(0), np.int64(0)
+    examined = 0
+    for j in range(in_indptr[U(v)], in_indptr[U(v + 1)]):     # some running instance lacks v
+        u = in_indices[U(j)]
+        examined += 1
+        if not (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1):
+            continue         # not in the JFQ: its older bits are in v already
+        ub = u * words
+        done = ALL
+        for q in range(words):
+            a = acc[q] | prev[U(ub + q)]
+            acc[q] = a
+            done &= a | idle[q]
+        if done == ALL:      # early termination: every running instance has reached v
+            break
+    moved = np.uint64(0)
+    for q in range(words):
+        a = acc[q]
+        d = a ^ prev[U(vb + q)]
+        status[U(vb + q)] = a
+        if d:
+            moved |= d
+            record_new(d, q, vb + q, ctx[COUNTERS], ctx[LEVEL], ctx[DPLANES], ctx[WRITE_DEPTH])
+    return finish(ctx, v, done == ALL, moved != 0, examined)     # done: as of the last in-neighbour ORed
 
 
 @njit(cache=True)
 def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, tallies,
               level, dplanes, write_depth, sums):
-    planes = np.zeros((words, PLANES), dtype=np.uint64)
-    acc = np.empty(words, dtype=np.uint64)
-    examined = 0
-    nchanged = 0
-    scout = 0
-    nunfull = 0
-    unexplored = 0
-    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
-        x = unfull[U(w)]
-        keep = x
-        cw = np.uint64(0)
-        while x:
-            bit = cttz(x)
-            x &= x - np.uint64(1)
-            v = w * 64 + bit
-            vb = v * words
-            mask = np.uint64(1) << np.uint64(bit)
-            done = ALL
-            for q in range(words):
-                a = prev[U(vb + q)]
-                acc[U(q)] = a
-                done &= a | idle[U(q)]
-            if done == ALL:          # settled: the same in both copies from now on, leave unfull
-                for q in range(words):
-                    status[U(vb + q)] = acc[U(q)]
-                keep &= ~mask
-                continue
-            for j in range(in_indptr[U(v)], in_indptr[U(v + 1)]):     # some running instance lacks v
-                u = in_indices[U(j)]
-                examined += 1
-                if not (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1):
-                    continue         # not in the JFQ: its older bits are in v already
-                ub = u * words
-                done = ALL
-                for q in range(words):
-                    a = acc[q] | prev[U(ub + q)]
-                    acc[q] = a
-                    done &= a | idle[q]
-                if done == ALL:      # early termination: every running instance has reached v
-                    break
-            moved = np.uint64(0)
-            for q in range(words):
-                a = acc[q]
-                d = a ^ prev[U(vb + q)]
-                status[U(vb + q)] = a
-                if d:
-                    moved |= d
-                    record_new(d, q, vb + q, planes, level, dplanes, write_depth)
-            if moved:
-                cw |= mask
-                nchanged += 1
-                scout += indptr[U(v + 1)] - indptr[U(v)]
-            if done != ALL:          # not settled (done: as of the last in-neighbour ORed)
-                nunfull += 1
-                unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
-        next_front[U(w)] = cw
-        unfull[U(w)] = keep
-    flush_counts(planes, tallies)
-    sums[b, EXAMINED] = examined
-    sums[b, NEXT_FRONT] = nchanged
-    sums[b, SCOUT] = scout
-    sums[b, UNFULL] = nunfull
-    sums[b, UNEXPLORED] = unexplored
+    ctx = level_ctx(unfull, next_front, indptr, in_indptr, in_indices, prev, status, idle, front, level, dplanes,
+                    write_depth, np.zeros((words, PLANES), dtype=np.uint64), np.empty(words, dtype=np.uint64),
+                    new_counts(0), (words,))
+    walk_block(b, _visit, ctx, sums)
+    flush_counts(ctx[COUNTERS], tallies)      # ctx used after the walk: it keeps the block's scratch alive
+
+
+@njit(inline="always", cache=True)
+def _block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, tallies, level,
+           dplanes, write_depth, sums, sparse):
+    """Block b of the level: W = 8's kernel (``sparse`` picks its in-neighbour loop), else the general one."""
+    if words == 8:
+        bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies, level,
+                  dplanes, write_depth, sums, sparse)
+    else:
+        _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, tallies,
+                  level, dplanes, write_depth, sums)
 
 
 @njit(parallel=True, cache=True)
 def _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
-                 tallies, level, dplanes, write_depth, sums):
+                 tallies, level, dplanes, write_depth, sums, sparse):
     for b in prange(nblocks):
-        _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, tallies,
-                  level, dplanes, write_depth, sums)
+        _block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, tallies,
+               level, dplanes, write_depth, sums, sparse)
 
 
 @njit(cache=True)
@@ -133,20 +135,18 @@ def bu_identify(indptr, in_indptr, in_indices, words, prev, status, unfull, idle
     ``dplanes`` their depths when ``write_depth``, see ``depths``). ``front_edges``: the
     JFQ's out-degree sum, its scout count (picks W = 8's in-neighbour loop). Returns (in-edges
     examined, next JFQ size, its scout count, vertices still not full, their in-degree sum).
-    W = 8 runs ``bottom_up8``'s kernels, any other W the general ``_bu_block``.
+    W = 8 runs ``bottom_up8``'s block kernel, any other W the general ``_bu_block``.
     """
     nblocks = (unfull.size + WORD_BLOCK - 1) // WORD_BLOCK
     sums = np.zeros((max(nblocks, 1), 5), dtype=np.int64)
-    if words == 8:
-        bu_level8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies,
-                  level, dplanes, write_depth, sums, sparse_front(front_edges, indptr[indptr.size - 1]))
-    elif nblocks <= SERIAL_BLOCKS:
+    sparse = sparse_front(front_edges, indptr[indptr.size - 1])
+    if nblocks <= SERIAL_BLOCKS:
         for b in range(nblocks):
-            _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front,
-                      tallies, level, dplanes, write_depth, sums)
+            _block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, tallies,
+                   level, dplanes, write_depth, sums, sparse)
     else:
         _bu_parallel(nblocks, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front,
-                     next_front, tallies, level, dplanes, write_depth, sums)
+                     next_front, tallies, level, dplanes, write_depth, sums, sparse)
     return (sums[:, EXAMINED].sum(), sums[:, NEXT_FRONT].sum(), sums[:, SCOUT].sum(), sums[:, UNFULL].sum(),
             sums[:, UNEXPLORED].sum())
 

@@ -12,7 +12,7 @@ general kernel (``bottom_up._bu_block``) is how the time is spent:
   in-edges whose source is in the JFQ). Below SPARSE_FRONT (0.9), as on the
   first bottom-up level (on Kronecker graphs about half the in-edges still lead
   to JFQ hubs there) or uniform random graphs' middle level (h 0.86), the frontier
-  test is hard to predict, so a per-edge branch mispredicts; the sparse loop of ``_bu_block8`` reads the
+  test is hard to predict, so a per-edge branch mispredicts; the sparse loop of ``bu_block8`` reads the
   in-neighbours in chunks of CHUNK, gathers the chunk's JFQ members into a
   small buffer without a branch, then ORs their rows and tests early
   termination once per chunk. Dense (h >= 0.9):
@@ -26,16 +26,17 @@ general kernel (``bottom_up._bu_block``) is how the time is spent:
   add per vertex whose loop exit mispredicts.
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ..kernels.atomics import U, cttz
-from ..kernels.frontier import WORD_BLOCK
+from ..kernels.atomics import U
+from ..kernels.bottom_up import SETTLED
 from ..kernels.rows8 import all_ones8, or_in_rows8, or_row8
-from .status import ALL, DEPTH_BASE, PLANES, SERIAL_BLOCKS, flush_counts, ripple_add
+from .status import ALL, DEPTH_BASE, PLANES, flush_counts, ripple_add
+from .walk import (ACC, COUNTERS, COUNTS, DPLANES, LEVEL, OWN, WRITE_DEPTH, finish, level_ctx, rows,
+                   new_counts, walk_block)
 
-__all__ = ["bu_level8", "sparse_front", "EXAMINED", "NEXT_FRONT", "SCOUT", "UNFULL", "UNEXPLORED"]
+__all__ = ["bu_block8", "sparse_front"]
 
-EXAMINED, NEXT_FRONT, SCOUT, UNFULL, UNEXPLORED = range(5)     # the per-block sums
 SPARSE_FRONT = 0.9       # a JFQ with fewer than this share of the arcs takes the chunked in-neighbour loop
 CHUNK = 8                # in-neighbours per chunk of that loop
 PREFETCH_AHEAD = 16      # the dense loop prefetches the status row of the in-neighbour this many edges on
@@ -101,130 +102,100 @@ def _flush_batch(batch, nb, planes, tallies):
     flush_counts(planes, tallies)
 
 
-@njit(cache=True)
-def _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies, level,
-               dplanes, write_depth, sums, sparse):
-    """``_bu_block`` for W = 8 (the default from 449 sources on). The vertex's row is
-    accumulated in ``acc`` with the idle instances' bits set from the start, so that early
-    termination is ``acc`` all ones (``kernels.rows8``); the idle bits v did not have are
-    taken out again before it is stored (an idle instance reaches nothing new). Two
-    in-neighbour loops (``sparse`` picks, per level): for a dense JFQ every in-neighbour is
-    tested in ``rows8.or_in_rows8``, which keeps the row in a vector register and prefetches
-    the neighbour PREFETCH_AHEAD edges on; for a sparse JFQ the in-neighbours are read in
-    chunks of CHUNK, whose JFQ members are first gathered into ``hits`` without a branch,
-    then their rows ORed, with the early-termination test once per chunk."""
-    planes = np.zeros((8, PLANES), dtype=np.uint64)
-    hits = np.empty(CHUNK, dtype=np.int64)
-    batch = np.empty((TALLY_BATCH, 8), dtype=np.uint64)
-    news = batch.reshape(-1)     # the new-bit rows, flat
-    acc = np.empty(8, dtype=np.uint64)
-    nb = 0
+_SPARSE, _HITS, _BATCH, _NEWS = range(OWN, OWN + 4)     # the W = 8 visit's own ctx slots
+_NB = 2                  # counts[_NB]: the vertices in the tally batch
+
+
+@njit(inline="always", cache=True)
+def _visit8(ctx, v):
+    """``bottom_up._visit`` for W = 8 (``walk``'s visit). The vertex's row is accumulated in
+    ``acc`` with the idle instances' bits set from the start, so that early termination is
+    ``acc`` all ones (``kernels.rows8``); the idle bits v did not have are taken out again
+    before it is stored (an idle instance reaches nothing new). Two in-neighbour loops
+    (``sparse`` picks, per level): for a dense JFQ every in-neighbour is tested in
+    ``rows8.or_in_rows8``, which keeps the row in a vector register and prefetches the
+    neighbour PREFETCH_AHEAD edges on; for a sparse JFQ the in-neighbours are read in chunks
+    of CHUNK, whose JFQ members are first gathered into ``hits`` without a branch, then their
+    rows ORed, with the early-termination test once per chunk."""
+    in_indptr, in_indices, prev, status, idle, front = rows(ctx)
+    acc = ctx[ACC]
+    v = np.int64(v)
+    vb = v * 8
+    done = ALL
+    for q in range(8):
+        a = prev[U(vb + q)] | idle[U(q)]
+        acc[q] = a
+        done &= a
+    if done == ALL:      # settled: the same in both copies from now on
+        for q in range(8):
+            status[U(vb + q)] = prev[U(vb + q)]
+        return np.int64(SETTLED), np.int64(0), np.int64(0)
     examined = 0
-    nchanged = 0
-    scout = 0
-    nunfull = 0
-    unexplored = 0
-    for w in range(b * WORD_BLOCK, min(unfull.size, (b + 1) * WORD_BLOCK)):
-        x = unfull[U(w)]
-        keep = x
-        cw = np.uint64(0)
-        while x:
-            bit = cttz(x)
-            x &= x - np.uint64(1)
-            v = w * 64 + bit
-            vb = v * 8
-            mask = np.uint64(1) << np.uint64(bit)
-            done = ALL
-            for q in range(8):
-                a = prev[U(vb + q)] | idle[U(q)]
-                acc[q] = a
-                done &= a
-            if done == ALL:      # settled: the same in both copies from now on
-                for q in range(8):
-                    status[U(vb + q)] = prev[U(vb + q)]
-                keep &= ~mask
-                continue
-            if sparse:           # some running instance has not reached v yet
-                end = in_indptr[U(v + 1)]
-                j = in_indptr[U(v)]
-                while j < end:
-                    stop = min(j + CHUNK, end)
-                    k = 0
-                    for jj in range(j, stop):
-                        u = in_indices[U(jj)]
-                        hits[k] = u
-                        k += (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1)
-                    examined += stop - j
-                    j = stop
-                    if k:
-                        for t in range(k):
-                            or_row8(acc, 0, prev, hits[t] * 8)
-                        if all_ones8(acc):
-                            break        # early termination
-            else:
-                examined += or_in_rows8(acc, in_indices, in_indptr[U(v)], in_indptr[U(v + 1)], front, prev,
-                                        PREFETCH_AHEAD)
-            settled = all_ones8(acc)
-            moved = np.uint64(0)
-            for q in range(8):
-                old = prev[U(vb + q)]
-                a = acc[q] ^ (idle[U(q)] & ~old)
-                status[U(vb + q)] = a
-                d = a ^ old
-                batch[nb, q] = d
-                moved |= d
-            if moved:
-                if write_depth:          # the row into depth plane p for every bit p of the level's code
-                    bits = level - DEPTH_BASE
-                    p = 0
-                    while bits > 0:
-                        if bits & 1:
-                            or_row8(dplanes[p], vb, news, nb * 8)
-                        bits >>= 1
-                        p += 1
-                nb += 1
-                if nb == TALLY_BATCH:
-                    _count16(batch, planes)
-                    nb = 0
-                cw |= mask
-                nchanged += 1
-                scout += indptr[U(v + 1)] - indptr[U(v)]
-            if not settled:
-                nunfull += 1
-                unexplored += in_indptr[U(v + 1)] - in_indptr[U(v)]
-        next_front[U(w)] = cw
-        unfull[U(w)] = keep
-    _flush_batch(batch, nb, planes, tallies)
-    sums[b, EXAMINED] = examined
-    sums[b, NEXT_FRONT] = nchanged
-    sums[b, SCOUT] = scout
-    sums[b, UNFULL] = nunfull
-    sums[b, UNEXPLORED] = unexplored
+    if ctx[_SPARSE]:     # some running instance has not reached v yet
+        hits = ctx[_HITS]
+        end = in_indptr[U(v + 1)]
+        j = in_indptr[U(v)]
+        while j < end:
+            stop = min(j + CHUNK, end)
+            k = 0
+            for jj in range(j, stop):
+                u = in_indices[U(jj)]
+                hits[k] = u
+                k += (front[U(u >> 6)] >> np.uint64(u & 63)) & np.uint64(1)
+            examined += stop - j
+            j = stop
+            if k:
+                for t in range(k):
+                    or_row8(acc, 0, prev, hits[t] * 8)
+                if all_ones8(acc):
+                    break        # early termination
+    else:
+        examined += or_in_rows8(acc, in_indices, in_indptr[U(v)], in_indptr[U(v + 1)], front, prev, PREFETCH_AHEAD)
+    settled = all_ones8(acc)
+    batch = ctx[_BATCH]
+    counts = ctx[COUNTS]
+    nb = counts[_NB]
+    moved = np.uint64(0)
+    for q in range(8):
+        old = prev[U(vb + q)]
+        a = acc[q] ^ (idle[U(q)] & ~old)
+        status[U(vb + q)] = a
+        d = a ^ old
+        batch[nb, q] = d
+        moved |= d
+    if moved:
+        if ctx[WRITE_DEPTH]:     # the row into depth plane p for every bit p of the level's code
+            dplanes = ctx[DPLANES]
+            bits = ctx[LEVEL] - DEPTH_BASE
+            p = 0
+            while bits > 0:
+                if bits & 1:
+                    or_row8(dplanes[p], vb, ctx[_NEWS], nb * 8)
+                bits >>= 1
+                p += 1
+        nb += 1
+        if nb == TALLY_BATCH:
+            _count16(batch, ctx[COUNTERS])
+            nb = 0
+        counts[_NB] = nb
+    return finish(ctx, v, settled, moved != 0, examined)
 
 
-@njit(parallel=True, cache=True)
-def _bu_parallel8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies,
-                  level, dplanes, write_depth, sums, sparse):
-    for b in prange(nblocks):
-        _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies, level,
-                   dplanes, write_depth, sums, sparse)
+@njit(cache=True)
+def bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies, level,
+               dplanes, write_depth, sums, sparse):
+    """``bottom_up._bu_block`` for W = 8 (the default from 449 sources on): ``_visit8`` over the block."""
+    batch = np.empty((TALLY_BATCH, 8), dtype=np.uint64)
+    planes = np.zeros((8, PLANES), dtype=np.uint64)
+    ctx = level_ctx(unfull, next_front, indptr, in_indptr, in_indices, prev, status, idle, front, level, dplanes,
+                    write_depth, planes, np.empty(8, dtype=np.uint64), new_counts(1),
+                    (sparse, np.empty(CHUNK, dtype=np.int64), batch, batch.reshape(-1)))
+    walk_block(b, _visit8, ctx, sums)
+    # ctx used after the walk: it keeps the block's scratch alive
+    _flush_batch(batch, ctx[COUNTS][_NB], planes, tallies)
 
 
 @njit(inline="always", cache=True)
 def sparse_front(front_edges, arcs):
     """The chunked loop pays off: the JFQ's out-edges are under SPARSE_FRONT of all arcs."""
     return front_edges < SPARSE_FRONT * arcs
-
-
-@njit(cache=True)
-def bu_level8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies, level,
-              dplanes, write_depth, sums, sparse):
-    """The W = 8 level over ``nblocks`` blocks of ``unfull`` words (arguments as
-    ``bottom_up.bu_identify``'s; ``sums[b]`` gets block b's sums); ``sparse`` picks the loop."""
-    if nblocks <= SERIAL_BLOCKS:
-        for b in range(nblocks):
-            _bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies,
-                       level, dplanes, write_depth, sums, sparse)
-    else:
-        _bu_parallel8(nblocks, indptr, in_indptr, in_indices, prev, status, unfull, idle, front, next_front, tallies,
-                      level, dplanes, write_depth, sums, sparse)

@@ -12,6 +12,7 @@ import pytest
 import breadth
 from breadth.cli import EXIT_CODES, main
 from breadth.errors import BreadthError, InputError, MemoryEstimateError, ValidationError
+from mpi_launch import saved_kronecker
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -23,9 +24,7 @@ def popen(*args, **kw):
 
 @pytest.fixture(scope="module")
 def graph_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("g") / "k12.npz"
-    breadth.save(breadth.kronecker(12, seed=2), path)
-    return path
+    return saved_kronecker(tmp_path_factory, 12, seed=2)
 
 
 def test_error_classes_carry_their_codes():

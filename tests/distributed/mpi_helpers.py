@@ -1,9 +1,12 @@
 """Launching real mpiexec from the distributed tests (imported by tests/distributed/test_*.py)."""
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -51,3 +54,40 @@ def run_cli(args, timeout=600, **env):
     _mpiexec()
     return subprocess.run([sys.executable, "-m", "breadth"] + list(args), capture_output=True, text=True,
                           timeout=timeout, env=mpi_env(**env), cwd=ROOT)
+
+
+def kill_rank_mid_run(nprocs, args, rank=1):
+    """Run ``python ARGS`` on nprocs ranks (each writes PID_DIR/rank<r>.pid once it is searching),
+    SIGKILL rank ``rank`` half a second after all have started, and wait for the job. Returns
+    (exit status, stdout + stderr, seconds the job took to end after the kill)."""
+    with tempfile.TemporaryDirectory() as pid_dir:
+        proc = subprocess.Popen(mpi_command(nprocs, args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=mpi_env(PID_DIR=pid_dir))
+        try:
+            deadline = time.monotonic() + 90
+            while not all(os.path.exists(os.path.join(pid_dir, f"rank{r}.pid")) for r in range(nprocs)):
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "ranks never started searching"
+                time.sleep(0.1)
+            time.sleep(0.5)                 # mid-run: the ranks are searching
+            with open(os.path.join(pid_dir, f"rank{rank}.pid")) as f:
+                os.kill(int(f.read()), signal.SIGKILL)
+            t0 = time.monotonic()
+            out, err = proc.communicate(timeout=30)
+            seconds = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    return proc.returncode, out + err, seconds
+
+
+def save_kronecker_files(d, scale, seed):
+    """A Kronecker graph (edge factor 8) in folder ``d`` as k.npz and its edge list as k.g500
+    (Graph500 pairs of little-endian int64); returns the graph."""
+    import breadth
+
+    g, (s, t) = breadth.kronecker(scale, 8, seed=seed, return_edges=True)
+    breadth.save(g, d / "k.npz")
+    np.column_stack([s, t]).astype("<i8").tofile(d / "k.g500")
+    return g

@@ -5,15 +5,11 @@ messages are exactly the schedule per operation (and scan's parents step after t
 a corrupted tree fails (tests/distributed/driver_2d.py checks); the CLI; failing and killed ranks."""
 import json
 import os
-import signal
-import subprocess
-import tempfile
-import time
 
 import numpy as np
 import pytest
 
-from mpi_helpers import ROOT, mpi_command, mpi_env, run_cli, run_mpi
+from mpi_helpers import ROOT, kill_rank_mid_run, run_cli, run_mpi, save_kronecker_files
 
 pytestmark = pytest.mark.mpi
 
@@ -51,13 +47,8 @@ def test_2d_exchanges_match_single_node(nprocs, grid, graphs, warm_2d):
 
 @pytest.fixture(scope="module")
 def kron_file(tmp_path_factory):
-    import breadth
-
     d = tmp_path_factory.mktemp("graphs2d")
-    g, (s, t) = breadth.kronecker(10, 8, seed=4, return_edges=True)
-    breadth.save(g, d / "k.npz")
-    np.column_stack([s, t]).astype("<i8").tofile(d / "k.g500")
-    return d, g
+    return d, save_kronecker_files(d, 10, seed=4)
 
 
 @pytest.mark.parametrize("exchange,grid", [("fold", "3x1"), ("scan", "1x3")])
@@ -113,24 +104,6 @@ def test_2d_rank_raising_aborts_the_job(warm_2d):
 
 
 def test_2d_killed_rank_ends_the_job_within_seconds(warm_2d):
-    with tempfile.TemporaryDirectory() as pid_dir:
-        proc = subprocess.Popen(mpi_command(3, [DRIVER_2D, "loop", "1x3"]), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=mpi_env(PID_DIR=pid_dir))
-        try:
-            deadline = time.monotonic() + 90
-            while not all(os.path.exists(os.path.join(pid_dir, f"rank{r}.pid")) for r in range(3)):
-                assert proc.poll() is None, proc.communicate()
-                assert time.monotonic() < deadline, "ranks never started searching"
-                time.sleep(0.1)
-            time.sleep(0.5)
-            with open(os.path.join(pid_dir, "rank1.pid")) as f:
-                os.kill(int(f.read()), signal.SIGKILL)
-            t0 = time.monotonic()
-            out, err = proc.communicate(timeout=30)
-            seconds = time.monotonic() - t0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-    assert proc.returncode != 0 and seconds < 15
-    assert "rank 1" in out + err, (out + err)[-2000:]
+    returncode, text, seconds = kill_rank_mid_run(3, [DRIVER_2D, "loop", "1x3"])
+    assert returncode != 0 and seconds < 15
+    assert "rank 1" in text, text[-2000:]

@@ -7,7 +7,7 @@ import pytest
 
 import breadth
 from breadth.graph500 import Graph500Config, LocalEngine, run_benchmark
-from mpi_helpers import run_cli, run_mpi
+from mpi_helpers import run_cli, run_mpi, save_kronecker_files
 
 pytestmark = pytest.mark.mpi
 
@@ -44,9 +44,7 @@ def test_graph500_under_mpiexec_defaults_to_1d(warm_kernels):
 @pytest.fixture(scope="module")
 def graph_files(tmp_path_factory):
     d = tmp_path_factory.mktemp("graphs")
-    g, (s, t) = breadth.kronecker(11, 8, seed=9, return_edges=True)
-    breadth.save(g, d / "k.npz")
-    np.column_stack([s, t]).astype("<i8").tofile(d / "k.g500")
+    g = save_kronecker_files(d, 11, seed=9)
     (d / "k.el").write_text("0 1\n1 2\n")
     return d, g
 

@@ -1,14 +1,8 @@
 """A failing or killed rank ends the whole job within seconds, naming the rank; errors every rank
 raises alike exit cleanly with one message."""
-import os
-import signal
-import subprocess
-import tempfile
-import time
-
 import pytest
 
-from mpi_helpers import DRIVER, mpi_command, mpi_env, run_cli, run_mpi
+from mpi_helpers import DRIVER, kill_rank_mid_run, run_cli, run_mpi
 
 pytestmark = pytest.mark.mpi
 
@@ -21,30 +15,9 @@ def test_rank_raising_aborts_the_job(warm_kernels):
 
 
 def test_killed_rank_ends_the_job_within_seconds(warm_kernels):
-    with tempfile.TemporaryDirectory() as pid_dir:
-        proc = subprocess.Popen(mpi_command(3, [DRIVER, "loop"]), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=mpi_env(PID_DIR=pid_dir))
-        try:
-            path = os.path.join(pid_dir, "rank1.pid")
-            deadline = time.monotonic() + 90
-            while not all(os.path.exists(os.path.join(pid_dir, f"rank{r}.pid")) for r in range(3)):
-                assert proc.poll() is None, proc.communicate()
-                assert time.monotonic() < deadline, "ranks never started searching"
-                time.sleep(0.1)
-            time.sleep(0.5)                 # mid-run: the ranks are searching
-            with open(path) as f:
-                pid = int(f.read())
-            os.kill(pid, signal.SIGKILL)
-            t0 = time.monotonic()
-            out, err = proc.communicate(timeout=30)
-            seconds = time.monotonic() - t0
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-    assert proc.returncode != 0
+    returncode, text, seconds = kill_rank_mid_run(3, [DRIVER, "loop"])
+    assert returncode != 0
     assert seconds < 15
-    text = out + err
     assert "rank 1" in text and ("signal 9" in text or "Killed" in text), text[-2000:]
 
 

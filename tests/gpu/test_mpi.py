@@ -4,27 +4,16 @@ Each rank selects GPU (node-local rank % GPUs) -- in the simulator there is one 
 both ranks share -- and runs its share of the groups with the GPU kernels.
 """
 import json
-import os
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import breadth
 from breadth.multisource import msbfs
+from mpi_launch import run_mpi
 
 pytest.importorskip("mpi4py")
 pytestmark = pytest.mark.mpi
-
-
-def _mpiexec():
-    local = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    found = local if os.path.exists(local) else shutil.which("mpiexec")
-    if found is None:
-        pytest.fail("mpiexec not found (install breadth[mpi])")
-    return found
 
 
 def test_msbfs_device_cuda_on_two_ranks_equals_one_process(cuda, gpu_env, tmp_path):
@@ -32,10 +21,8 @@ def test_msbfs_device_cuda_on_two_ranks_equals_one_process(cuda, gpu_env, tmp_pa
     g = breadth.kronecker(8, seed=6)
     breadth.save(g, path)
     out = tmp_path / "d.npy"
-    env = dict(gpu_env, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", NUMBA_NUM_THREADS="1")
-    cmd = [_mpiexec(), "-n", "2", "--oversubscribe", sys.executable, "-m", "breadth", "msbfs", str(path),
-           "--sample", "96", "--seed", "3", "--group-size", "32", "--device", "cuda", "--output", str(out), "--json"]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    r = run_mpi(["-m", "breadth", "msbfs", str(path), "--sample", "96", "--seed", "3", "--group-size", "32",
+                 "--device", "cuda", "--output", str(out), "--json"], n=2, timeout=900, env=gpu_env)
     assert r.returncode == 0, r.stderr[-3000:]
     data = json.loads(r.stdout)
     assert data["ranks"] == 2 and data["groups"] == 3

@@ -18,6 +18,17 @@ def scipy_csr(src, dst, n, directed):
     return a
 
 
+def assert_same_csr(g, ref, directed):
+    """g's out-CSR equals scipy's ``ref`` (and, directed, its in-CSR the transpose's)."""
+    np.testing.assert_array_equal(g.indptr, ref.indptr)
+    np.testing.assert_array_equal(g.indices, ref.indices)
+    if directed:
+        t = ref.T.tocsr()
+        t.sort_indices()
+        np.testing.assert_array_equal(g.in_indptr, t.indptr)
+        np.testing.assert_array_equal(g.in_indices, t.indices)
+
+
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("seed", range(5))
 def test_matches_scipy(seed, directed):
@@ -27,13 +38,8 @@ def test_matches_scipy(seed, directed):
     s, d = rng.integers(0, n, m), rng.integers(0, n, m)
     g = breadth.Graph.from_edges(s, d, n, directed=directed)
     ref = scipy_csr(s, d, n, directed)
-    np.testing.assert_array_equal(g.indptr, ref.indptr)
-    np.testing.assert_array_equal(g.indices, ref.indices)
+    assert_same_csr(g, ref, directed)
     if directed:
-        t = ref.T.tocsr()
-        t.sort_indices()
-        np.testing.assert_array_equal(g.in_indptr, t.indptr)
-        np.testing.assert_array_equal(g.in_indices, t.indices)
         assert g.num_edges == ref.nnz
     else:
         assert g.num_edges == ref.nnz // 2
@@ -121,13 +127,6 @@ def test_skewed_graph_same_for_every_thread_count(directed):
     try:
         for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS), numba.config.NUMBA_NUM_THREADS}):
             numba.set_num_threads(threads)
-            g = breadth.Graph.from_edges(s, d, n, directed=directed)
-            np.testing.assert_array_equal(g.indptr, ref.indptr)
-            np.testing.assert_array_equal(g.indices, ref.indices)
-            if directed:
-                t = ref.T.tocsr()
-                t.sort_indices()
-                np.testing.assert_array_equal(g.in_indptr, t.indptr)
-                np.testing.assert_array_equal(g.in_indices, t.indices)
+            assert_same_csr(breadth.Graph.from_edges(s, d, n, directed=directed), ref, directed)
     finally:
         numba.set_num_threads(before)

@@ -1,9 +1,6 @@
 """Groups shared among MPI ranks (mpiexec -n 3): same results as one process; failures abort, not hang."""
 import json
 import os
-import shutil
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -12,33 +9,14 @@ import pytest
 import breadth
 from breadth.distributed import runtime
 from breadth.multisource import closeness, mpi, msbfs, multi_bfs
+from mpi_launch import run_mpi, saved_kronecker
 
 pytest.importorskip("mpi4py")
 pytestmark = pytest.mark.mpi
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _mpiexec():
-    local = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    found = local if os.path.exists(local) else shutil.which("mpiexec")
-    if found is None:
-        pytest.fail("mpiexec not found (install breadth[mpi])")
-    return found
-
-
-def run_mpi(args, n=3, timeout=300):
-    env = dict(os.environ, PYTHONPATH=ROOT, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               NUMBA_NUM_THREADS="1", OMPI_MCA_rmaps_base_oversubscribe="1")
-    cmd = [_mpiexec(), "-n", str(n), "--oversubscribe", sys.executable, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
-
-
 @pytest.fixture(scope="module")
 def graph_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("mpi") / "k11.npz"
-    breadth.save(breadth.kronecker(11, seed=4), path)
-    return path
+    return saved_kronecker(tmp_path_factory, 11, seed=4)
 
 
 def test_not_launched_means_no_world():
@@ -91,45 +69,45 @@ def test_refused_checkpoint_stops_every_rank(graph_file, tmp_path):
     assert "belongs to another run" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_failing_worker_aborts_the_job(tmp_path):
-    script = tmp_path / "fail.py"
-    script.write_text(textwrap.dedent("""
-        import time
-        from breadth.multisource import mpi
+FAILING_WORKER = """
+    import time
+    from breadth.multisource import mpi
 
-        comm = mpi.world()
-        mpi.install_abort_hook(comm)
+    comm = mpi.world()
+    mpi.install_abort_hook(comm)
 
-        def compute(gi):
-            if comm.Get_rank() == 2:
-                raise RuntimeError("group failed on rank 2")
-            time.sleep(0.01)
-            return gi
+    def compute(gi):
+        if comm.Get_rank() == 2:
+            raise RuntimeError("group failed on rank 2")
+        time.sleep(0.01)
+        return gi
 
-        mpi.dispatch(comm, list(range(50)), compute, lambda r: None)
-        comm.Barrier()
-        print("finished")
-    """))
-    r = run_mpi([str(script)], timeout=120)
+    mpi.dispatch(comm, list(range(50)), compute, lambda r: None)
+    comm.Barrier()
+    print("finished")
+"""
+
+UNCAUGHT_EXCEPTION = """
+    from breadth.multisource import mpi
+
+    comm = mpi.world()
+    mpi.install_abort_hook(comm)
+    if comm.Get_rank() == 1:
+        raise ValueError("rank 1 broke before the barrier")
+    comm.Barrier()
+    print("finished")
+"""
+
+
+@pytest.mark.parametrize("script,message", [(FAILING_WORKER, "group failed on rank 2"),
+                                            (UNCAUGHT_EXCEPTION, "rank 1 broke")],
+                         ids=["failing_worker", "uncaught_exception_through_the_hook"])
+def test_a_failing_rank_aborts_the_job(tmp_path, script, message):
+    path = tmp_path / "fail.py"
+    path.write_text(textwrap.dedent(script))
+    r = run_mpi([str(path)], timeout=120)
     assert r.returncode != 0
-    assert "group failed on rank 2" in r.stderr and "finished" not in r.stdout
-
-
-def test_uncaught_exception_aborts_through_the_hook(tmp_path):
-    script = tmp_path / "hook.py"
-    script.write_text(textwrap.dedent("""
-        from breadth.multisource import mpi
-
-        comm = mpi.world()
-        mpi.install_abort_hook(comm)
-        if comm.Get_rank() == 1:
-            raise ValueError("rank 1 broke before the barrier")
-        comm.Barrier()
-        print("finished")
-    """))
-    r = run_mpi([str(script)], timeout=120)
-    assert r.returncode != 0
-    assert "rank 1 broke" in r.stderr and "finished" not in r.stdout
+    assert message in r.stderr and "finished" not in r.stdout
 
 
 def test_bad_input_stops_every_rank(tmp_path):
