@@ -62,6 +62,12 @@ class TupleSource(ABC):
     def fill(self, start: int, stop: int, src: np.ndarray, dst: np.ndarray) -> None:
         """Write tuples [start, stop) into ``src`` and ``dst``."""
 
+    def count_arcs(self, start: int, stop: int, mode: int, counts: np.ndarray) -> int | None:
+        """A source that can make its tuples inside a kernel overrides this: add the arcs of tuples
+        [start, stop) to ``counts[t, source vertex]`` (one row per thread) and return their
+        self-loops, fusing generation with the count pass. None: the build fills chunks instead."""
+        return None
+
 
 @njit(parallel=True, cache=True)
 def _count_parts(src, dst, k, mode, pshift, counts, loops):
@@ -291,6 +297,41 @@ class _Pass:
         return int(loops.sum())
 
 
+@njit(parallel=True, cache=True)
+def _sum_rows(counts, deg):
+    """deg[v] += sum over rows of counts[:, v], in blocks of vertices."""
+    n = deg.size
+    for b in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
+        for v in range(b * ROW_BLOCK, min(n, (b + 1) * ROW_BLOCK)):
+            t = 0
+            for r in range(counts.shape[0]):
+                t += counts[r, v]
+            deg[v] += t
+
+
+def _fused_count(source, mode, chunk, deg, bar):
+    """The count pass as the source's own generate-and-count kernel (``TupleSource.count_arcs``)
+    into one counter row per thread, when the rows take no more memory than the arcs' ``indices``
+    will (so the build's peak stays where it is); returns the self-loops, or None."""
+    m = int(source.num_tuples)
+    n = deg.size
+    rows = numba.get_num_threads()
+    cdt = np.int32 if m < 2**31 else np.int64
+    if rows * n * np.dtype(cdt).itemsize > m * (2 if mode == BOTH else 1) * 4:
+        return None
+    counts = np.zeros((rows, n), dtype=cdt)
+    loops = 0
+    for start in range(0, m, chunk):
+        stop = min(m, start + chunk)
+        got = source.count_arcs(start, stop, mode, counts)
+        if got is None:
+            return None
+        loops += got
+        bar.update(stop - start)
+    _sum_rows(counts, deg)
+    return loops
+
+
 def _check_source(source):
     m = int(source.num_tuples)
     n = int(source.num_vertices)
@@ -304,7 +345,8 @@ def stream_csr(source: TupleSource, mode=BOTH, index_dtype=None, *, chunk=CHUNK,
     of a directed one), built in two streaming passes; see the module docstring.
 
     Returns (indptr int64, indices, raw degree int64 per vertex (arcs before deduplication), self-loop
-    count, seconds) where seconds = {"fill": time spent filling chunks in the count pass, "refill":
+    count, seconds) where seconds = {"fill": time spent filling chunks in the count pass (the whole
+    count pass when the source generates and counts in one kernel), "refill":
     in the place pass, "build": the rest}. Raises MemoryEstimateError before the big allocations.
     """
     from ..progress import bar as progress_bar
@@ -320,8 +362,9 @@ def stream_csr(source: TupleSource, mode=BOTH, index_dtype=None, *, chunk=CHUNK,
     fill = refill = 0.0
     if m:
         with progress_bar(m, "streaming build: count", progress, unit="tuples") as bar:
-            loops = ps.run((lambda s, d, pstart: _add_degrees(s, pstart, deg), False), bar)
-        fill = ps.fill_seconds
+            fused = _fused_count(source, mode, chunk, deg, bar)
+            loops = fused if fused is not None else ps.run((lambda s, d, pstart: _add_degrees(s, pstart, deg), False), bar)
+        fill = time.perf_counter() - t_start if fused is not None else ps.fill_seconds
     raw = deg.copy()
     total = _exclusive_scan(deg)           # deg[v] = indptr[v + 1] := start of row v
     indices = np.empty(total, dtype=idt)

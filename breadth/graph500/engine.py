@@ -107,18 +107,19 @@ def _reached_tuple_endpoints(parent, tdeg):
 class LocalEngine:
     """One process, all threads: breadth's numba kernels.
 
-    ``streaming`` (opt-in, ``--stream``): kernels 0 and 1 are fused; the tuples are generated chunk by chunk
-    into the streaming build's two passes and never held (``graph/stream.py``). ``kernel_times``
-    then splits the build's time: the count pass's generation is kernel 0, the rest of the build
-    is kernel 1, and the place pass's regeneration is reported on its own. Without streaming the
-    tuple list is generated whole (kernel 0) and built from (kernel 1), as the reference does.
+    ``streaming`` (the default; ``--tuple-list`` turns it off): kernels 0 and 1 are fused; the tuples are
+    generated chunk by chunk into the streaming build's two passes and never held (``graph/stream.py``).
+    ``kernel_times`` then splits the build's time: the count pass (generation with the degree count
+    in one kernel) is kernel 0, the rest of the build is kernel 1, and the place pass's regeneration
+    is reported on its own. Without streaming the tuple list is generated whole (kernel 0) and built
+    from (kernel 1), as the reference does.
     """
 
     name = "numba"
     nprocs = 1
     is_root = True
 
-    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, streaming=False,
+    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, streaming=True,
                  validate_tuples=False):
         self.algorithm = algorithm
         self.alpha = alpha
@@ -152,6 +153,7 @@ class LocalEngine:
         tuple_degree(src, dst, 4)
         if self.streaming:
             warm_up_stream()
+            streamed_graph(GeneratedTuples("kronecker", 3, 4, 1), self.directed, progress=False)
         if self.validate_tuples:
             g4 = GeneratedTuples("kronecker", 2, 2, 1)
             validate_tuples(g4, np.zeros(4, dtype=np.int64))

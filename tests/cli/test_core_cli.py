@@ -63,6 +63,18 @@ def test_bfs_json_stdout_and_plot(graph_file, tmp_path, capsys):
     assert png.stat().st_size > 1000
 
 
+def test_graph500_streams_by_default_and_the_tuple_list_run_is_the_same(tmp_path):
+    runs = {}
+    for flag in ("--stream", "--tuple-list"):
+        js = tmp_path / f"{flag[2:]}.json"
+        assert main(["graph500", "--scale", "9", "--roots", "4", "--quiet", flag, "--json", str(js)]) == 0
+        runs[flag] = json.loads(js.read_text())
+    a, b = runs["--stream"], runs["--tuple-list"]
+    assert a["engine"]["streaming"] is True and b["engine"]["streaming"] is False
+    assert a["roots"] == b["roots"] and a["nedges"] == b["nedges"] and a["graph"] == b["graph"]
+    assert b["regeneration_time"] is None and a["regeneration_time"] is not None
+
+
 def test_graph500_cli_json(tmp_path, capsys):
     js = tmp_path / "g500.json"
     assert main(["graph500", "--scale", "9", "--roots", "8", "--quiet", "--json", str(js)]) == 0
