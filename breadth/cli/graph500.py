@@ -37,7 +37,7 @@ def register(sub):
                    help="also check every tree against the input tuples, regenerated chunk by chunk "
                         "(the reference's reading of the level and span rules; one generation per search)")
     build = p.add_mutually_exclusive_group()
-    build.add_argument("--stream", dest="tuple_list", action="store_false",
+    build.add_argument("--stream", dest="tuple_list", action="store_false", default=False,
                        help="the default: stream the generated tuples into the CSR build chunk by chunk, never "
                             "holding the tuple list (about 10-14 bytes per tuple at the peak instead of about 40)")
     build.add_argument("--tuple-list", dest="tuple_list", action="store_true",

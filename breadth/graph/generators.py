@@ -27,6 +27,7 @@ from numba import njit, prange
 from ..errors import InputError
 from .build import BuildInfo
 from .memory import check_fits, csr_build_bytes, stream_build_bytes
+from .radix import tally
 from .stream import BOTH, IN, OUT, TupleSource, stream_csr
 from .types import Graph
 
@@ -151,15 +152,7 @@ def _kronecker_count(scale, start, stop, edge_key, perm_keys, mode, counts, loop
             b = min(BLOCK, hi - lo)
             _kronecker_block(scale, lo, b, edge_key, perm_keys, mask, pairs, bs, bd)
             for i in range(b):
-                s = bs[i]
-                d = bd[i]
-                if s == d:
-                    lp += 1
-                else:
-                    if mode != IN:
-                        row[s] += 1
-                    if mode != OUT:
-                        row[d] += 1
+                lp += tally(row, bs[i], bd[i], 0, mode != IN, mode != OUT)
         loops[t] += lp
 
 

@@ -38,7 +38,7 @@ from ..errors import InputError
 from .build import BuildInfo
 from .memory import check_fits, choose_index_dtype, stream_build_bytes
 from .parallel import parallel_chunksize
-from .radix import _insertion_sort, _radix_sort, DIGIT, SMALL
+from .radix import _insertion_sort, _radix_sort, tally, DIGIT, SMALL
 
 CHUNK = 1 << 22          # tuples per chunk: 64 MiB of int64 tuples, about as much again of arcs
 HUB = 1 << 16            # rows above this are radix-sorted after the block loop
@@ -79,16 +79,18 @@ def _count_parts(src, dst, k, mode, pshift, counts, loops):
         row[:] = 0
         lp = 0
         for e in range(k * c // nsub, k * (c + 1) // nsub):
-            s = src[e]
-            d = dst[e]
-            if s == d:
-                lp += 1
-            else:
-                if mode != IN:
-                    row[s >> pshift] += 1
-                if mode != OUT:
-                    row[d >> pshift] += 1
+            lp += tally(row, src[e], dst[e], pshift, mode != IN, mode != OUT)
         loops[c] += lp
+
+
+@njit(inline="always", cache=True)
+def _put(row, p, arc_s, arc_d, a, b, targets):
+    """Arc a->b at the next slot of part p (row[p]), advancing it; the target only when ``targets``."""
+    j = row[p]
+    arc_s[j] = a
+    if targets:
+        arc_d[j] = b
+    row[p] = j + 1
 
 
 @njit(parallel=True, cache=True)
@@ -103,19 +105,9 @@ def _scatter_parts(src, dst, k, mode, pshift, pos, arc_s, arc_d, targets):
             if s == d:
                 continue
             if mode != IN:
-                p = s >> pshift
-                j = row[p]
-                arc_s[j] = s
-                if targets:
-                    arc_d[j] = d
-                row[p] = j + 1
+                _put(row, s >> pshift, arc_s, arc_d, s, d, targets)
             if mode != OUT:
-                p = d >> pshift
-                j = row[p]
-                arc_s[j] = d
-                if targets:
-                    arc_d[j] = s
-                row[p] = j + 1
+                _put(row, d >> pshift, arc_s, arc_d, d, s, targets)
 
 
 @njit(parallel=True, cache=True)

@@ -65,10 +65,12 @@ def test_bfs_json_stdout_and_plot(graph_file, tmp_path, capsys):
 
 def test_graph500_streams_by_default_and_the_tuple_list_run_is_the_same(tmp_path):
     runs = {}
-    for flag in ("--stream", "--tuple-list"):
-        js = tmp_path / f"{flag[2:]}.json"
-        assert main(["graph500", "--scale", "9", "--roots", "4", "--quiet", flag, "--json", str(js)]) == 0
+    for flag in ("", "--stream", "--tuple-list"):
+        js = tmp_path / f"run{flag}.json"
+        assert main(["graph500", "--scale", "9", "--roots", "4", "--quiet", *([flag] if flag else []), "--json",
+                     str(js)]) == 0
         runs[flag] = json.loads(js.read_text())
+    assert runs[""]["engine"]["streaming"] is True
     a, b = runs["--stream"], runs["--tuple-list"]
     assert a["engine"]["streaming"] is True and b["engine"]["streaming"] is False
     assert a["roots"] == b["roots"] and a["nedges"] == b["nedges"] and a["graph"] == b["graph"]
