@@ -37,12 +37,13 @@ def register(sub):
                    help="also check every tree against the input tuples, regenerated chunk by chunk "
                         "(the reference's reading of the level and span rules; one generation per search)")
     build = p.add_mutually_exclusive_group()
-    build.add_argument("--stream", dest="tuple_list", action="store_false", default=False,
-                       help="the default: stream the generated tuples into the CSR build chunk by chunk, never "
-                            "holding the tuple list (about 10-14 bytes per tuple at the peak instead of about 40)")
-    build.add_argument("--tuple-list", dest="tuple_list", action="store_true",
+    build.add_argument("--stream", dest="streaming", action="store_const", const=True, default=None,
+                       help="stream the generated tuples into the CSR build chunk by chunk, never holding the "
+                            "tuple list (about 10-15 bytes per tuple at the peak instead of about 36-40). "
+                            "Default: streamed only when the tuple-list build would not fit in available memory")
+    build.add_argument("--tuple-list", dest="streaming", action="store_const", const=False,
                        help="generate the whole tuple list (kernel 0) and build from it (kernel 1), as the "
-                            "reference code does: about 40 bytes per tuple at the peak")
+                            "reference code does (faster where it fits)")
     p.add_argument("--json", metavar="FILE", default=None,
                    help="also write every statistic, search and per-level record as JSON to FILE ('-': stdout, "
                         "after the report)")
@@ -90,10 +91,10 @@ def run(args) -> int:
     if args.device == "cuda":
         from ..graph500.engine_cuda import CudaEngine
 
-        engine = CudaEngine(args.algorithm, args.alpha, args.beta, streaming=not args.tuple_list)
+        engine = CudaEngine(args.algorithm, args.alpha, args.beta, streaming=args.streaming)
         engine.validate_tuples = args.validate_tuples
     else:
-        engine = LocalEngine(args.algorithm, args.alpha, args.beta, streaming=not args.tuple_list,
+        engine = LocalEngine(args.algorithm, args.alpha, args.beta, streaming=args.streaming,
                              validate_tuples=args.validate_tuples)
     result = run_benchmark(config, engine, progress=not args.quiet, checkpoint=checkpoint(args, True))
     if engine.is_root:

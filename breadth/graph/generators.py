@@ -26,7 +26,7 @@ from numba import njit, prange
 
 from ..errors import InputError
 from .build import BuildInfo
-from .memory import check_fits, csr_build_bytes, stream_build_bytes
+from .memory import available_bytes, check_fits, csr_build_bytes, stream_build_bytes
 from .radix import tally
 from .stream import BOTH, IN, OUT, TupleSource, stream_csr
 from .types import Graph
@@ -256,6 +256,13 @@ def check_graph_fits(scale, factor, directed=False, streaming=True):
     check_fits(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", need)
 
 
+def streaming_needed(scale, factor, directed=False) -> bool:
+    """The default build of a generated graph: streamed when the tuple-list build (faster at the
+    scales where it fits) would not fit in the memory available now."""
+    n = 1 << scale
+    return csr_build_bytes(n, factor * n, directed) > available_bytes()
+
+
 def streamed_graph(source: TupleSource, directed=False, index_dtype=None, progress=None):
     """The graph of a tuple source built by the streaming builder (``graph/stream.py``).
 
@@ -282,7 +289,7 @@ def streamed_graph(source: TupleSource, directed=False, index_dtype=None, progre
 def _generated_graph(kind, make_edges, scale, factor, factor_name, seed, return_edges, directed, stream):
     check_scale(scale, factor, factor_name)
     if stream is None:
-        stream = not return_edges
+        stream = not return_edges and streaming_needed(scale, factor, directed)
     if stream and return_edges:
         raise InputError("stream=True never holds the tuples, so it cannot return them (return_edges=True)")
     check_graph_fits(scale, factor, directed, streaming=stream)
@@ -297,9 +304,10 @@ def kronecker(scale: int, edgefactor: int = 16, seed: int = 1, *, return_edges=F
               stream=None):
     """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples.
 
-    ``stream`` (default: unless ``return_edges``) streams the tuples into the build chunk by chunk and
-    never holds them (about a quarter of the peak memory); ``stream=False`` builds from the whole
-    tuple list. Both give the same graph."""
+    ``stream=True`` streams the tuples into the build chunk by chunk and never holds them (about a
+    quarter of the peak memory); ``stream=False`` builds from the whole tuple list (faster). The
+    default (None) streams only when the tuple-list build would not fit in available memory (never
+    with ``return_edges``). Both give the same graph."""
     return _generated_graph("kronecker", kronecker_edges, scale, edgefactor, "edgefactor", seed, return_edges,
                             directed, stream)
 

@@ -28,7 +28,7 @@ class CudaEngine(LocalEngine):
 
     name = "cuda"
 
-    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, launch=None, streaming=True):
+    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, launch=None, streaming=None):
         from ..gpu import device
 
         device.require_cuda()                  # one clear line before any work when there is no GPU

@@ -85,10 +85,17 @@ def test_streamed_estimate_is_a_fifth_of_the_tuple_list_one():
     assert 8 <= streamed < 11 and listed > 4 * streamed
 
 
-def test_kronecker_streams_unless_the_tuples_are_asked_for():
+def test_kronecker_streams_when_the_tuple_list_does_not_fit(monkeypatch):
     g = breadth.kronecker(9, 8, seed=2)
     g2, (s, d) = breadth.kronecker(9, 8, seed=2, return_edges=True)
     assert np.array_equal(g.indices, g2.indices) and g.build_info == g2.build_info
+    from breadth.graph import generators
+
+    assert not generators.streaming_needed(9, 8)
+    monkeypatch.setattr(generators, "available_bytes", lambda: memory.stream_build_bytes(512, 4096, False) + 1)
+    assert generators.streaming_needed(9, 8)
+    g3 = breadth.kronecker(9, 8, seed=2)
+    assert np.array_equal(g.indices, g3.indices) and g.build_info == g3.build_info
 
 
 def test_kronecker_tuples_are_pinned():
