@@ -40,6 +40,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 MAX_SCALE = 42
+LIST_SHARE = 0.75                # the share of available memory the tuple-list build may plan to use
 BLOCK = 1 << 10                  # tuples a thread generates at a time before counting them
 
 
@@ -257,10 +258,11 @@ def check_graph_fits(scale, factor, directed=False, streaming=True):
 
 
 def streaming_needed(scale, factor, directed=False) -> bool:
-    """The default build of a generated graph: streamed when the tuple-list build (faster at the
-    scales where it fits) would not fit in the memory available now."""
+    """The default build of a generated graph: streamed unless the tuple-list build (faster where it
+    fits) needs at most ``LIST_SHARE`` of the memory available now (the margin covers what the
+    estimate cannot know before the tuples exist: a hub's bucket wants more sort scratch)."""
     n = 1 << scale
-    return csr_build_bytes(n, factor * n, directed) > available_bytes()
+    return csr_build_bytes(n, factor * n, directed) > LIST_SHARE * available_bytes()
 
 
 def streamed_graph(source: TupleSource, directed=False, index_dtype=None, progress=None):

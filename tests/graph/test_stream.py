@@ -92,7 +92,7 @@ def test_kronecker_streams_when_the_tuple_list_does_not_fit(monkeypatch):
     from breadth.graph import generators
 
     assert not generators.streaming_needed(9, 8)
-    monkeypatch.setattr(generators, "available_bytes", lambda: memory.stream_build_bytes(512, 4096, False) + 1)
+    monkeypatch.setattr(generators, "available_bytes", lambda: memory.csr_build_bytes(512, 4096, False) + 1)
     assert generators.streaming_needed(9, 8)
     g3 = breadth.kronecker(9, 8, seed=2)
     assert np.array_equal(g.indices, g3.indices) and g.build_info == g3.build_info
