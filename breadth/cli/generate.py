@@ -32,21 +32,17 @@ def register(sub):
 
 
 def run(args) -> int:
-    from ..graph.generators import check_graph_fits, check_scale, kronecker_edges, uniform_random_edges
+    from ..graph.generators import check_scale, kronecker, uniform_random
     from ..graph.native import save
-    from ..graph.types import Graph
     from ..progress import bar as progress_bar
 
     set_threads(args.threads)
     t0 = time.perf_counter()
     check_scale(args.scale, args.edgefactor, "edgefactor")
-    check_graph_fits(args.scale, args.edgefactor)
-    make_edges = kronecker_edges if args.kind == "kronecker" else uniform_random_edges
-    with progress_bar(3, f"generate {args.kind}: edges / CSR / save", unit="step") as bar:
-        src, dst = make_edges(args.scale, args.edgefactor, args.seed)
-        bar.update()
-        g = Graph.from_edges(src, dst, num_vertices=1 << args.scale, directed=args.directed)
-        del src, dst
+    make = kronecker if args.kind == "kronecker" else uniform_random
+    with progress_bar(2, f"generate {args.kind}: CSR / save", unit="step") as bar:
+        # the tuple list where it fits, else streamed into the build (checked before allocating)
+        g = make(args.scale, args.edgefactor, args.seed, directed=args.directed)
         bar.update()
         save(g, args.output)
         bar.update()

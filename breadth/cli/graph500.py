@@ -36,11 +36,14 @@ def register(sub):
     p.add_argument("--validate-tuples", action="store_true",
                    help="also check every tree against the input tuples, regenerated chunk by chunk "
                         "(the reference's reading of the level and span rules; one generation per search)")
-    p.add_argument("--stream", action="store_true",
-                   help="stream the generated tuples into the CSR build chunk by chunk, never holding the "
-                        "tuple list (about 10-14 bytes per tuple at the peak instead of about 40: for scales "
-                        "that do not fit otherwise; construction is slower); by default the whole tuple list "
-                        "is generated and built from, as the reference code does")
+    build = p.add_mutually_exclusive_group()
+    build.add_argument("--stream", dest="streaming", action="store_const", const=True, default=None,
+                       help="stream the generated tuples into the CSR build chunk by chunk, never holding the "
+                            "tuple list (about 10-15 bytes per tuple at the peak instead of about 36-40). "
+                            "Default: streamed only when the tuple-list build would not fit in available memory")
+    build.add_argument("--tuple-list", dest="streaming", action="store_const", const=False,
+                       help="generate the whole tuple list (kernel 0) and build from it (kernel 1), as the "
+                            "reference code does (faster where it fits)")
     p.add_argument("--json", metavar="FILE", default=None,
                    help="also write every statistic, search and per-level record as JSON to FILE ('-': stdout, "
                         "after the report)")
@@ -88,11 +91,10 @@ def run(args) -> int:
     if args.device == "cuda":
         from ..graph500.engine_cuda import CudaEngine
 
-        engine = CudaEngine(args.algorithm, args.alpha, args.beta)
-        engine.streaming = args.stream
+        engine = CudaEngine(args.algorithm, args.alpha, args.beta, streaming=args.streaming)
         engine.validate_tuples = args.validate_tuples
     else:
-        engine = LocalEngine(args.algorithm, args.alpha, args.beta, streaming=args.stream,
+        engine = LocalEngine(args.algorithm, args.alpha, args.beta, streaming=args.streaming,
                              validate_tuples=args.validate_tuples)
     result = run_benchmark(config, engine, progress=not args.quiet, checkpoint=checkpoint(args, True))
     if engine.is_root:

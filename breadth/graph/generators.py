@@ -26,7 +26,8 @@ from numba import njit, prange
 
 from ..errors import InputError
 from .build import BuildInfo
-from .memory import check_fits, csr_build_bytes, stream_build_bytes
+from .memory import available_bytes, check_fits, csr_build_bytes, stream_build_bytes
+from .radix import tally
 from .stream import BOTH, IN, OUT, TupleSource, stream_csr
 from .types import Graph
 
@@ -39,6 +40,8 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 MAX_SCALE = 42
+LIST_SHARE = 0.75                # the share of available memory the tuple-list build may plan to use
+BLOCK = 1 << 10                  # tuples a thread generates at a time before counting them
 
 
 @njit(inline="always", cache=True)
@@ -89,37 +92,69 @@ def _keys(seed, salt):
     return ks
 
 
+@njit(inline="always", cache=True)
+def _kronecker_tuple(scale, e, edge_key, perm_keys, mask, pairs):
+    """Tuple ``e`` (scrambled src, dst). Each level's quadrant is chosen without branches (the
+    choice is random, so a branch would be mispredicted about half the time); one 64-bit draw
+    serves two levels."""
+    u = np.uint64(0)
+    v = np.uint64(0)
+    diag = np.uint64(1)            # 1 while the tuple is on the diagonal (clip-and-flip applies)
+    one = np.uint64(1)
+    base = e * np.uint64(pairs)
+    for pr in range(pairs):
+        r = _rand(edge_key, base + np.uint64(pr))
+        for half in range(2):
+            level = 2 * pr + half
+            if level >= scale:
+                break
+            x = (r >> np.uint64(32 * half)) & np.uint64(0xFFFFFFFF)
+            bit = one << np.uint64(scale - 1 - level)
+            b = np.uint64(x < _TB)                     # (0, 1)
+            c = np.uint64(x < _TC) & (one - b)         # (1, 0), flipped to (0, 1) on the diagonal
+            d = np.uint64(x >= _TA)                    # (1, 1)
+            v |= bit * (b | (c & diag) | d)
+            u |= bit * ((c & (diag ^ one)) | d)
+            diag &= one - (b | c)
+    return np.int64(_scramble(u, scale, mask, perm_keys)), np.int64(_scramble(v, scale, mask, perm_keys))
+
+
 @njit(parallel=True, cache=True)
 def _kronecker_range(scale, start, stop, edge_key, perm_keys, src, dst):
     mask = (np.uint64(1) << np.uint64(scale)) - np.uint64(1)
-    pairs = np.uint64((scale + 1) // 2)
+    pairs = (scale + 1) // 2
     for i in prange(stop - start):
-        e = np.uint64(start + i)
-        u = np.uint64(0)
-        v = np.uint64(0)
-        diag = True
-        r = np.uint64(0)
-        for level in range(scale):
-            if level % 2 == 0:
-                r = _rand(edge_key, e * pairs + np.uint64(level // 2))
-                x = r & np.uint64(0xFFFFFFFF)
-            else:
-                x = r >> np.uint64(32)
-            bit = np.uint64(1) << np.uint64(scale - 1 - level)
-            if x < _TB:
-                v |= bit
-                diag = False
-            elif x < _TC:
-                if diag:          # clip-and-flip: stay on or above the diagonal
-                    v |= bit
-                else:
-                    u |= bit
-                diag = False
-            elif x >= _TA:
-                u |= bit
-                v |= bit
-        src[i] = np.int64(_scramble(u, scale, mask, perm_keys))
-        dst[i] = np.int64(_scramble(v, scale, mask, perm_keys))
+        src[i], dst[i] = _kronecker_tuple(scale, np.uint64(start + i), edge_key, perm_keys, mask, pairs)
+
+
+@njit(cache=True)
+def _kronecker_block(scale, start, k, edge_key, perm_keys, mask, pairs, bs, bd):
+    """Tuples [start, start + k) into bs, bd (a loop the compiler vectorises)."""
+    for i in range(k):
+        bs[i], bd[i] = _kronecker_tuple(scale, np.uint64(start + i), edge_key, perm_keys, mask, pairs)
+
+
+@njit(parallel=True, cache=True)
+def _kronecker_count(scale, start, stop, edge_key, perm_keys, mode, counts, loops):
+    """counts[t, v] += arcs of source v among tuples [start, stop) (one row per slice of the range,
+    so no two threads write one counter); loops[t] += the slice's self-loops. Each slice generates
+    cache-sized blocks and counts them."""
+    mask = (np.uint64(1) << np.uint64(scale)) - np.uint64(1)
+    pairs = (scale + 1) // 2
+    nt = counts.shape[0]
+    k = stop - start
+    for t in prange(nt):
+        row = counts[t]
+        bs = np.empty(BLOCK, dtype=np.int64)
+        bd = np.empty(BLOCK, dtype=np.int64)
+        lp = 0
+        hi = start + k * (t + 1) // nt
+        for lo in range(start + k * t // nt, hi, BLOCK):
+            b = min(BLOCK, hi - lo)
+            _kronecker_block(scale, lo, b, edge_key, perm_keys, mask, pairs, bs, bd)
+            for i in range(b):
+                lp += tally(row, bs[i], bd[i], 0, mode != IN, mode != OUT)
+        loops[t] += lp
 
 
 @njit(parallel=True, cache=True)
@@ -204,6 +239,14 @@ class GeneratedTuples(TupleSource):
     def fill(self, start, stop, src, dst):
         self._fill(self.scale, self.seed, start, stop, src, dst)
 
+    def count_arcs(self, start, stop, mode, counts):
+        """Kronecker: generate tuples [start, stop) and count their arcs in one kernel (no buffers)."""
+        if self.kind != "kronecker" or self.scale == 0:
+            return None
+        loops = np.zeros(counts.shape[0], dtype=np.int64)
+        _kronecker_count(self.scale, start, stop, _keys(self.seed, 1)[0], _keys(self.seed, 2)[:4], mode, counts, loops)
+        return int(loops.sum())
+
 
 def check_graph_fits(scale, factor, directed=False, streaming=True):
     """Refuse (MemoryEstimateError) a generated graph whose construction would not fit in memory
@@ -212,6 +255,14 @@ def check_graph_fits(scale, factor, directed=False, streaming=True):
     m = factor * n
     need = stream_build_bytes(n, m, directed) if streaming else csr_build_bytes(n, m, directed)
     check_fits(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", need)
+
+
+def streaming_needed(scale, factor, directed=False) -> bool:
+    """The default build of a generated graph: streamed unless the tuple-list build (faster where it
+    fits) needs at most ``LIST_SHARE`` of the memory available now (the margin covers what the
+    estimate cannot know before the tuples exist: a hub's bucket wants more sort scratch)."""
+    n = 1 << scale
+    return csr_build_bytes(n, factor * n, directed) > LIST_SHARE * available_bytes()
 
 
 def streamed_graph(source: TupleSource, directed=False, index_dtype=None, progress=None):
@@ -239,6 +290,8 @@ def streamed_graph(source: TupleSource, directed=False, index_dtype=None, progre
 
 def _generated_graph(kind, make_edges, scale, factor, factor_name, seed, return_edges, directed, stream):
     check_scale(scale, factor, factor_name)
+    if stream is None:
+        stream = not return_edges and streaming_needed(scale, factor, directed)
     if stream and return_edges:
         raise InputError("stream=True never holds the tuples, so it cannot return them (return_edges=True)")
     check_graph_fits(scale, factor, directed, streaming=stream)
@@ -250,17 +303,19 @@ def _generated_graph(kind, make_edges, scale, factor, factor_name, seed, return_
 
 
 def kronecker(scale: int, edgefactor: int = 16, seed: int = 1, *, return_edges=False, directed=False,
-              stream=False):
+              stream=None):
     """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples.
 
     ``stream=True`` streams the tuples into the build chunk by chunk and never holds them (about a
-    quarter of the peak memory, for graphs that would not fit otherwise; the build is slower)."""
+    quarter of the peak memory); ``stream=False`` builds from the whole tuple list (faster). The
+    default (None) streams only when the tuple-list build would not fit in available memory (never
+    with ``return_edges``). Both give the same graph."""
     return _generated_graph("kronecker", kronecker_edges, scale, edgefactor, "edgefactor", seed, return_edges,
                             directed, stream)
 
 
 def uniform_random(scale: int, degree: int = 16, seed: int = 1, *, return_edges=False, directed=False,
-                   stream=False):
+                   stream=None):
     """A uniform random graph on 2^scale vertices with degree * 2^scale edge tuples (GAP urand);
     ``return_edges`` and ``stream`` as in ``kronecker``."""
     return _generated_graph("uniform", uniform_random_edges, scale, degree, "degree", seed, return_edges, directed,

@@ -52,6 +52,19 @@ def key_layout(n, slots):
     return bits, shift, (max(n, 1) - 1 >> shift) + 1
 
 
+@njit(inline="always", cache=True)
+def tally(row, s, d, shift, out_side, in_side):
+    """Count arc s->d under row[s >> shift] (``out_side``) and d->s under row[d >> shift]
+    (``in_side``); a self-loop counts nothing and returns 1, else 0."""
+    if s == d:
+        return 1
+    if out_side:
+        row[s >> shift] += 1
+    if in_side:
+        row[d >> shift] += 1
+    return 0
+
+
 @njit(parallel=True, cache=True)
 def _count(src, dst, symmetric, shift, counts):
     """counts[c, b] += keys chunk c files under bucket b; returns the self-loop count."""
@@ -61,14 +74,7 @@ def _count(src, dst, symmetric, shift, counts):
     for c in prange(nchunks):
         row = counts[c]
         for e in range(m * c // nchunks, m * (c + 1) // nchunks):
-            s = src[e]
-            d = dst[e]
-            if s == d:
-                loops += 1
-                continue
-            row[s >> shift] += 1
-            if symmetric:
-                row[d >> shift] += 1
+            loops += tally(row, src[e], dst[e], shift, True, symmetric)
     return loops
 
 

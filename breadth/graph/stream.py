@@ -13,7 +13,7 @@ build makes two passes over the source, chunk by chunk, in bounded buffers:
 2. *Place*: the source is read again, partitioned the same way, and each part
    writes its arcs' targets into ``indices`` at its rows' cursors (the cursors
    are ``indptr[1:]`` itself, shifted down by one row, so no cursor array).
-3. *Sort and deduplicate* every row in place (parallel over blocks of rows,
+3. *Sort and deduplicate* every row in place (``graph/rowsort.py``: parallel over blocks of rows,
    dynamically scheduled; rows above ``HUB`` entries are radix-sorted
    afterwards, several at a time when their scratch fits), then *compact*
    the surviving entries within each block, move the blocks down, and
@@ -35,15 +35,12 @@ import numpy as np
 from numba import njit, prange
 
 from ..errors import InputError
-from .build import BuildInfo
 from .memory import check_fits, choose_index_dtype, stream_build_bytes
-from .parallel import parallel_chunksize
-from .radix import _insertion_sort, _radix_sort, DIGIT, SMALL
+from .radix import tally
+from .rowsort import sort_compact as _sort_compact
 
 CHUNK = 1 << 22          # tuples per chunk: 64 MiB of int64 tuples, about as much again of arcs
-HUB = 1 << 16            # rows above this are radix-sorted after the block loop
-RADIX_ROW = 1 << 8      # rows above this are radix-sorted (quicksort below)
-ROW_BLOCK = 1 << 12      # rows per block of the sort and compaction loops
+ROW_BLOCK = 1 << 12      # vertices per block of the degree sum
 MAX_PARTS = 1 << 12      # partition fan-out cap (write streams per sub-chunk)
 PART_ARCS = 1 << 16      # arcs of the graph per part, when the cap allows
 
@@ -62,6 +59,12 @@ class TupleSource(ABC):
     def fill(self, start: int, stop: int, src: np.ndarray, dst: np.ndarray) -> None:
         """Write tuples [start, stop) into ``src`` and ``dst``."""
 
+    def count_arcs(self, start: int, stop: int, mode: int, counts: np.ndarray) -> int | None:
+        """A source that can make its tuples inside a kernel overrides this: add the arcs of tuples
+        [start, stop) to ``counts[t, source vertex]`` (one row per thread) and return their
+        self-loops, fusing generation with the count pass. None: the build fills chunks instead."""
+        return None
+
 
 @njit(parallel=True, cache=True)
 def _count_parts(src, dst, k, mode, pshift, counts, loops):
@@ -73,16 +76,18 @@ def _count_parts(src, dst, k, mode, pshift, counts, loops):
         row[:] = 0
         lp = 0
         for e in range(k * c // nsub, k * (c + 1) // nsub):
-            s = src[e]
-            d = dst[e]
-            if s == d:
-                lp += 1
-            else:
-                if mode != IN:
-                    row[s >> pshift] += 1
-                if mode != OUT:
-                    row[d >> pshift] += 1
+            lp += tally(row, src[e], dst[e], pshift, mode != IN, mode != OUT)
         loops[c] += lp
+
+
+@njit(inline="always", cache=True)
+def _put(row, p, arc_s, arc_d, a, b, targets):
+    """Arc a->b at the next slot of part p (row[p]), advancing it; the target only when ``targets``."""
+    j = row[p]
+    arc_s[j] = a
+    if targets:
+        arc_d[j] = b
+    row[p] = j + 1
 
 
 @njit(parallel=True, cache=True)
@@ -97,19 +102,9 @@ def _scatter_parts(src, dst, k, mode, pshift, pos, arc_s, arc_d, targets):
             if s == d:
                 continue
             if mode != IN:
-                p = s >> pshift
-                j = row[p]
-                arc_s[j] = s
-                if targets:
-                    arc_d[j] = d
-                row[p] = j + 1
+                _put(row, s >> pshift, arc_s, arc_d, s, d, targets)
             if mode != OUT:
-                p = d >> pshift
-                j = row[p]
-                arc_s[j] = d
-                if targets:
-                    arc_d[j] = s
-                row[p] = j + 1
+                _put(row, d >> pshift, arc_s, arc_d, d, s, targets)
 
 
 @njit(parallel=True, cache=True)
@@ -139,100 +134,6 @@ def _exclusive_scan(a):
         a[i] = run
         run += t
     return run
-
-
-@njit(cache=True)
-def _dedupe(a):
-    """Number of distinct values of the sorted ``a``, moved to its front."""
-    if a.size == 0:
-        return 0
-    u = 1
-    for j in range(1, a.size):
-        if a[j] != a[u - 1]:
-            a[u] = a[j]
-            u += 1
-    return u
-
-
-@njit(parallel=True, cache=True)
-def _sort_rows(indptr, indices, uniq, hub, key_bits, tmp):
-    """Sort and deduplicate every row of at most ``hub`` entries in place (uniq[v] := its distinct
-    count): insertion sort up to SMALL entries, quicksort up to RADIX_ROW, LSD radix sort above
-    (with this thread's row of ``tmp``). Larger rows get uniq[v] = -1, left for ``_sort_hubs``."""
-    n = indptr.size - 1
-    hists = np.empty((tmp.shape[0], (key_bits + DIGIT - 1) // DIGIT, 1 << DIGIT), dtype=np.int64)
-    for b in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
-        t = numba.get_thread_id()
-        for v in range(b * ROW_BLOCK, min(n, (b + 1) * ROW_BLOCK)):
-            lo = indptr[v]
-            hi = indptr[v + 1]
-            if hi - lo > hub:
-                uniq[v] = -1
-                continue
-            a = indices[lo:hi]
-            if hi - lo <= SMALL:
-                _insertion_sort(a)
-            elif hi - lo <= RADIX_ROW:
-                a.sort()
-            else:
-                a[:] = _radix_sort(a, tmp[t], hists[t], key_bits)
-            uniq[v] = _dedupe(a)
-
-
-@njit(cache=True)
-def _sort_hub(a, tmp, hist, key_bits):
-    s = _radix_sort(a, tmp, hist, key_bits)
-    a[:] = s                  # the sorted keys may have ended in tmp (a self-copy otherwise)
-    return _dedupe(a)
-
-
-@njit(parallel=True, cache=True)
-def _sort_hubs(indptr, indices, hubs, uniq, tmp, key_bits):
-    """Radix-sort and deduplicate the rows ``hubs``, one per thread with its row of ``tmp``."""
-    hist = np.empty((tmp.shape[0], (key_bits + DIGIT - 1) // DIGIT, 1 << DIGIT), dtype=np.int64)
-    for i in prange(hubs.size):
-        v = hubs[i]
-        t = numba.get_thread_id()
-        uniq[v] = _sort_hub(indices[indptr[v]:indptr[v + 1]], tmp[t], hist[t], key_bits)
-
-
-@njit(cache=True)
-def _sort_hubs_serial(indptr, indices, hubs, uniq, tmp, key_bits):
-    """``_sort_hubs`` one row after another with one scratch array."""
-    hist = np.empty(((key_bits + DIGIT - 1) // DIGIT, 1 << DIGIT), dtype=np.int64)
-    for v in hubs:
-        uniq[v] = _sort_hub(indices[indptr[v]:indptr[v + 1]], tmp, hist, key_bits)
-
-
-@njit(parallel=True, cache=True)
-def _compact_blocks(indptr, indices, uniq, blen):
-    """Within each block of rows, move the rows' distinct prefixes together to the block's start."""
-    n = indptr.size - 1
-    for b in prange(blen.size):
-        v0 = b * ROW_BLOCK
-        w = indptr[v0]
-        for v in range(v0, min(n, v0 + ROW_BLOCK)):
-            lo = indptr[v]
-            u = uniq[v]
-            if w != lo:
-                for j in range(u):
-                    indices[w + j] = indices[lo + j]
-            w += u
-        blen[b] = w - indptr[v0]
-
-
-@njit(cache=True)
-def _move_blocks(indptr, indices, blen):
-    """Move the compacted blocks down to be contiguous (front to back: a move never overwrites
-    entries not yet moved)."""
-    w = 0
-    for b in range(blen.size):
-        src = indptr[b * ROW_BLOCK]
-        if src != w:
-            for j in range(blen[b]):
-                indices[w + j] = indices[src + j]
-        w += blen[b]
-    return w
 
 
 def _layout(n, arcs):
@@ -291,6 +192,41 @@ class _Pass:
         return int(loops.sum())
 
 
+@njit(parallel=True, cache=True)
+def _sum_rows(counts, deg):
+    """deg[v] += sum over rows of counts[:, v], in blocks of vertices."""
+    n = deg.size
+    for b in prange((n + ROW_BLOCK - 1) // ROW_BLOCK):
+        for v in range(b * ROW_BLOCK, min(n, (b + 1) * ROW_BLOCK)):
+            t = 0
+            for r in range(counts.shape[0]):
+                t += counts[r, v]
+            deg[v] += t
+
+
+def _fused_count(source, mode, chunk, deg, bar):
+    """The count pass as the source's own generate-and-count kernel (``TupleSource.count_arcs``)
+    into one counter row per thread, when the rows take no more memory than the arcs' ``indices``
+    will (so the build's peak stays where it is); returns the self-loops, or None."""
+    m = int(source.num_tuples)
+    n = deg.size
+    rows = numba.get_num_threads()
+    cdt = np.int32 if m < 2**31 else np.int64
+    if rows * n * np.dtype(cdt).itemsize > m * (2 if mode == BOTH else 1) * 4:
+        return None
+    counts = np.zeros((rows, n), dtype=cdt)
+    loops = 0
+    for start in range(0, m, chunk):
+        stop = min(m, start + chunk)
+        got = source.count_arcs(start, stop, mode, counts)
+        if got is None:
+            return None
+        loops += got
+        bar.update(stop - start)
+    _sum_rows(counts, deg)
+    return loops
+
+
 def _check_source(source):
     m = int(source.num_tuples)
     n = int(source.num_vertices)
@@ -304,7 +240,8 @@ def stream_csr(source: TupleSource, mode=BOTH, index_dtype=None, *, chunk=CHUNK,
     of a directed one), built in two streaming passes; see the module docstring.
 
     Returns (indptr int64, indices, raw degree int64 per vertex (arcs before deduplication), self-loop
-    count, seconds) where seconds = {"fill": time spent filling chunks in the count pass, "refill":
+    count, seconds) where seconds = {"fill": time spent filling chunks in the count pass (the whole
+    count pass when the source generates and counts in one kernel), "refill":
     in the place pass, "build": the rest}. Raises MemoryEstimateError before the big allocations.
     """
     from ..progress import bar as progress_bar
@@ -320,8 +257,9 @@ def stream_csr(source: TupleSource, mode=BOTH, index_dtype=None, *, chunk=CHUNK,
     fill = refill = 0.0
     if m:
         with progress_bar(m, "streaming build: count", progress, unit="tuples") as bar:
-            loops = ps.run((lambda s, d, pstart: _add_degrees(s, pstart, deg), False), bar)
-        fill = ps.fill_seconds
+            fused = _fused_count(source, mode, chunk, deg, bar)
+            loops = fused if fused is not None else ps.run((lambda s, d, pstart: _add_degrees(s, pstart, deg), False), bar)
+        fill = time.perf_counter() - t_start if fused is not None else ps.fill_seconds
     raw = deg.copy()
     total = _exclusive_scan(deg)           # deg[v] = indptr[v + 1] := start of row v
     indices = np.empty(total, dtype=idt)
@@ -338,48 +276,6 @@ def stream_csr(source: TupleSource, mode=BOTH, index_dtype=None, *, chunk=CHUNK,
     seconds = {"fill": fill, "refill": refill, "build": t_end - t_start - fill - refill,
                "sort": t_end - t_sort, **(ps_phase or {})}
     return indptr, indices, raw, int(loops), seconds
-
-
-def _sort_compact(indptr, indices, n, hub=HUB, parallel_hubs=None):
-    """Sort and deduplicate the rows of (indptr, indices) and compact them; fixes indptr in place and
-    returns indices shrunk to the surviving entries (the same buffer, its tail given back).
-    ``hub`` and ``parallel_hubs`` (None: by scratch size) choose how rows are sorted."""
-    uniq = np.empty(n, dtype=np.int64)
-    key_bits = max(1, (max(n, 1) - 1).bit_length())
-    tmp = np.empty((numba.get_num_threads(), min(hub, indices.size)), dtype=indices.dtype)
-    with parallel_chunksize(1):            # hubs make some blocks far costlier
-        _sort_rows(indptr, indices, uniq, hub, key_bits, tmp)
-    del tmp
-    hubs = np.flatnonzero(uniq < 0)
-    if hubs.size:
-        sizes = indptr[hubs + 1] - indptr[hubs]
-        biggest = int(sizes.max())
-        rows = min(numba.get_num_threads(), hubs.size)
-        # hubs in parallel when their scratch is small next to the graph, else one at a time
-        if rows > 1 and numba.get_num_threads() * biggest > max(1 << 24, indices.size // 16):
-            rows = 1
-        if parallel_hubs is not None:
-            rows = numba.get_num_threads() if parallel_hubs else 1
-        if rows > 1:
-            tmp = np.empty((numba.get_num_threads(), biggest), dtype=indices.dtype)
-            with parallel_chunksize(1):
-                _sort_hubs(indptr, indices, hubs, uniq, tmp, key_bits)
-        else:
-            tmp = np.empty(biggest, dtype=indices.dtype)
-            _sort_hubs_serial(indptr, indices, hubs, uniq, tmp, key_bits)
-        del tmp
-    nblocks = max(1, (n + ROW_BLOCK - 1) // ROW_BLOCK)
-    blen = np.empty(nblocks, dtype=np.int64)
-    _compact_blocks(indptr, indices, uniq, blen)
-    kept = _move_blocks(indptr, indices, blen)
-    np.cumsum(uniq, out=indptr[1:])
-    del uniq
-    if kept != indices.size:
-        if indices.base is None and indices.flags.owndata:
-            indices.resize(kept, refcheck=False)   # realloc: the tail goes back without a copy
-        else:
-            indices = indices[:kept].copy()
-    return indices
 
 
 class _ArraySource(TupleSource):

@@ -143,6 +143,8 @@ def run_benchmark(config: Graph500Config, engine: Engine, progress: bool = True,
     check_scale(config.scale, config.edgefactor, "edgefactor")
     if config.nroots < 1:
         raise InputError(f"nroots must be >= 1, got {config.nroots}")
+    if hasattr(engine, "choose_build"):
+        engine.choose_build(config.scale, config.edgefactor)
     if engine.nprocs == 1:
         check_graph_fits(config.scale, config.edgefactor, getattr(engine, "directed", False),
                          getattr(engine, "streaming", False))

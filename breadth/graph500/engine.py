@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+import logging
+
 import numpy as np
 from numba import njit, prange
 
-from ..graph.generators import GeneratedTuples, kronecker_edges, streamed_graph
+from ..graph.generators import GeneratedTuples, kronecker_edges, streamed_graph, streaming_needed
 from ..graph.stream import warm_up as warm_up_stream
 from ..graph.types import Graph
 from ..kernels.frontier import ELEM_BLOCK
@@ -23,6 +25,8 @@ from ..kernels.policy import ALPHA, BETA
 from ..result import BFSResult
 from ..search import BFSWorkspace, bfs
 from .tuples import validate_tuples
+
+log = logging.getLogger("breadth.graph500")
 from .validate import ValidationReport, validate
 
 
@@ -107,18 +111,20 @@ def _reached_tuple_endpoints(parent, tdeg):
 class LocalEngine:
     """One process, all threads: breadth's numba kernels.
 
-    ``streaming`` (opt-in, ``--stream``): kernels 0 and 1 are fused; the tuples are generated chunk by chunk
-    into the streaming build's two passes and never held (``graph/stream.py``). ``kernel_times``
-    then splits the build's time: the count pass's generation is kernel 0, the rest of the build
-    is kernel 1, and the place pass's regeneration is reported on its own. Without streaming the
-    tuple list is generated whole (kernel 0) and built from (kernel 1), as the reference does.
+    ``streaming`` (``--stream``; None, the default: when the tuple-list build would not fit in the
+    memory available, decided by ``choose_build``): kernels 0 and 1 are fused; the tuples are
+    generated chunk by chunk into the streaming build's two passes and never held (``graph/stream.py``).
+    ``kernel_times`` then splits the build's time: the count pass (generation with the degree count
+    in one kernel) is kernel 0, the rest of the build is kernel 1, and the place pass's regeneration
+    is reported on its own. Without streaming the tuple list is generated whole (kernel 0) and built
+    from (kernel 1), as the reference does.
     """
 
     name = "numba"
     nprocs = 1
     is_root = True
 
-    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, streaming=False,
+    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, streaming=None,
                  validate_tuples=False):
         self.algorithm = algorithm
         self.alpha = alpha
@@ -133,9 +139,19 @@ class LocalEngine:
         self._split = None
         self._workspace = None
 
+    def choose_build(self, scale, edgefactor):
+        """Settle ``streaming`` when it was left to the engine (None): stream only when the tuple
+        list would not fit. Called before the memory check and kernel 0."""
+        if self.streaming is None:
+            self.streaming = streaming_needed(scale, edgefactor, self.directed)
+            if self.streaming:
+                log.info("scale %d: the tuple list would not fit in available memory; the tuples are streamed "
+                         "into the build", scale)
+
     # kernel 0
     def generate(self, scale, edgefactor, seed):
         """Streaming: only remember what to generate (the build generates); else the tuple list."""
+        self.choose_build(scale, edgefactor)
         self.num_vertices = 1 << scale
         self._source = GeneratedTuples("kronecker", scale, edgefactor, seed)
         if not self.streaming:
@@ -152,6 +168,7 @@ class LocalEngine:
         tuple_degree(src, dst, 4)
         if self.streaming:
             warm_up_stream()
+            streamed_graph(GeneratedTuples("kronecker", 3, 4, 1), self.directed, progress=False)
         if self.validate_tuples:
             g4 = GeneratedTuples("kronecker", 2, 2, 1)
             validate_tuples(g4, np.zeros(4, dtype=np.int64))

@@ -28,11 +28,11 @@ class CudaEngine(LocalEngine):
 
     name = "cuda"
 
-    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, launch=None):
+    def __init__(self, algorithm="do", alpha=ALPHA, beta=BETA, directed=False, launch=None, streaming=None):
         from ..gpu import device
 
         device.require_cuda()                  # one clear line before any work when there is no GPU
-        super().__init__(algorithm, alpha, beta, directed)
+        super().__init__(algorithm, alpha, beta, directed, streaming)
         self.launch = launch
         self.device_graph = None
 

@@ -63,6 +63,25 @@ def test_bfs_json_stdout_and_plot(graph_file, tmp_path, capsys):
     assert png.stat().st_size > 1000
 
 
+def test_graph500_streams_when_the_tuple_list_does_not_fit_and_both_runs_are_the_same(tmp_path, monkeypatch):
+    runs = {}
+    for flag in ("", "--stream", "--tuple-list"):
+        js = tmp_path / f"run{flag}.json"
+        assert main(["graph500", "--scale", "9", "--roots", "4", "--quiet", *([flag] if flag else []), "--json",
+                     str(js)]) == 0
+        runs[flag] = json.loads(js.read_text())
+    assert runs[""]["engine"]["streaming"] is False           # the tuple list fits: the reference's way
+    monkeypatch.setenv("BREADTH_AVAILABLE_MEMORY", "450K")   # too little for the tuple list, enough streamed
+    js = tmp_path / "capped.json"
+    assert main(["graph500", "--scale", "9", "--roots", "4", "--quiet", "--json", str(js)]) == 0
+    capped = json.loads(js.read_text())
+    assert capped["engine"]["streaming"] is True and capped["nedges"] == runs[""]["nedges"]
+    a, b = runs["--stream"], runs["--tuple-list"]
+    assert a["engine"]["streaming"] is True and b["engine"]["streaming"] is False
+    assert a["roots"] == b["roots"] and a["nedges"] == b["nedges"] and a["graph"] == b["graph"]
+    assert b["regeneration_time"] is None and a["regeneration_time"] is not None
+
+
 def test_graph500_cli_json(tmp_path, capsys):
     js = tmp_path / "g500.json"
     assert main(["graph500", "--scale", "9", "--roots", "8", "--quiet", "--json", str(js)]) == 0

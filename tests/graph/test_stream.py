@@ -85,7 +85,37 @@ def test_streamed_estimate_is_a_fifth_of_the_tuple_list_one():
     assert 8 <= streamed < 11 and listed > 4 * streamed
 
 
-def test_kronecker_streams_unless_the_tuples_are_asked_for():
+def test_kronecker_streams_when_the_tuple_list_does_not_fit(monkeypatch):
     g = breadth.kronecker(9, 8, seed=2)
     g2, (s, d) = breadth.kronecker(9, 8, seed=2, return_edges=True)
     assert np.array_equal(g.indices, g2.indices) and g.build_info == g2.build_info
+    from breadth.graph import generators
+
+    assert not generators.streaming_needed(9, 8)
+    monkeypatch.setattr(generators, "available_bytes", lambda: memory.csr_build_bytes(512, 4096, False) + 1)
+    assert generators.streaming_needed(9, 8)
+    g3 = breadth.kronecker(9, 8, seed=2)
+    assert np.array_equal(g.indices, g3.indices) and g.build_info == g3.build_info
+
+
+def test_kronecker_tuples_are_pinned():
+    # the generator's output is part of the benchmark's definition: a faster kernel must not change it
+    s, d = kronecker_edges(10, 16, 1)
+    assert s[:5].tolist() == [403, 277, 814, 179, 719] and d[:5].tolist() == [606, 752, 327, 65, 956]
+    assert int(s.sum()) == 7968130 and int(d.sum()) == 8370347
+
+
+@pytest.mark.parametrize("mode", [stream.BOTH, stream.OUT, stream.IN])
+@pytest.mark.parametrize("chunk", [999, 1 << 22])
+def test_fused_generate_and_count_equals_the_partitioned_count(mode, chunk):
+    src, dst = kronecker_edges(11, 16, 4)
+    gen = GeneratedTuples("kronecker", 11, 16, 4)
+    a = stream.stream_csr(gen, mode, chunk=chunk)
+    b = stream.stream_csr(Arrays(src, dst, 2048), mode, chunk=chunk)   # no count_arcs: partitioned count
+    for x, y in zip(a[:3], b[:3]):
+        assert np.array_equal(x, y)
+    assert a[3] == b[3]
+    counts = np.zeros((3, 2048), dtype=np.int32)
+    assert gen.count_arcs(0, gen.num_tuples, mode, counts) == b[3]
+    assert np.array_equal(counts.sum(axis=0), b[2])
+    assert GeneratedTuples("uniform", 5, 4, 1).count_arcs(0, 10, mode, counts) is None
