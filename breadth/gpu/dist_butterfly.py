@@ -48,6 +48,7 @@ from ..distributed.one_d.butterfly_search import SMALL_FRONTIER, ButterflySearch
 from . import device
 from .bottom_up import fill_words, queue_to_bitmap
 from .dist_kernels import REP_TD, merge_ids, owned_frontier, rep_bu, set_levels
+from .graph import upload_csr
 from .ibfs_kernels import fill_any
 from .lrb import launch_top_down
 from .multisource import use_local_gpu
@@ -142,13 +143,7 @@ class GpuButterflySearch(ButterflySearch):
         device.check_device_fits(f"rank {comm.rank}'s {nl} vertices and {lg.local_arcs} arcs with the replicated "
                                  f"levels of {n} vertices", need)
         self.row0 = int(lg.partition.to_global(0)) if nl else 0
-        self.d_indptr = device.to_device(lg.indptr)
-        self.d_indices = device.to_device(lg.indices)
-        if lg.directed:
-            self.d_in_indptr = device.to_device(lg.in_indptr)
-            self.d_in_indices = device.to_device(lg.in_indices)
-        else:
-            self.d_in_indptr, self.d_in_indices = self.d_indptr, self.d_indices
+        self.d_indptr, self.d_indices, self.d_in_indptr, self.d_in_indices = upload_csr(lg)
         self.d_lvl = device.empty(max(n, 1), np.int64)
         self.d_parent = device.empty(nl, np.int64)
         self.d_queue = device.empty(max(nl, 1), lg.vid_dtype)      # owned frontier (local ids)

@@ -30,6 +30,15 @@ def search_bytes(num_vertices: int, vid_itemsize: int) -> int:
     return 16 * n + 3 * vid_itemsize * max(n, 1) + 4 * 4 * max(words, 1) + 2 * ROW * 8
 
 
+def upload_csr(g) -> tuple:
+    """Device copies of ``g``'s (indptr, indices, in_indptr, in_indices); an undirected graph's
+    in-arrays are its out-arrays (one copy)."""
+    indptr, indices = device.to_device(g.indptr), device.to_device(g.indices)
+    if not g.directed:
+        return indptr, indices, indptr, indices
+    return indptr, indices, device.to_device(g.in_indptr), device.to_device(g.in_indices)
+
+
 class DeviceGraph:
     """A graph on the GPU. ``DeviceGraph(graph)`` uploads it (a breadth.Graph or scipy sparse matrix).
 
@@ -48,13 +57,7 @@ class DeviceGraph:
         need = graph_bytes(g) + search_bytes(g.num_vertices, self.vid_dtype.itemsize)
         device.check_device_fits(f"a graph of {g.num_vertices} vertices and {g.num_arcs} arcs with one search",
                                  need, free_bytes)
-        self.indptr = device.to_device(g.indptr)
-        self.indices = device.to_device(g.indices)
-        if g.directed:
-            self.in_indptr = device.to_device(g.in_indptr)
-            self.in_indices = device.to_device(g.in_indices)
-        else:
-            self.in_indptr, self.in_indices = self.indptr, self.indices
+        self.indptr, self.indices, self.in_indptr, self.in_indices = upload_csr(g)
         self._search = None
         self._groups = {}
 
