@@ -35,6 +35,7 @@ from numba import njit, prange
 from ...errors import InputError
 from ...graph.build import _windows, sorted_csr
 from ...graph.memory import index_itemsize
+from ...graph.types import Graph
 from ..partition import OneD, Partition, block_weights, local_of, owner_of
 
 
@@ -67,17 +68,14 @@ class LocalGraph:
     def num_local(self) -> int:
         return self.partition.num_local
 
-    @property
-    def local_arcs(self) -> int:
-        return int(self.indptr[-1])
-
-    def out_degree(self) -> np.ndarray:
-        return np.diff(self.indptr)
+    # the local rows are a CSR like a Graph's: the same stored-arc count and degrees
+    local_arcs = Graph.num_arcs
+    out_degree = Graph.out_degree
 
     def any_degree(self) -> np.ndarray:
         """Out-degree, plus in-degree for a directed graph (isolated iff 0)."""
-        d = np.diff(self.indptr)
-        return d + np.diff(self.in_indptr) if self.directed else d
+        d = self.out_degree()
+        return d + Graph.in_degree(self) if self.directed else d
 
     @property
     def nbytes(self) -> int:
