@@ -172,10 +172,12 @@ class DistSearch(ABC):
         return self._bottom_up(level, frontier) if bottom_up else self._top_down(level, frontier)
 
     def _top_down(self, level: int, frontier: int) -> int:
-        raise NotImplementedError
+        """The local top-down step; every layout that keeps the default ``_local_step`` supplies it."""
+        raise NotImplementedError(f"{type(self).__name__} has no top-down step")
 
     def _bottom_up(self, level: int, frontier: int) -> int:
-        raise NotImplementedError
+        """The local bottom-up step; every layout that keeps the default ``_local_step`` supplies it."""
+        raise NotImplementedError(f"{type(self).__name__} has no bottom-up step")
 
     @abstractmethod
     def _exchange(self, level: int, bottom_up) -> tuple[int, object]:
