@@ -1,20 +1,30 @@
-"""What every distributed search shares: options and their checks, the per-search frame, the result.
+"""What every distributed search shares: options and their checks, the level loop, the result.
 
 Level-synchronous direction-optimizing BFS (Buluç & Madduri, SC'11; Beamer et al.,
-SC'12): each level every rank runs a local step on its share of the graph, then the
-search's ``Exchange`` makes the level's discoveries known where they are needed. A
-layout's search subclasses ``DistSearch`` and implements ``_run`` (the level loop) and
-``control_messages`` (its own small collectives per level); the frame here checks the
-arguments (``breadth.checks``, errors marked collective: every rank raises them alike),
-times the search, opens the per-level communication log and packs the statistics
-(``levelstats``). A search whose exchange communicates once after its last level (the
-2D scan hands parents to their owners) opens one more tally with ``comm.next_level()``
-after its loop; that traffic is reported as ``after_levels`` (``expected_after_levels``).
+SC'12). ``DistSearch._run`` is the one level loop of every layout:
 
-Direction optimization follows the single-node driver decision for decision: the
-shared ``kernels.policy.Policy`` stepper on global values (frontier size, scout count,
-unexplored edges) known identically on all ranks, so all ranks always step the same
-way and a distributed search takes the same directions as ``breadth.bfs``.
+    seed (``_seed``) -- then per level: the seeds' scout count on the first level if the
+    seed could not know it (``_seed_scout``, collective), the policy step, the local step
+    (``_top_down`` / ``_bottom_up``, or ``_local_step`` for a layout with several
+    directions per level), the exchange with the level's statistics (``_exchange``:
+    returns the new global frontier size and scout count, identical on all ranks), the
+    record -- and after the loop ``_finish`` (parents and depths of this rank's vertices).
+
+A layout supplies those hooks, its ``Exchange`` and, if it is not the owners' single
+Allreduce per level, ``control_messages``. Layout-specific traffic is a hook's business:
+a 2D scan's parents after the last level (``_finish`` opens one more tally with
+``comm.next_level()``; reported as ``after_levels``, ``expected_after_levels``), the
+delegates' mask sharing next to the normal exchange (their ``_exchange``), the ButterFly
+rounds (``Butterfly.synchronise`` in its ``_exchange``). Per-search state the hooks share
+(``parent``, ``depth``, ``atomic``, the layout's queues) lives on the search object.
+
+The frame checks the arguments (``breadth.checks``, errors marked collective: every rank
+raises them alike), times the search, opens the per-level communication log and packs the
+statistics (``levelstats``). Direction optimization follows the single-node driver
+decision for decision: ``policy()`` gives the shared ``kernels.policy.Policy`` stepper on
+global values (frontier size, scout count, unexplored edges) known identically on all
+ranks, so all ranks always step the same way and a distributed search takes the same
+directions as ``breadth.bfs``.
 """
 from __future__ import annotations
 
@@ -28,7 +38,7 @@ from ..checks import as_vertex_ids, check_algorithm, check_alpha_beta, check_max
 from ..errors import BreadthError, InputError
 from ..jit import Stopwatch
 from ..kernels.frontier import fill, parallel_chunksize
-from ..kernels.policy import ALPHA, BETA, Policy
+from ..kernels.policy import ALPHA, BETA, BU, TD, Policy
 from ..result import BFSResult
 from .levelstats import LevelRecord, gather_levels
 from .runtime import collective_error
@@ -97,6 +107,8 @@ class DistSearch(ABC):
     """
 
     exchange = None          # the layout's Exchange, set by the subclass
+    parent = depth = None    # this rank's vertices' parents and depths during a search
+    own = None               # local ids of the seeds this rank owns (owner-state layouts)
 
     def __init__(self, comm, lg, options: SearchOptions | None = None):
         self.comm = comm
@@ -118,13 +130,72 @@ class DistSearch(ABC):
     def nbytes(self) -> int:
         """Bytes of the search state (buffers, replicated arrays, the exchange's)."""
 
-    @abstractmethod
+    # ------------------------------------------------------------------ the level loop
     def _run(self, roots: np.ndarray, max_depth: int) -> tuple[np.ndarray, np.ndarray, list[LevelRecord]]:
         """The level loop: (parent, depth of this rank's vertices, one record per level)."""
+        self.atomic = multithreaded()
+        seeds = np.unique(roots)
+        total, scout = self._seed(seeds)
+        policy = self.policy()
+        records = []
+        level = 0
+        while total > 0 and level != max_depth:
+            self.comm.next_level()
+            t0 = time.perf_counter()
+            if scout is None:
+                scout = self._seed_scout()
+            frontier = total
+            bottom_up = policy.direction(scout)
+            examined = self._local_step(level, bottom_up, frontier)
+            total, scout = self._exchange(level, bottom_up)
+            if bottom_up:
+                policy.after_bottom_up(total, frontier)
+            records.append(new_record(BU if bottom_up else TD, frontier, total, examined, t0))
+            level += 1
+        parent, depth = self._finish(seeds, level)
+        self.parent = self.depth = None           # the result owns them now
+        return parent, depth, records
 
     @abstractmethod
+    def _seed(self, seeds: np.ndarray) -> tuple[int, int | None]:
+        """Start a search from the distinct ``seeds``: (global frontier size, scout count or None when
+        only the seeds' owners know it -- then ``_seed_scout`` runs in the first level)."""
+
+    def _seed_scout(self):
+        """The seeds' out-degrees summed over ranks (each owner knows its own: ``self.own``)."""
+        own = self.own
+        local = int(self.lg.out_degree()[own].sum()) if own.size else 0
+        return self.global_counts(local)[0]
+
+    def _local_step(self, level: int, bottom_up, frontier: int) -> int:
+        """This rank's step of level ``level`` (``frontier`` vertices globally); the edges examined."""
+        return self._bottom_up(level, frontier) if bottom_up else self._top_down(level, frontier)
+
+    def _top_down(self, level: int, frontier: int) -> int:
+        """The local top-down step; every layout that keeps the default ``_local_step`` supplies it."""
+        raise NotImplementedError(f"{type(self).__name__} has no top-down step")
+
+    def _bottom_up(self, level: int, frontier: int) -> int:
+        """The local bottom-up step; every layout that keeps the default ``_local_step`` supplies it."""
+        raise NotImplementedError(f"{type(self).__name__} has no bottom-up step")
+
+    @abstractmethod
+    def _exchange(self, level: int, bottom_up) -> tuple[int, object]:
+        """Make the level's discoveries known where needed; (new global frontier size, its scout count)."""
+
+    def _finish(self, seeds: np.ndarray, levels: int) -> tuple[np.ndarray, np.ndarray]:
+        """After ``levels`` levels: (parent, depth) of this rank's vertices."""
+        return self.parent, self.depth
+
+    def global_counts(self, *local) -> list[int]:
+        """The sums over ranks of the int64 counts ``local`` (one Allreduce, counted as control)."""
+        return self.comm.allreduce(np.array(local, dtype=np.int64)).tolist()
+
     def control_messages(self, level: int, direction: int) -> int:
-        """Control messages (frontier sizes, scout counts) of one level, summed over ranks."""
+        """Control messages of one level, summed over ranks: the owners' one Allreduce of the level's
+        counts, plus on the first level the seeds' scout count."""
+        P = self.comm.size
+        return P * (P - 1) * (2 if level == 0 else 1)
 
     def expected_messages(self, level: int, direction: int) -> tuple[int, int]:
         """(exchange, control) messages level ``level`` sends in ``direction``, summed over ranks."""
@@ -134,23 +205,25 @@ class DistSearch(ABC):
         """(exchange, control) messages of the step after the last level, summed over ranks."""
         return self.exchange.messages_after_levels(), 0
 
-    def seed_owned(self, roots):
-        """The start of a search over owned vertices: parent and depth -1 except the seeds this
-        rank owns (their own parents, depth 0), which fill ``self.queue``; ``self.sent`` (the
-        vertices offered to other ranks) cleared. Returns (parent, depth, own, distinct seeds)."""
+    def seed_owned(self, seeds) -> int:
+        """The start of a search over owned vertices from the distinct ``seeds``: ``parent`` and
+        ``depth`` -1 except the seeds this rank owns (``own``: their own parents, depth 0), which
+        fill ``queue[:qsize]``; ``pmap`` the kernels' owner map; ``sent`` (the vertices offered to other ranks) cleared. Returns
+        the number of seeds."""
         part, nl = self.lg.partition, self.lg.num_local
-        parent = np.empty(nl, dtype=np.int64)
-        depth = np.empty(nl, dtype=np.int64)
+        self.parent = parent = np.empty(nl, dtype=np.int64)
+        self.depth = depth = np.empty(nl, dtype=np.int64)
         fill(parent, -1)
         fill(depth, -1)
         fill(self.sent, np.uint64(0))
-        seeds = np.unique(roots)
         mine = seeds[part.owns(seeds)]
-        own = part.to_local(mine)
+        self.own = own = part.to_local(mine)
         parent[own] = mine
         depth[own] = 0
         self.queue[:own.size] = own
-        return parent, depth, own, seeds.size
+        self.qsize = own.size
+        self.pmap = part.kernel_map()
+        return seeds.size
 
     def policy(self) -> Policy:
         """A fresh direction stepper on this graph's global counts."""

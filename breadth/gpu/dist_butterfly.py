@@ -1,27 +1,29 @@
 """One MPI rank per GPU: the 1D ButterFly search with the local traversal on the GPU
 (Green, "ButterFly BFS", Sec. 3-4, Alg. 2 -- the paper's own setting: one GPU per rank).
 
-The level loop, the butterfly exchange and its schedule, the direction policy and the
-parent recovery are the CPU search's (``distributed.search_butterfly.ButterflySearch``,
-``one_d.butterfly_exchange.Butterfly``, ``kernels.policy``, ``one_d.replicated_steps.recover_parents``);
-only the local step runs on the device (``dist_kernels``: the LRB top-down kernels
-with a replicated-level claim, a bottom-up over the owned vertices). So a search
-takes the same directions and reaches the same levels as ``breadth.bfs``.
+The level loop (``distributed.search_base.DistSearch._run``), the butterfly exchange and
+its schedule, the direction policy and the parent recovery are the CPU search's
+(``one_d.butterfly_search.ButterflySearch``, ``one_d.butterfly_exchange.Butterfly``,
+``kernels.policy``, ``one_d.replicated_steps.recover_parents``); this search overrides the
+local steps (``_top_down``, ``_bottom_up``: ``dist_kernels``, the LRB top-down kernels with a
+replicated-level claim, a bottom-up over the owned vertices) and, for the device buffers,
+the seed and the parents' copy down. So a search takes the same directions and reaches the
+same levels as ``breadth.bfs``.
 
 GPU choice: each rank makes GPU ``local_rank % num_gpus`` current, the local rank
 being its rank among the processes of the same node (``Split_type(COMM_TYPE_SHARED)``,
 as the many-source runs choose: ``multisource.use_local_gpu``), whatever launcher
 started the job.
 
-Frontier buffers, without CUDA-aware MPI (``_run``; every copy counted by
+Frontier buffers, without CUDA-aware MPI (every copy counted by
 ``device.count_transfers``): per level, down, one counter row (new-vertex count, edges
-examined) and the step's new vertices into the exchange's global queue; up, the
-synchronised global frontier (``set_levels``, and the bottom-up bitmap) and, before a
-top-down step, the owned frontier ordered by LRB bin. The butterfly rounds run on
+examined) and the step's new vertices into the exchange's global queue; up, at the
+start of each step, the synchronised global frontier (``set_levels``, and the bottom-up
+bitmap) and, before a top-down step, the owned frontier ordered by LRB bin. The butterfly rounds run on
 host buffers (``Butterfly.synchronise``).
 
-With CUDA-aware MPI (``_run_device``): the global queue lives on the device; each
-butterfly round sends device slices of it to MPI directly and merges what arrives with
+With CUDA-aware MPI (``device_mpi``; then ``_exchange`` is this search's too): the global
+queue lives on the device; each butterfly round sends device slices of it to MPI directly and merges what arrives with
 ``dist_kernels.merge_ids`` (ids only, no bitmap encoding: the same messages, the
 schedule's count), and ``owned_frontier`` extracts the next owned frontier on the
 device. A level then copies only counters (8 bytes per round, one row per level) and,
@@ -31,24 +33,22 @@ MPI (MPI 4.1's ``mpi_memory_alloc_kinds``, Open MPI's ``MPIX_Query_cuda_support`
 under numba-cuda's simulator it is never detected (the tests force the device path
 there, where device arrays are host memory that any MPI can read).
 
-Invariants between levels: host ``lvl`` == device ``lvl`` == the CPU search's ``lvl``;
-the exchange's global queue holds the frontier on every rank.
+Invariants between levels: host ``lvl`` == the CPU search's ``lvl`` (device path: device
+``lvl``, copied down after the last level); on the host path device ``lvl`` catches up with
+the frontier when the next step uploads it; the global queue holds the frontier on every rank.
 """
 from __future__ import annotations
 
 import ctypes
-import time
 
 import numpy as np
 
-from ..distributed.one_d import replicated_steps as steps
 from ..distributed.one_d.butterfly_exchange import TAG_IDS
-from ..distributed.one_d.butterfly_search import SMALL_FRONTIER, ButterflySearch, small_levels
-from ..distributed.search_base import multithreaded, new_record
-from ..kernels.policy import BU, TD
+from ..distributed.one_d.butterfly_search import SMALL_FRONTIER, ButterflySearch
 from . import device
 from .bottom_up import fill_words, queue_to_bitmap
 from .dist_kernels import REP_TD, merge_ids, owned_frontier, rep_bu, set_levels
+from .graph import upload_csr
 from .ibfs_kernels import fill_any
 from .lrb import launch_top_down
 from .multisource import use_local_gpu
@@ -143,13 +143,7 @@ class GpuButterflySearch(ButterflySearch):
         device.check_device_fits(f"rank {comm.rank}'s {nl} vertices and {lg.local_arcs} arcs with the replicated "
                                  f"levels of {n} vertices", need)
         self.row0 = int(lg.partition.to_global(0)) if nl else 0
-        self.d_indptr = device.to_device(lg.indptr)
-        self.d_indices = device.to_device(lg.indices)
-        if lg.directed:
-            self.d_in_indptr = device.to_device(lg.in_indptr)
-            self.d_in_indices = device.to_device(lg.in_indices)
-        else:
-            self.d_in_indptr, self.d_in_indices = self.d_indptr, self.d_indices
+        self.d_indptr, self.d_indices, self.d_in_indptr, self.d_in_indices = upload_csr(lg)
         self.d_lvl = device.empty(max(n, 1), np.int64)
         self.d_parent = device.empty(nl, np.int64)
         self.d_queue = device.empty(max(nl, 1), lg.vid_dtype)      # owned frontier (local ids)
@@ -179,8 +173,9 @@ class GpuButterflySearch(ButterflySearch):
         device.upload(self.d_gq[:count], np.ascontiguousarray(vertices[:count]))
         set_levels[self.launch.blocks(count, tpb), tpb](self.d_gq, count, self.d_lvl, value)
 
-    def _top_down(self, qsize, level, nxt):
+    def _lrb_top_down(self, level, row):
         """Upload the owned frontier ordered by LRB bin and launch the LRB kernels; returns edges examined."""
+        qsize = self.qsize
         local = self.queue[:qsize]
         deg = self.degree[local]
         b = degree_bins(deg)
@@ -189,72 +184,8 @@ class GpuButterflySearch(ButterflySearch):
         if qsize:
             device.upload(self.d_queue[:qsize], local[order].astype(self.lg.vid_dtype))
         launch_top_down(REP_TD, self.launch, self.d_indptr, self.d_indices, self.d_lvl, self.d_parent, self.row0,
-                        self.d_queue, qsize, bins, level, self.d_out, None, self.d_counters, -1, nxt, -1)
+                        self.d_queue, qsize, bins, level, self.d_out, None, self.d_counters, -1, row, -1)
         return int(deg.sum())
-
-    def _bottom_up(self, total, level, nxt, out=None):
-        """The frontier bitmap from the global frontier in ``d_gq``, then ``rep_bu`` appending to ``out``
-        (default ``d_out``); the edges examined come down with the counter row."""
-        tpb, nw = self.launch.thread_tpb, self.d_front.size
-        fill_words[self.launch.blocks(nw, tpb), tpb](self.d_front, np.uint32(0))
-        queue_to_bitmap[self.launch.blocks(total, tpb), tpb](self.d_gq, total, self.d_front)
-        rep_bu[self.launch.blocks(self.lg.num_local, tpb), tpb](self.d_in_indptr, self.d_in_indices, self.row0,
-                                                                 self.d_lvl, self.d_front, level, self.d_parent,
-                                                                 self.d_out if out is None else out,
-                                                                 self.d_counters, nxt)
-
-    def _run(self, roots, max_depth):
-        if self.device_mpi:
-            return self._run_device(roots, max_depth)
-        lg, ex = self.lg, self.exchange
-        pmap = lg.partition.kernel_map()
-        lvl, gq, odeg = self.lvl, ex.gqueue, self.odeg
-        tpb = self.launch.thread_tpb
-        lvl.fill(-1)
-        fill_any[self.launch.blocks(self.d_lvl.size, tpb), tpb](self.d_lvl, np.int64(-1))
-        fill_any[self.launch.blocks(max(lg.num_local, 1), tpb), tpb](self.d_parent, np.int64(-1))
-        seeds = np.unique(roots)
-        lvl[seeds] = 0
-        total = seeds.size
-        gq[:total] = seeds
-        self._upload_levels(gq, total, 0)
-        qsize, scout = steps.owned_and_scout(gq, total, pmap, odeg, self.queue)
-        policy = self.policy()
-        records = []
-        small = {0: seeds}
-        level, nxt = 0, 0
-        while total > 0 and level != max_depth:
-            self.comm.next_level()
-            t0 = time.perf_counter()
-            frontier = total
-            bottom_up = policy.direction(scout)
-            zero_int64[1, tpb](self.d_counters[nxt:nxt + ROW])
-            if bottom_up:
-                self._bottom_up(total, level, nxt)
-            else:
-                examined = self._top_down(qsize, level, nxt)
-            head = device.to_host(self.d_counters[nxt:nxt + HEAD])
-            count = int(head[COUNT])
-            if bottom_up:
-                examined = int(head[EXAMINED])
-            if count:
-                device.to_host(self.d_out[:count], gq[:count])
-                lvl[gq[:count]] = level + 1
-            total = ex.synchronise(count, lvl, level + 1, multithreaded())
-            self._upload_levels(gq, total, level + 1)
-            qsize, scout = steps.owned_and_scout(gq, total, pmap, odeg, self.queue)
-            if 0 < total <= SMALL_FRONTIER:
-                small[level + 1] = np.sort(gq[:total].astype(np.int64))
-            if bottom_up:
-                policy.after_bottom_up(total, frontier)
-            records.append(new_record(BU if bottom_up else TD, frontier, total, examined, t0))
-            level += 1
-            nxt = ROW - nxt
-        parent = device.to_host(self.d_parent) if lg.num_local else np.empty(0, dtype=np.int64)
-        depth = np.empty(lg.num_local, dtype=np.int64)
-        small_range, small_vals = small_levels(small, level + 1)
-        steps.recover_parents(lg.in_indptr, lg.in_indices, pmap, lvl, parent, depth, small_range, small_vals)
-        return parent, depth, records
 
     def _owned(self, total, row):
         """The owned part of d_gq[:total] into d_queue (counter row ``row``); returns its head."""
@@ -264,52 +195,85 @@ class GpuButterflySearch(ButterflySearch):
                                                            self.d_queue, self.d_counters, row)
         return device.to_host(self.d_counters[row:row + HEAD])
 
-    def _run_device(self, roots, max_depth):
-        """The level loop with the frontier on the device and device buffers handed to MPI."""
-        lg, dex = self.lg, self.device_exchange
-        pmap = lg.partition.kernel_map()
+    # ------------------------------------------------------------------ the hooks of DistSearch._run
+    # Host path: the CPU search's seed and exchange; each step uploads the frontier's levels first and
+    # leaves its new vertices in the exchange's global queue. Device path (``device_mpi``): counter row
+    # 0 is the step's (and the merges'), row ROW the owned frontier's, which stays on the device.
+    def _seed(self, seeds):
         tpb = self.launch.thread_tpb
-        step, front = 0, ROW                     # counter rows: the step (+ merges), the owned frontier
         fill_any[self.launch.blocks(self.d_lvl.size, tpb), tpb](self.d_lvl, np.int64(-1))
-        fill_any[self.launch.blocks(max(lg.num_local, 1), tpb), tpb](self.d_parent, np.int64(-1))
-        seeds = np.unique(roots)
-        total = seeds.size
-        self._upload_levels(seeds.astype(lg.vid_dtype), total, 0)
-        head = self._owned(total, front)
-        qsize, scout = int(head[COUNT]), int(head[SCOUT])
-        policy = self.policy()
-        records = []
-        small = {0: seeds}
-        level = 0
-        while total > 0 and level != max_depth:
-            self.comm.next_level()
-            t0 = time.perf_counter()
-            frontier = total
-            bottom_up = policy.direction(scout)
-            zero_int64[1, tpb](self.d_counters[step:step + ROW])
-            if bottom_up:
-                self._bottom_up(total, level, step, out=self.d_gq)
-            else:
-                launch_top_down(REP_TD, self.launch, self.d_indptr, self.d_indices, self.d_lvl, self.d_parent,
-                                self.row0, self.d_queue, qsize, head[BIN0:BIN0 + NBINS], level, self.d_gq,
-                                self.d_binned, self.d_counters, front, step, -1)
-                examined = int(head[EXAMINED])          # the owned frontier's out-edges (owned_frontier)
-            head = device.to_host(self.d_counters[step:step + HEAD])
-            if bottom_up:
-                examined = int(head[EXAMINED])
-            total = dex.synchronise(self.d_gq, int(head[COUNT]), self.d_lvl, level + 1, self.d_counters,
-                                    step + COUNT)
-            if 0 < total <= SMALL_FRONTIER:
-                small[level + 1] = np.sort(device.to_host(self.d_gq[:total]).astype(np.int64))
-            head = self._owned(total, front)
-            qsize, scout = int(head[COUNT]), int(head[SCOUT])
-            if bottom_up:
-                policy.after_bottom_up(total, frontier)
-            records.append(new_record(BU if bottom_up else TD, frontier, total, examined, t0))
-            level += 1
-        self.lvl[:] = device.to_host(self.d_lvl)[:lg.num_vertices]
-        parent = device.to_host(self.d_parent) if lg.num_local else np.empty(0, dtype=np.int64)
-        depth = np.empty(lg.num_local, dtype=np.int64)
-        small_range, small_vals = small_levels(small, level + 1)
-        steps.recover_parents(lg.in_indptr, lg.in_indices, pmap, self.lvl, parent, depth, small_range, small_vals)
-        return parent, depth, records
+        fill_any[self.launch.blocks(max(self.lg.num_local, 1), tpb), tpb](self.d_parent, np.int64(-1))
+        if not self.device_mpi:
+            return super()._seed(seeds)
+        self.pmap = self.lg.partition.kernel_map()
+        self.small = {0: seeds}
+        self._upload_levels(seeds.astype(self.lg.vid_dtype), seeds.size, 0)
+        return seeds.size, self._owned_frontier(seeds.size)
+
+    def _owned_frontier(self, total):
+        if not self.device_mpi:
+            return super()._owned_frontier(total)
+        self.head = self._owned(total, ROW)
+        self.qsize = int(self.head[COUNT])
+        return int(self.head[SCOUT])
+
+    def _step_row(self, level, frontier):
+        """The zeroed counter row of this level's step (host path: after the frontier's levels went up)."""
+        row = 0
+        if not self.device_mpi:
+            row = ROW * (level % 2)
+            self._upload_levels(self.exchange.gqueue, frontier, level)
+        zero_int64[1, self.launch.thread_tpb](self.d_counters[row:row + ROW])
+        return row
+
+    def _step_done(self, level, row):
+        """The step's counter row down; host path: its new vertices into the global queue, levels set."""
+        self.step_head = head = device.to_host(self.d_counters[row:row + HEAD])
+        if not self.device_mpi:
+            count, gq = int(head[COUNT]), self.exchange.gqueue
+            if count:
+                device.to_host(self.d_out[:count], gq[:count])
+                self.lvl[gq[:count]] = level + 1
+            self.exchange.tail[0] = count
+        return head
+
+    def _top_down(self, level, frontier):
+        row = self._step_row(level, frontier)
+        if self.device_mpi:
+            launch_top_down(REP_TD, self.launch, self.d_indptr, self.d_indices, self.d_lvl, self.d_parent,
+                            self.row0, self.d_queue, self.qsize, self.head[BIN0:BIN0 + NBINS], level, self.d_gq,
+                            self.d_binned, self.d_counters, ROW, row, -1)
+            examined = int(self.head[EXAMINED])          # the owned frontier's out-edges (owned_frontier)
+        else:
+            examined = self._lrb_top_down(level, row)
+        self._step_done(level, row)
+        return examined
+
+    def _bottom_up(self, level, frontier):
+        """The frontier bitmap from the global frontier in ``d_gq``, then ``rep_bu``; the edges examined
+        come down with the counter row."""
+        row = self._step_row(level, frontier)
+        tpb, nw = self.launch.thread_tpb, self.d_front.size
+        fill_words[self.launch.blocks(nw, tpb), tpb](self.d_front, np.uint32(0))
+        queue_to_bitmap[self.launch.blocks(frontier, tpb), tpb](self.d_gq, frontier, self.d_front)
+        rep_bu[self.launch.blocks(self.lg.num_local, tpb), tpb](self.d_in_indptr, self.d_in_indices, self.row0,
+                                                                 self.d_lvl, self.d_front, level, self.d_parent,
+                                                                 self.d_gq if self.device_mpi else self.d_out,
+                                                                 self.d_counters, row)
+        return int(self._step_done(level, row)[EXAMINED])
+
+    def _exchange(self, level, bottom_up):
+        if not self.device_mpi:
+            return super()._exchange(level, bottom_up)
+        total = self.device_exchange.synchronise(self.d_gq, int(self.step_head[COUNT]), self.d_lvl, level + 1,
+                                                 self.d_counters, COUNT)
+        if 0 < total <= SMALL_FRONTIER:
+            self.small[level + 1] = np.sort(device.to_host(self.d_gq[:total]).astype(np.int64))
+        return total, self._owned_frontier(total)
+
+    def _finish(self, seeds, levels):
+        lg = self.lg
+        if self.device_mpi:
+            self.lvl[:] = device.to_host(self.d_lvl)[:lg.num_vertices]
+        self.parent = device.to_host(self.d_parent) if lg.num_local else np.empty(0, dtype=np.int64)
+        return super()._finish(seeds, levels)

@@ -30,14 +30,13 @@ def search_bytes(num_vertices: int, vid_itemsize: int) -> int:
     return 16 * n + 3 * vid_itemsize * max(n, 1) + 4 * 4 * max(words, 1) + 2 * ROW * 8
 
 
-def upload_csr(g):
-    """``g``'s (a graph's, or a rank's local graph's) out-CSR and in-CSR copied to the device:
-    (indptr, indices, in_indptr, in_indices); an undirected graph's in-CSR is its out-CSR."""
-    indptr = device.to_device(g.indptr)
-    indices = device.to_device(g.indices)
-    if g.directed:
-        return indptr, indices, device.to_device(g.in_indptr), device.to_device(g.in_indices)
-    return indptr, indices, indptr, indices
+def upload_csr(g) -> tuple:
+    """Device copies of ``g``'s (indptr, indices, in_indptr, in_indices); an undirected graph's
+    in-arrays are its out-arrays (one copy)."""
+    indptr, indices = device.to_device(g.indptr), device.to_device(g.indices)
+    if not g.directed:
+        return indptr, indices, indptr, indices
+    return indptr, indices, device.to_device(g.in_indptr), device.to_device(g.in_indices)
 
 
 class DeviceGraph:

@@ -48,13 +48,15 @@ would need to communicate their parent information at the end of BFS; vertices v
 dn, and nd kernels can get the parent information locally"). Delegates' depths are the level
 their bit first appears in the shared set, the same on every rank.
 
+The layout supplies ``DistSearch``'s hooks: ``policy`` (the per-subgraph steppers as one),
+``_local_step`` (1 and 2), ``_exchange`` (3 and 4) and ``_finish`` (the parent stage); the
+level loop is ``DistSearch._run``'s.
+
 Invariants between levels: every rank holds the same ``dvisited``/``dfront`` masks, delegate
 depths, unreached-delegate count and global counts; a local normal is settled (parent >= 0)
 exactly when reached; the normal frontier is ``queue[:qsize]`` (local ids).
 """
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
@@ -62,10 +64,10 @@ from ...kernels.frontier import fill, num_words, queue_to_bitmap
 from ...kernels.policy import BU, DIRECTIONS, TD, Policy
 from ...kernels.top_down import frontier_edge_offsets
 from ..one_d import owned_steps as steps_owned
-from ..search_base import DistSearch, multithreaded, new_record
+from ..search_base import DistSearch
 from .exchange import DEFAULT_MASK, DelegateExchange, check_mask
 from .parents import settle_parents
-from .steps import apply_ids, bits_to_list, degree_sum, dn_bu, dn_td, mask_bu, mask_td
+from .steps import bits_to_list, degree_sum, dn_bu, dn_td, mask_bu, mask_td
 
 SUBGRAPHS = ("nd", "dd", "dn")          # the ones with their own direction (nn: top-down)
 
@@ -82,6 +84,27 @@ def _done():
 
 def set_bits(mask, ids):
     np.bitwise_or.at(mask, ids >> 6, np.left_shift(np.uint64(1), (ids & 63).astype(np.uint64)))
+
+
+class SubgraphPolicies:
+    """The per-subgraph steppers as the level loop's policy: ``direction(scouts)`` decides nd, dd and dn
+    (``bottom_up``, by subgraph) from the four summed scout counts (nn, nd, dn, dd) and says whether any
+    went bottom-up; ``after_bottom_up`` records the level in the steppers that did."""
+
+    def __init__(self, policies: dict):
+        self.policies = policies
+        self.scouts: dict = {}
+        self.bottom_up: dict = {}
+
+    def direction(self, scouts) -> bool:
+        self.scouts = dict(zip(("nn", "nd", "dn", "dd"), scouts))
+        self.bottom_up = {s: p.direction(self.scouts[s]) for s, p in self.policies.items()}
+        return any(self.bottom_up.values())
+
+    def after_bottom_up(self, total, frontier) -> None:
+        for s, p in self.policies.items():
+            if self.bottom_up[s]:
+                p.after_bottom_up(total, frontier)
 
 
 class DelegatesSearch(DistSearch):
@@ -117,10 +140,6 @@ class DelegatesSearch(DistSearch):
         arrays = (self.queue, self.next_queue, self.offsets, self.sent, self.nfront, self.dvisited, self.dnew,
                   self.dfront, self.ddepth, self.dcand)
         return sum(a.nbytes for a in arrays) + self.exchange.nbytes
-
-    def control_messages(self, level: int, direction: int) -> int:
-        P = self.comm.size
-        return P * (P - 1) * (2 if level == 0 else 1)
 
     def expected_messages(self, level: int, direction: int) -> tuple[int, int]:
         """(exchange, control) messages of level ``level`` of the last search, summed over ranks, from the
@@ -170,10 +189,16 @@ class DelegatesSearch(DistSearch):
         return [degree_sum(sub.nn_ip, queue, qsize), degree_sum(sub.nd_ip, queue, qsize),
                 degree_sum(sub.dn_ip, dq, dq.size), degree_sum(sub.dd_ip, dq, dq.size)]
 
-    def _visit(self, level, queue, qsize, dq, sc, bu, dleft, pmap, parent, depth, next_queue, atomic) -> int:
+    def _local_step(self, level, bottom_up, frontier) -> int:
         """The local visits of one level (nn top-down, then nd, dd, dn each in its direction; passes that
         cannot find anything skipped); returns the edges examined. Remote nn ids: cand_v[:ctail]."""
+        P = self.comm.size
+        self.sched = {"exchange": 2 * P * (P - 1), "control": P * (P - 1) * (2 if level == 0 else 1), "mask": "-",
+                      "mask_bytes": 0}
         sub, part = self.lg.sub, self.lg.partition
+        queue, qsize, dq, next_queue = self.queue, self.qsize, self.dq, self.next_queue
+        sc, bu, dleft = self.policies.scouts, self.policies.bottom_up, self.dleft
+        pmap, parent, depth, atomic = self.pmap, self.parent, self.depth, self.atomic
         lo, dels, none = part.lo, part.delegates, np.empty(0, dtype=np.int64)
         examined = frontier_edge_offsets(sub.nn_ip, queue, qsize, self.offsets)
         self.cand_v = np.empty(examined, dtype=np.int64)
@@ -214,7 +239,7 @@ class DelegatesSearch(DistSearch):
                                   atomic, next_queue, self.ntail)
         return examined
 
-    def _exchange(self, level, may_find, parent, depth, next_queue, atomic, sched) -> int:
+    def _share(self, level, may_find, sched) -> int:
         """The nn ids to their owners and (``may_find``) the delegate mask shared into ``dnew``, by the
         mask mode (module header); returns the nn ids this rank claimed."""
         comm, ex, P, part = self.comm, self.exchange, self.comm.size, self.lg.partition
@@ -235,8 +260,13 @@ class DelegatesSearch(DistSearch):
                      + (8 * (P - 1) if local is not None else 0) + started.get("bytes", 0))
         sched["normal_bytes"] = self.bytes_now() - before - mask_part
         sched["mask_bytes"] = mask_part
-        claimed = apply_ids(ids, ids.size, src, part.lo, parent, depth, level, self.lg.num_vertices, next_queue,
-                            self.ntail, atomic)
+        pairs = np.empty(2 * ids.size, dtype=np.int64)      # (id, placeholder parent: n + the sender)
+        pairs[0::2] = ids
+        np.add(src, self.lg.num_vertices, out=pairs[1::2])
+        queued = int(self.ntail[0])
+        steps_owned.apply_received(pairs, ids.size, self.pmap, self.lg.sub.nn_ip, self.parent, self.depth, level,
+                                   self.next_queue, self.ntail, self.atomic)
+        claimed = int(self.ntail[0]) - queued
         if pending is not None:
             self.dnew[:] = pending.wait()
             sched["exchange"] += pp
@@ -250,77 +280,70 @@ class DelegatesSearch(DistSearch):
             sched["mask_bytes"] += self.bytes_now() - before
         return claimed
 
-    def _run(self, roots, max_depth):
-        lg, comm, part = self.lg, self.comm, self.lg.partition
-        pmap, nr, d, lo = part.kernel_map(), part.num_local, part.num_delegates, part.lo
-        atomic = multithreaded()
-        parent = np.full(nr, -1, dtype=np.int64)
-        depth = np.full(nr, -1, dtype=np.int64)
+    # ------------------------------------------------------------------ the other hooks of DistSearch._run
+    def policy(self):
+        """One stepper per subgraph, on its own arcs (Sec. IV-B)."""
+        opt = self.options
+        self.policies = SubgraphPolicies({s: Policy(self.mode, opt.alpha, opt.beta, self.lg.num_vertices,
+                                                    self.sub_arcs[s]) for s in SUBGRAPHS})
+        return self.policies
+
+    def _seed(self, seeds):
+        part = self.lg.partition
+        self.pmap, nr, lo = part.kernel_map(), part.num_local, part.lo
+        self.parent = np.full(nr, -1, dtype=np.int64)
+        self.depth = np.full(nr, -1, dtype=np.int64)
         fill(self.sent, np.uint64(0))
         for a in (self.dvisited, self.dfront):
             a[:] = 0
         self.ddepth[:] = -1
         self.dcand[:] = -1
-        self.nn_log = []
-        seeds = np.unique(roots)
+        self.nn_log, self.schedule, self.level_directions = [], [], []
+        self.claimed_total = 0
         sidx = part.delegate_index(seeds)
-        dq = sidx[sidx >= 0]
+        self.dq = self.seed_delegates = sidx[sidx >= 0]
         normal = seeds[sidx < 0]
         own = normal[part.owns(normal)] - lo
-        parent[own] = own + lo
-        depth[own] = 0
-        set_bits(self.dvisited, dq)
+        self.parent[own] = own + lo
+        self.depth[own] = 0
+        set_bits(self.dvisited, self.dq)
         self.dfront[:] = self.dvisited
-        self.ddepth[dq] = 0
-        dleft = d - dq.size                     # delegates not reached yet (the same on every rank)
-        queue, next_queue = self.queue, self.next_queue
-        queue[:own.size] = own
-        qsize = own.size
-        opt = self.options                     # one stepper per subgraph, on its own arcs (Sec. IV-B)
-        policies = {s: Policy(self.mode, opt.alpha, opt.beta, lg.num_vertices, self.sub_arcs[s]) for s in SUBGRAPHS}
-        total = seeds.size
-        records, self.schedule, self.level_directions = [], [], []
-        pp = comm.size * (comm.size - 1)
-        level, scouts, claimed_total = 0, None, 0
-        while total > 0 and level != max_depth:
-            comm.next_level()
-            t0 = time.perf_counter()
-            sched = {"exchange": 2 * pp, "control": pp * (2 if scouts is None else 1), "mask": "-", "mask_bytes": 0}
-            if scouts is None:
-                scouts = comm.allreduce(np.array(self._scouts(queue, qsize, dq), dtype=np.int64)).tolist()
-            sc = dict(zip(("nn", "nd", "dn", "dd"), scouts))
-            frontier = total
-            bu = {s: policies[s].direction(sc[s]) for s in SUBGRAPHS}
-            examined = self._visit(level, queue, qsize, dq, sc, bu, dleft, pmap, parent, depth, next_queue, atomic)
-            may_find = d > 0 and dleft > 0 and sc["nd"] + sc["dd"] > 0       # a delegate can be found
-            claimed = self._exchange(level, may_find, parent, depth, next_queue, atomic, sched)
-            if may_find:
-                self.dnew &= ~self.dvisited
-                self.dvisited |= self.dnew
-                self.dfront[:] = self.dnew
-                dq = mask_list(self.dfront, d)
-            else:
-                self.dfront[:] = 0
-                dq = dq[:0]
-            self.ddepth[dq] = level + 1
-            dleft -= dq.size
-            queue, next_queue = next_queue, queue
-            qsize = int(self.ntail[0])
-            counts = comm.allreduce(np.array([qsize] + self._scouts(queue, qsize, dq) + [claimed],
-                                             dtype=np.int64)).tolist()
-            total, scouts = counts[0] + dq.size, counts[1:5]
-            claimed_total += counts[5]
-            for s in SUBGRAPHS:
-                if bu[s]:
-                    policies[s].after_bottom_up(total, frontier)
-            self.schedule.append(sched)
-            self.level_directions.append({s: DIRECTIONS[BU if bu[s] else TD] for s in SUBGRAPHS})
-            records.append(new_record(BU if any(bu.values()) else TD, frontier, total, examined, t0))
-            level += 1
-        self.queue, self.next_queue = queue, next_queue
+        self.ddepth[self.dq] = 0
+        self.dleft = part.num_delegates - self.dq.size       # delegates not reached yet (the same on every rank)
+        self.queue[:own.size] = own
+        self.qsize = own.size
+        return seeds.size, None
+
+    def _seed_scout(self):
+        return self.global_counts(*self._scouts(self.queue, self.qsize, self.dq))
+
+    def _exchange(self, level, bottom_up):
+        """The nn ids and the delegate mask (``_share``), the new delegate frontier; the level's counts."""
+        d, sched = self.lg.partition.num_delegates, self.sched
+        may_find = d > 0 and self.dleft > 0 and self.policies.scouts["nd"] + self.policies.scouts["dd"] > 0
+        claimed = self._share(level, may_find, sched)
+        if may_find:
+            self.dnew &= ~self.dvisited
+            self.dvisited |= self.dnew
+            self.dfront[:] = self.dnew
+            self.dq = mask_list(self.dfront, d)
+        else:
+            self.dfront[:] = 0
+            self.dq = self.dq[:0]
+        self.ddepth[self.dq] = level + 1
+        self.dleft -= self.dq.size
+        self.queue, self.next_queue = self.next_queue, self.queue
+        self.qsize = int(self.ntail[0])
+        counts = self.global_counts(self.qsize, *self._scouts(self.queue, self.qsize, self.dq), claimed)
+        self.claimed_total += counts[5]
+        self.schedule.append(sched)
+        self.level_directions.append({s: DIRECTIONS[BU if b else TD] for s, b in self.policies.bottom_up.items()})
+        return counts[0] + self.dq.size, counts[1:5]
+
+    def _finish(self, seeds, levels):
         self.parent_stage = {}
-        settle_parents(self, parent, depth, claimed_total, sidx[sidx >= 0], len(records))
-        return parent, depth, records
+        settle_parents(self, self.parent, self.depth, self.claimed_total, self.seed_delegates, levels)
+        return self.parent, self.depth
 
     def search(self, roots, max_depth=None):
         result = super().search(roots, max_depth)

@@ -18,10 +18,11 @@ edges (delegates' dn/dd lists are long); reverse visits the shared bottom-up wal
 import numpy as np
 from numba import njit, prange
 
-from ...kernels.atomics import U, claim, set_bit
+from ...kernels.atomics import U, claim, cttz, set_bit
 from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
 from ...kernels.frontier import ELEM_BLOCK
 from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
+from ..one_d.owned_steps import every_vertex, no_words, settle_first
 
 
 @njit(inline="always", cache=True)
@@ -135,35 +136,21 @@ def mask_bu(tip, tix, sfront, dvisited, dnew, dcand, ids, lo):
     return examined
 
 
-_N_TIP, _N_TIX, _N_DFRONT, _N_PARENT, _N_DEPTH, _N_DELS, _N_NEXT_LEVEL, _N_NL, _N_BUF, _N_NBUF, _N_QUEUE, \
+_N_NL, _N_TIP, _N_TIX, _N_DFRONT, _N_PARENT, _N_DEPTH, _N_DELS, _N_NEXT_LEVEL, _N_BUF, _N_NBUF, _N_QUEUE, \
     _N_TAIL = range(12)     # ctx of dn_bu
-
-
-@njit(inline="always", cache=True)
-def _dn_todo(ctx, w):
-    return low_bits(ctx[_N_NL] - w * 64)         # every local normal: the visit skips reached ones
 
 
 @njit(inline="always", cache=True)
 def _dn_visit(ctx, v):
     """An unreached local normal: its first frontier delegate in-neighbour becomes its parent."""
     loc = np.int64(v)
-    parent = ctx[_N_PARENT]
-    if parent[loc] >= 0:
-        return np.int64(NONE), np.int64(0), np.int64(0)
-    j, examined = first_in_frontier(ctx[_N_TIP], ctx[_N_TIX], v, ctx[_N_DFRONT], U(0))
+    j, examined = settle_first(ctx[_N_PARENT], ctx[_N_DEPTH], loc, ctx[_N_NEXT_LEVEL], ctx[_N_TIP], ctx[_N_TIX],
+                               ctx[_N_DFRONT], ctx[_N_DELS])
     if j < 0:
         return np.int64(NONE), examined, np.int64(0)
-    parent[loc] = ctx[_N_DELS][j]
-    ctx[_N_DEPTH][loc] = ctx[_N_NEXT_LEVEL]
     nb = ctx[_N_NBUF]
     nb[0] = push(ctx[_N_BUF], nb[0], loc, ctx[_N_QUEUE], ctx[_N_TAIL])
     return np.int64(FOUND), examined, np.int64(0)
-
-
-@njit(inline="always", cache=True)
-def _dn_done(ctx, w, found, settled):
-    pass
 
 
 @njit(cache=True)
@@ -171,8 +158,8 @@ def _dn_bu_block(b, tip, tix, dfront, parent, depth, dels, nxt, next_queue, tail
     nl = tip.size - 1
     buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
     nb = np.zeros(1, dtype=np.int64)
-    ctx = (tip, tix, dfront, parent, depth, dels, nxt, np.int64(nl), buf, nb, next_queue, tail)
-    _, examined, _ = walk_words(b, ELEM_BLOCK // 64, (nl + 63) // 64, _dn_todo, _dn_visit, _dn_done, ctx)
+    ctx = (np.int64(nl), tip, tix, dfront, parent, depth, dels, nxt, buf, nb, next_queue, tail)
+    _, examined, _ = walk_words(b, ELEM_BLOCK // 64, (nl + 63) // 64, every_vertex, _dn_visit, no_words, ctx)
     flush_buffer(buf, nb[0], next_queue, tail)
     return examined
 
@@ -226,29 +213,6 @@ def owner_parents(mine, ddepth, dcand, dd_ip, dd_ix, use_dd, ddT_ip, ddT_ix, ndT
         out[i] = p
 
 
-# ---------------------------------------------------------------- nn ids and their parents
-@njit(parallel=True, cache=True)
-def apply_ids(ids, nids, src, lo, parent, depth, level, pending, next_queue, ntail, atomic):
-    """Settle the received nn ids ``ids[:nids]`` (global ids of owned normals; ``src[i]`` the rank
-    that sent ``ids[i]``): an unreached one is claimed with the placeholder parent ``pending +
-    src`` (``pending`` = n: no vertex id; the real parent is asked of that rank after the last
-    level), gets depth level + 1 and joins next_queue (local ids). Returns how many were claimed."""
-    nblocks = (nids + ELEM_BLOCK - 1) // ELEM_BLOCK
-    nxt = level + 1
-    claimed = 0
-    for b in prange(nblocks):
-        buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
-        nb = 0
-        for i in range(b * ELEM_BLOCK, min(nids, (b + 1) * ELEM_BLOCK)):
-            loc = np.int64(ids[i]) - lo
-            if parent[loc] < 0 and claim(parent, loc, np.int64(pending + src[i]), atomic):
-                depth[loc] = nxt
-                nb = push(buf, nb, loc, next_queue, ntail)
-                claimed += 1
-        flush_buffer(buf, nb, next_queue, ntail)
-    return claimed
-
-
 @njit(cache=True)
 def bits_to_list(mask, d, out):
     """out[:k] := the delegate numbers (< d) whose bits are set in ``mask``, ascending; returns k."""
@@ -257,33 +221,9 @@ def bits_to_list(mask, d, out):
         word = mask[w]
         while word != np.uint64(0):
             low = word & (~word + np.uint64(1))          # lowest set bit
-            j = w * 64 + _bit_index(low)
+            j = w * 64 + np.int64(cttz(low))
             if j < d:
                 out[k] = j
                 k += 1
             word ^= low
     return k
-
-
-@njit(inline="always", cache=True)
-def _bit_index(single):
-    """Index of the only set bit of ``single``."""
-    i = 0
-    if single >= np.uint64(1) << np.uint64(32):
-        single >>= np.uint64(32)
-        i += 32
-    if single >= np.uint64(1) << np.uint64(16):
-        single >>= np.uint64(16)
-        i += 16
-    if single >= np.uint64(1) << np.uint64(8):
-        single >>= np.uint64(8)
-        i += 8
-    if single >= np.uint64(1) << np.uint64(4):
-        single >>= np.uint64(4)
-        i += 4
-    if single >= np.uint64(1) << np.uint64(2):
-        single >>= np.uint64(2)
-        i += 2
-    if single >= np.uint64(1) << np.uint64(1):
-        i += 1
-    return i

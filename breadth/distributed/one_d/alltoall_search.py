@@ -13,6 +13,10 @@ Owners keep parent and depth of their vertices only. Per level:
   count (termination and the direction decision); before the first level a second
   one sums the seeds' out-degrees, which only their owners know.
 
+The layout supplies ``DistSearch``'s hooks: the two local steps above (bottom-up
+includes the frontier's all-gather) and ``_exchange`` (top-down: route and settle; then
+the control Allreduce); the level loop and the policy are ``DistSearch._run``'s.
+
 Invariants between levels: every rank agrees on the level, the frontier size and the
 direction; owned vertices at depth ``level`` are the local frontier (the queue after
 top-down, this rank's bitmap words after bottom-up); a vertex is settled (depth >= 0)
@@ -20,14 +24,11 @@ exactly when it has been reached.
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ...kernels.frontier import bitmap_to_queue, num_words, queue_to_bitmap
-from ...kernels.policy import BU, TD
 from ...kernels.top_down import frontier_edge_offsets
-from ..search_base import DistSearch, multithreaded, new_record
+from ..search_base import DistSearch
 from . import owned_steps as steps_owned
 from .alltoall_exchange import AllToAll
 
@@ -53,59 +54,44 @@ class AllToAllSearch(DistSearch):
         return (self.queue.nbytes * 2 + self.offsets.nbytes + self.front.nbytes + self.sent.nbytes
                 + self.words.nbytes + self.exchange.nbytes)
 
-    def control_messages(self, level: int, direction: int) -> int:
-        P = self.comm.size
-        return P * (P - 1) * (2 if level == 0 else 1)
+    # the hooks of ``DistSearch._run``
+    def _seed(self, seeds):
+        self.words_hold_frontier = False       # the frontier is queue[:qsize], or this rank's bitmap words
+        return self.seed_owned(seeds), None
 
-    def _run(self, roots, max_depth):
-        lg, ex, comm = self.lg, self.exchange, self.comm
-        pmap = lg.partition.kernel_map()
-        atomic = multithreaded()
-        parent, depth, own, total = self.seed_owned(roots)
-        queue, next_queue = self.queue, self.next_queue
-        qsize = own.size
-        policy = self.policy()
-        records = []
-        level = 0
-        scout = None
-        words_hold_frontier = False
-        while total > 0 and level != max_depth:
-            comm.next_level()
-            t0 = time.perf_counter()
-            if scout is None:          # the seeds' out-degrees: owners know them
-                local = int(np.diff(lg.indptr)[own].sum()) if own.size else 0
-                scout = int(comm.allreduce(np.array([local], dtype=np.int64))[0])
-            frontier = total
-            bottom_up = policy.direction(scout)
-            if bottom_up:
-                if not words_hold_frontier:
-                    queue_to_bitmap(queue, qsize, self.words, atomic)
-                    words_hold_frontier = True
-                ex.gather_frontier(self.words, self.front)
-                new, examined, scout_l = steps_owned.bu_step(lg.in_indptr, lg.in_indices, lg.indptr, parent, depth,
-                                                             self.front, self.words, level)
-            else:
-                if words_hold_frontier:
-                    qsize, _ = bitmap_to_queue(self.words, lg.indptr, queue)
-                    words_hold_frontier = False
-                examined = frontier_edge_offsets(lg.indptr, queue, qsize, self.offsets)
-                cand_v = np.empty(examined, dtype=np.int64)
-                cand_p = np.empty(examined, dtype=np.int64)
-                self.ntail[0] = 0
-                self.ctail[0] = 0
-                scout_l = steps_owned.td_step(lg.indptr, lg.indices, queue, qsize, self.offsets, pmap, parent, depth,
-                                              level, self.sent, next_queue, self.ntail, cand_v, cand_p, self.ctail,
-                                              atomic)
-                pairs, npairs = ex.route(cand_v, cand_p, int(self.ctail[0]))
-                scout_l += steps_owned.apply_received(pairs, npairs, pmap, lg.indptr, parent, depth, level,
-                                                      next_queue, self.ntail, atomic)
-                queue, next_queue = next_queue, queue
-                qsize = new = int(self.ntail[0])
-            total, scout = (int(x) for x in comm.allreduce(np.array([new, scout_l], dtype=np.int64)))
-            if bottom_up:
-                policy.after_bottom_up(total, frontier)
-            records.append(new_record(BU if bottom_up else TD, frontier, total, examined, t0))
-            level += 1
-        self.queue, self.next_queue = queue, next_queue
-        return parent, depth, records
+    def _bottom_up(self, level, frontier):
+        lg = self.lg
+        if not self.words_hold_frontier:
+            queue_to_bitmap(self.queue, self.qsize, self.words, self.atomic)
+            self.words_hold_frontier = True
+        self.exchange.gather_frontier(self.words, self.front)
+        self.new, examined, self.scout = steps_owned.bu_step(lg.in_indptr, lg.in_indices, lg.indptr, self.parent,
+                                                             self.depth, self.front, self.words, level)
+        return examined
 
+    def _top_down(self, level, frontier):
+        lg = self.lg
+        if self.words_hold_frontier:
+            self.qsize, _ = bitmap_to_queue(self.words, lg.indptr, self.queue)
+            self.words_hold_frontier = False
+        examined = frontier_edge_offsets(lg.indptr, self.queue, self.qsize, self.offsets)
+        self.cand_v = np.empty(examined, dtype=np.int64)
+        self.cand_p = np.empty(examined, dtype=np.int64)
+        self.ntail[0] = 0
+        self.ctail[0] = 0
+        self.scout = steps_owned.td_step(lg.indptr, lg.indices, self.queue, self.qsize, self.offsets,
+                                         self.pmap, self.parent, self.depth, level, self.sent,
+                                         self.next_queue, self.ntail, self.cand_v, self.cand_p, self.ctail,
+                                         self.atomic)
+        return examined
+
+    def _exchange(self, level, bottom_up):
+        """Top-down: the candidates to their owners, who settle them; then the level's counts."""
+        if not bottom_up:
+            pairs, npairs = self.exchange.route(self.cand_v, self.cand_p, int(self.ctail[0]))
+            self.scout += steps_owned.apply_received(pairs, npairs, self.pmap, self.lg.indptr,
+                                                     self.parent, self.depth, level, self.next_queue, self.ntail,
+                                                     self.atomic)
+            self.queue, self.next_queue = self.next_queue, self.queue
+            self.qsize = self.new = int(self.ntail[0])
+        return self.global_counts(self.new, self.scout)

@@ -35,6 +35,7 @@ from numba import njit, prange
 from ...errors import InputError
 from ...graph.build import _windows, sorted_csr
 from ...graph.memory import index_itemsize
+from ...graph.types import Graph
 from ..partition import OneD, Partition, block_weights, local_of, owner_of
 
 
@@ -67,17 +68,14 @@ class LocalGraph:
     def num_local(self) -> int:
         return self.partition.num_local
 
-    @property
-    def local_arcs(self) -> int:
-        return int(self.indptr[-1])
-
-    def out_degree(self) -> np.ndarray:
-        return np.diff(self.indptr)
+    # the local rows are a CSR like a Graph's: the same stored-arc count and degrees
+    local_arcs = Graph.num_arcs
+    out_degree = Graph.out_degree
 
     def any_degree(self) -> np.ndarray:
         """Out-degree, plus in-degree for a directed graph (isolated iff 0)."""
-        d = np.diff(self.indptr)
-        return d + np.diff(self.in_indptr) if self.directed else d
+        d = self.out_degree()
+        return d + Graph.in_degree(self) if self.directed else d
 
     @property
     def nbytes(self) -> int:
@@ -104,9 +102,11 @@ def place(row, out, r, a, b, write):
     row[r] = p + 1
 
 
-@njit(parallel=True, cache=True)
-def _route(keys, others, pmap, both, rows, out, write):
-    """Per chunk c, arcs key->other (``both``: also other->key) by owner(key), self-loops skipped.
+@njit(inline="always", cache=True)
+def route_arcs(keys, others, ranks, ctx, both, rows, out, write):
+    """Per chunk c (in parallel), arcs key->other (``both``: also other->key), self-loops skipped, by
+    the ranks ``ranks(ctx, key, other, both)`` names for the two directions. Inlined into each
+    layout's routing kernel (``ranks`` a module function, so the kernel caches).
 
     First pass (``write`` False): rows[c, r] counts chunk c's arcs for rank r. Second pass:
     rows[c, r] starts as the chunk's first pair slot for r and each arc is stored there.
@@ -119,26 +119,42 @@ def _route(keys, others, pmap, both, rows, out, write):
             s = keys[e]
             d = others[e]
             if s != d:
-                place(row, out, owner_of(pmap, s), s, d, write)
+                r, back = ranks(ctx, s, d, both)
+                place(row, out, r, s, d, write)
                 if both:
-                    place(row, out, owner_of(pmap, d), d, s, write)
+                    place(row, out, back, d, s, write)
+
+
+def counting_pack(route, ctx, keys, others, both, nprocs, dtype):
+    """Arcs grouped by the rank the kernel ``route`` (a ``route_arcs`` over ``ctx``) gives each, by a
+    two-pass counting sort over chunks: (interleaved pairs, pair counts per rank)."""
+    nchunks = max(1, min(numba.get_num_threads(), keys.size // 4096 + 1))
+    rows = np.zeros((nchunks, nprocs), dtype=np.int64)
+    route(keys, others, ctx, both, rows, np.empty(0, dtype=dtype), False)
+    per_rank = rows.sum(axis=0)
+    start = np.zeros(nprocs, dtype=np.int64)
+    np.cumsum(per_rank[:-1], out=start[1:])
+    rows = np.ascontiguousarray(start[None, :] + np.cumsum(rows, axis=0) - rows)
+    out = np.empty(2 * int(per_rank.sum()), dtype=dtype)
+    route(keys, others, ctx, both, rows, out, True)
+    return out, per_rank
+
+
+@njit(inline="always", cache=True)
+def _owners(pmap, s, d, both):
+    """Arc s->d goes to owner(s), its reverse to owner(d)."""
+    r = owner_of(pmap, s)
+    return r, (owner_of(pmap, d) if both else r)
+
+
+@njit(parallel=True, cache=True)
+def _route(keys, others, pmap, both, rows, out, write):
+    route_arcs(keys, others, _owners, pmap, both, rows, out, write)
 
 
 def pack_arcs(keys, others, partition: Partition, both, dtype):
     """Arcs key->other (and other->key if ``both``), grouped by owner(key): (pairs, pair counts per rank)."""
-    P = partition.nprocs
-    pmap = partition.kernel_map()
-    nchunks = max(1, min(numba.get_num_threads(), keys.size // 4096 + 1))
-    rows = np.zeros((nchunks, P), dtype=np.int64)
-    none = np.empty(0, dtype=dtype)
-    _route(keys, others, pmap, both, rows, none, False)
-    per_rank = rows.sum(axis=0)
-    start = np.zeros(P, dtype=np.int64)
-    np.cumsum(per_rank[:-1], out=start[1:])
-    rows = np.ascontiguousarray(start[None, :] + np.cumsum(rows, axis=0) - rows)
-    out = np.empty(2 * int(per_rank.sum()), dtype=dtype)
-    _route(keys, others, pmap, both, rows, out, True)
-    return out, per_rank
+    return counting_pack(_route, partition.kernel_map(), keys, others, both, partition.nprocs, dtype)
 
 
 # ---------------------------------------------------------------------- local CSR kernels

@@ -135,31 +135,45 @@ def _take(v, lvl, value, atomic, buf, nbuf, gqueue, tail):
     return nbuf
 
 
+@njit(inline="always", cache=True)
+def _merge(take_block, items, count, block, lvl, value, gqueue, tail, atomic):
+    """The merge's blocks of ``block`` items each, in parallel: ``take_block`` buffers the new vertices
+    of one block (``_take``), the buffer is flushed to gqueue with one atomic add."""
+    for b in prange((count + block - 1) // block):
+        buf = np.empty(MERGE_BUFFER, dtype=gqueue.dtype)
+        nbuf = take_block(items, b * block, min(count, (b + 1) * block), lvl, value, atomic, buf, gqueue, tail)
+        flush_buffer(buf, nbuf, gqueue, tail)
+
+
+@njit(inline="always", cache=True)
+def _take_ids(recv, start, stop, lvl, value, atomic, buf, gqueue, tail):
+    nbuf = 0
+    for i in range(start, stop):
+        nbuf = _take(recv[i], lvl, value, atomic, buf, nbuf, gqueue, tail)
+    return nbuf
+
+
+@njit(inline="always", cache=True)
+def _take_bits(words, start, stop, lvl, value, atomic, buf, gqueue, tail):
+    nbuf = 0
+    for w in range(start, stop):
+        x = words[w]
+        while x:
+            nbuf = _take(w * 64 + cttz(x), lvl, value, atomic, buf, nbuf, gqueue, tail)
+            x &= x - np.uint64(1)
+    return nbuf
+
+
 @njit(parallel=True, cache=True)
 def merge_new(recv, count, lvl, value, gqueue, tail, atomic):
     """Append to gqueue every v in recv[:count] whose level is still -1 (setting it to ``value``)."""
-    nblocks = (count + MERGE_BLOCK - 1) // MERGE_BLOCK
-    for b in prange(nblocks):
-        buf = np.empty(MERGE_BUFFER, dtype=gqueue.dtype)
-        nbuf = 0
-        for i in range(b * MERGE_BLOCK, min(count, (b + 1) * MERGE_BLOCK)):
-            nbuf = _take(recv[i], lvl, value, atomic, buf, nbuf, gqueue, tail)
-        flush_buffer(buf, nbuf, gqueue, tail)
+    _merge(_take_ids, recv, count, MERGE_BLOCK, lvl, value, gqueue, tail, atomic)
 
 
 @njit(parallel=True, cache=True)
 def merge_bits(words, nwords, lvl, value, gqueue, tail, atomic):
     """merge_new for a set sent as a bitmap: every set bit v whose level is -1."""
-    nblocks = (nwords + WORD_BLOCK - 1) // WORD_BLOCK
-    for b in prange(nblocks):
-        buf = np.empty(MERGE_BUFFER, dtype=gqueue.dtype)
-        nbuf = 0
-        for w in range(b * WORD_BLOCK, min(nwords, (b + 1) * WORD_BLOCK)):
-            x = words[w]
-            while x:
-                nbuf = _take(w * 64 + cttz(x), lvl, value, atomic, buf, nbuf, gqueue, tail)
-                x &= x - np.uint64(1)
-        flush_buffer(buf, nbuf, gqueue, tail)
+    _merge(_take_bits, words, nwords, WORD_BLOCK, lvl, value, gqueue, tail, atomic)
 
 
 class Butterfly(Exchange):

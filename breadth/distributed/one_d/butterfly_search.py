@@ -12,19 +12,20 @@ Parents never travel: owners record those they find, small frontiers are kept, a
 the search ``one_d.replicated_steps.recover_parents`` gives every other owned vertex a parent
 from the replicated levels.
 
+The layout supplies ``DistSearch``'s hooks: the two local steps, ``_exchange`` (the
+butterfly rounds, the owned part of the new frontier and its scout count) and ``_finish``
+(the parent recovery); the level loop and the policy are ``DistSearch._run``'s.
+
 Invariants between levels: ``lvl`` is identical on all ranks; the global queue holds the
 frontier (level ``level``) in the same set on every rank.
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ...kernels.frontier import fill, num_words, queue_to_bitmap
-from ...kernels.policy import BU, TD
 from ...kernels.top_down import frontier_edge_offsets
-from ..search_base import DistSearch, multithreaded, new_record
+from ..search_base import DistSearch
 from . import replicated_steps as steps
 from .butterfly_exchange import Butterfly
 
@@ -64,45 +65,50 @@ class ButterflySearch(DistSearch):
     def control_messages(self, level: int, direction: int) -> int:
         return 0
 
-    def _run(self, roots, max_depth):
-        lg, ex, comm = self.lg, self.exchange, self.comm
-        pmap = lg.partition.kernel_map()
-        lvl, gq, tail, odeg = self.lvl, ex.gqueue, ex.tail, self.odeg
-        atomic = multithreaded()
-        parent = np.empty(lg.num_local, dtype=np.int64)
+    # ------------------------------------------------------------------ the hooks of DistSearch._run
+    def _seed(self, seeds):
+        lvl, gq = self.lvl, self.exchange.gqueue
+        self.pmap = self.lg.partition.kernel_map()
+        self.parent = np.empty(self.lg.num_local, dtype=np.int64)
         fill(lvl, -1)
-        fill(parent, -1)
-        seeds = np.unique(roots)
+        fill(self.parent, -1)
         lvl[seeds] = 0
-        total = seeds.size
-        gq[:total] = seeds
-        qsize, scout = steps.owned_and_scout(gq, total, pmap, odeg, self.queue)
-        policy = self.policy()
-        records = []
-        small = {0: seeds}           # small frontiers by level, for parent recovery
-        level = 0
-        while total > 0 and level != max_depth:
-            comm.next_level()
-            t0 = time.perf_counter()
-            frontier = total
-            bottom_up = policy.direction(scout)
-            tail[0] = 0
-            if bottom_up:
-                queue_to_bitmap(gq, total, self.front, atomic)
-                examined = steps.bu_step(lg.in_indptr, lg.in_indices, pmap, lvl, self.front, level, gq, tail, parent)
-            else:
-                frontier_edge_offsets(lg.indptr, self.queue, qsize, self.offsets)
-                examined = steps.td_step(lg.indptr, lg.indices, self.queue, qsize, self.offsets, lvl, level, gq, tail,
-                                         pmap, parent, atomic)
-            total = ex.synchronise(int(tail[0]), lvl, level + 1, atomic)
-            qsize, scout = steps.owned_and_scout(gq, total, pmap, odeg, self.queue)
-            if 0 < total <= SMALL_FRONTIER:
-                small[level + 1] = np.sort(gq[:total].astype(np.int64))
-            if bottom_up:
-                policy.after_bottom_up(total, frontier)
-            records.append(new_record(BU if bottom_up else TD, frontier, total, examined, t0))
-            level += 1
+        gq[:seeds.size] = seeds
+        self.small = {0: seeds}           # small frontiers by level, for parent recovery
+        return seeds.size, self._owned_frontier(seeds.size)
+
+    def _owned_frontier(self, total):
+        """The owned part of the global queue into ``queue[:qsize]``; returns the frontier's scout count."""
+        self.qsize, scout = steps.owned_and_scout(self.exchange.gqueue, total, self.pmap, self.odeg, self.queue)
+        return scout
+
+    def _bottom_up(self, level, frontier):
+        lg, ex = self.lg, self.exchange
+        ex.tail[0] = 0
+        queue_to_bitmap(ex.gqueue, frontier, self.front, self.atomic)
+        return steps.bu_step(lg.in_indptr, lg.in_indices, self.pmap, self.lvl, self.front, level, ex.gqueue, ex.tail,
+                             self.parent)
+
+    def _top_down(self, level, frontier):
+        lg, ex = self.lg, self.exchange
+        ex.tail[0] = 0
+        frontier_edge_offsets(lg.indptr, self.queue, self.qsize, self.offsets)
+        return steps.td_step(lg.indptr, lg.indices, self.queue, self.qsize, self.offsets, self.lvl, level, ex.gqueue,
+                             ex.tail, self.pmap, self.parent, self.atomic)
+
+    def _exchange(self, level, bottom_up):
+        """The butterfly rounds complete the queue to the global frontier; its size and scout count."""
+        total = self.exchange.synchronise(int(self.exchange.tail[0]), self.lvl, level + 1, self.atomic)
+        scout = self._owned_frontier(total)
+        if 0 < total <= SMALL_FRONTIER:
+            self.small[level + 1] = np.sort(self.exchange.gqueue[:total].astype(np.int64))
+        return total, scout
+
+    def _finish(self, seeds, levels):
+        """Every owned vertex's depth from the replicated levels, a parent for those without one."""
+        lg = self.lg
         depth = np.empty(lg.num_local, dtype=np.int64)
-        small_range, small_vals = small_levels(small, level + 1)
-        steps.recover_parents(lg.in_indptr, lg.in_indices, pmap, lvl, parent, depth, small_range, small_vals)
-        return parent, depth, records
+        small_range, small_vals = small_levels(self.small, levels + 1)
+        steps.recover_parents(lg.in_indptr, lg.in_indices, self.pmap, self.lvl, self.parent, depth, small_range,
+                              small_vals)
+        return self.parent, depth

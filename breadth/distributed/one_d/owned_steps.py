@@ -112,26 +112,55 @@ def apply_received(pairs, npairs, pmap, indptr, parent, depth, level, next_queue
     return scout
 
 
-_B_IN_INDPTR, _B_IN_INDICES, _B_INDPTR, _B_PARENT, _B_DEPTH, _B_FRONT, _B_NEXT_WORDS, _B_NL, _B_NEXT_LEVEL = range(9)
+_B_NL, _B_IN_INDPTR, _B_IN_INDICES, _B_INDPTR, _B_PARENT, _B_DEPTH, _B_FRONT, _B_NEXT_WORDS, _B_NEXT_LEVEL = range(9)
+
+
+# ---------------------------------------------------------------- the owned bottom-up walks' parts
+# (here, ``one_d.replicated_steps`` and ``delegates.steps``; their ctx starts with the vertex count
+# ``nl``): every vertex below ``nl`` is a candidate,
+# a settled one examines nothing, an unsettled one takes its first in-neighbour in the frontier.
+@njit(inline="always", cache=True)
+def every_vertex(ctx, w):
+    """The walk's candidate bits of word ``w``: every vertex below ``ctx[0]`` (the visit skips settled ones)."""
+    return low_bits(ctx[0] - w * 64)
 
 
 @njit(inline="always", cache=True)
-def _bu_todo(ctx, w):
-    return low_bits(ctx[_B_NL] - w * 64)         # every owned vertex: the visit skips settled ones
+def probe(settled, in_indptr, in_indices, v, front):
+    """Vertex v's first in-neighbour in ``front`` (-1: none, or v is ``settled``) and the in-edges examined."""
+    if settled:
+        return np.int64(-1), np.int64(0)
+    return first_in_frontier(in_indptr, in_indices, v, front, U(0))
+
+
+NO_NAMES = np.empty(0, dtype=np.int64)     # ``settle_first``'s names when in-neighbours are named by their ids
+
+
+@njit(inline="always", cache=True)
+def settle_first(parent, depth, loc, nxt, in_indptr, in_indices, front, names):
+    """Owned vertex ``loc`` (row ``loc`` of ``in_indptr``), unless settled: its first in-neighbour u
+    in ``front`` becomes its parent (``names[u]``, or u itself with ``NO_NAMES``) at depth ``nxt``.
+    Returns (u, or -1 if none or settled; the in-edges examined)."""
+    u, examined = probe(parent[loc] >= 0, in_indptr, in_indices, loc, front)
+    if u >= 0:
+        parent[loc] = names[u] if names.size else u
+        depth[loc] = nxt
+    return u, examined
+
+
+@njit(inline="always", cache=True)
+def no_words(ctx, w, found, settled):
+    """A walk that writes no bitmap of what it found (its visits queue the vertices)."""
 
 
 @njit(inline="always", cache=True)
 def _bu_visit(ctx, v):
     """An unsettled owned vertex takes its first in-neighbour in the global frontier as parent."""
     loc = np.int64(v)
-    parent = ctx[_B_PARENT]
-    if parent[loc] >= 0:
-        return np.int64(NONE), np.int64(0), np.int64(0)
-    u, examined = first_in_frontier(ctx[_B_IN_INDPTR], ctx[_B_IN_INDICES], v, ctx[_B_FRONT], U(0))
+    u, examined = settle_first(ctx[_B_PARENT], ctx[_B_DEPTH], loc, ctx[_B_NEXT_LEVEL], ctx[_B_IN_INDPTR],
+                               ctx[_B_IN_INDICES], ctx[_B_FRONT], NO_NAMES)
     if u < 0:
         return np.int64(NONE), examined, np.int64(0)
-    parent[loc] = u
-    ctx[_B_DEPTH][loc] = ctx[_B_NEXT_LEVEL]
     indptr = ctx[_B_INDPTR]
     return np.int64(FOUND), examined, np.int64(indptr[loc + 1] - indptr[loc])
 
@@ -143,8 +172,8 @@ def _bu_done(ctx, w, found, settled):
 
 @njit(cache=True)
 def _bu_block(b, in_indptr, in_indices, indptr, parent, depth, front, next_words, nxt):
-    ctx = (in_indptr, in_indices, indptr, parent, depth, front, next_words, np.int64(parent.size), nxt)
-    return walk_words(b, WORD_BLOCK, next_words.size, _bu_todo, _bu_visit, _bu_done, ctx)
+    ctx = (np.int64(parent.size), in_indptr, in_indices, indptr, parent, depth, front, next_words, nxt)
+    return walk_words(b, WORD_BLOCK, next_words.size, every_vertex, _bu_visit, _bu_done, ctx)
 
 
 @njit(parallel=True, cache=True)

@@ -27,11 +27,12 @@ appended to its output queue.
 import numpy as np
 from numba import njit, prange
 
-from ...kernels.atomics import U, claim
-from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
+from ...kernels.atomics import claim
+from ...kernels.bottom_up import FOUND, NONE, walk_words
 from ...kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
 from ..partition import global_of, local_of
+from .owned_steps import every_vertex, no_words, probe
 
 V_BLOCK = 1024   # owned vertices per parallel block in vertex loops (bottom-up, parent recovery)
 
@@ -67,13 +68,8 @@ def td_step(indptr, indices, queue, qsize, offsets, lvl, level, gqueue, tail, pm
     return total
 
 
-_B_IN_INDPTR, _B_IN_INDICES, _B_PMAP, _B_LVL, _B_FRONT, _B_NEXT_LEVEL, _B_PARENT, _B_NL, _B_BUF, _B_NBUF, \
+_B_NL, _B_IN_INDPTR, _B_IN_INDICES, _B_PMAP, _B_LVL, _B_FRONT, _B_NEXT_LEVEL, _B_PARENT, _B_BUF, _B_NBUF, \
     _B_GQUEUE, _B_TAIL = range(12)
-
-
-@njit(inline="always", cache=True)
-def _bu_todo(ctx, w):
-    return low_bits(ctx[_B_NL] - w * 64)         # every owned vertex: the visit skips settled ones
 
 
 @njit(inline="always", cache=True)
@@ -83,9 +79,7 @@ def _bu_visit(ctx, v):
     loc = np.int64(v)
     g = global_of(ctx[_B_PMAP], loc)
     lvl = ctx[_B_LVL]
-    if lvl[g] >= 0:
-        return np.int64(NONE), np.int64(0), np.int64(0)
-    u, examined = first_in_frontier(ctx[_B_IN_INDPTR], ctx[_B_IN_INDICES], v, ctx[_B_FRONT], U(0))
+    u, examined = probe(lvl[g] >= 0, ctx[_B_IN_INDPTR], ctx[_B_IN_INDICES], v, ctx[_B_FRONT])
     if u < 0:
         return np.int64(NONE), examined, np.int64(0)
     lvl[g] = ctx[_B_NEXT_LEVEL]
@@ -95,18 +89,13 @@ def _bu_visit(ctx, v):
     return np.int64(FOUND), examined, np.int64(0)
 
 
-@njit(inline="always", cache=True)
-def _bu_done(ctx, w, found, settled):
-    pass
-
-
 @njit(cache=True)
 def _bu_block(b, in_indptr, in_indices, pmap, lvl, front, nxt, parent, gqueue, tail):
     buf = np.empty(TD_BUFFER, dtype=gqueue.dtype)
     nbuf = np.zeros(1, dtype=np.int64)
     nl = in_indptr.size - 1
-    ctx = (in_indptr, in_indices, pmap, lvl, front, nxt, parent, np.int64(nl), buf, nbuf, gqueue, tail)
-    _, examined, _ = walk_words(b, WORD_BLOCK, (nl + 63) // 64, _bu_todo, _bu_visit, _bu_done, ctx)
+    ctx = (np.int64(nl), in_indptr, in_indices, pmap, lvl, front, nxt, parent, buf, nbuf, gqueue, tail)
+    _, examined, _ = walk_words(b, WORD_BLOCK, (nl + 63) // 64, every_vertex, _bu_visit, no_words, ctx)
     flush_buffer(buf, nbuf[0], gqueue, tail)
     return examined
 

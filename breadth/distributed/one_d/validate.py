@@ -88,6 +88,12 @@ def validate_owned(comm, lg, roots, parent, depth) -> ValidationReport:
                          np.ascontiguousarray(parent, dtype=np.int64),
                          depth_all, seeds, lg.directed, first_bad)
         worst = comm.allreduce(first_bad.min(axis=0), op="min")
+    return verdict(worst, n, depth_all, seeds, t0)
+
+
+def verdict(worst, n, depth_all, seeds, t0) -> ValidationReport:
+    """The report of a validation begun at ``t0`` whose rules' smallest offending vertices over all
+    ranks are ``worst`` (n: none); the first broken rule raises, collectively."""
     for rule, v in zip(RULES, worst):
         if v < n:
             raise collective_error(ValidationError(rule, int(v), _MESSAGES[rule]))

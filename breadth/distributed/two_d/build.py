@@ -29,12 +29,11 @@ made here once and kept with the graph for the searches.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import njit, prange
 
 from ...errors import InputError
-from ..one_d.build import LocalGraph, chunk, local_csr, place, vertex_dtype
+from ..one_d.build import LocalGraph, counting_pack, local_csr, route_arcs, vertex_dtype
 from ..partition import RangeMap, block_weights
 from .grid import Grid2D, parse_grid
 
@@ -96,40 +95,23 @@ def _piece(bounds, v):
     return np.searchsorted(bounds, v, side="right") - 1
 
 
-@njit(parallel=True, cache=True)
-def _route(src, dst, bounds, R, C, both, rows, out, write):
-    """Per chunk, arcs src -> dst (``both``: also dst -> src) by block rank P(row(dst), col(src)).
+@njit(inline="always", cache=True)
+def _blocks(grid, s, d, both):
+    """Arc s -> d goes to the block rank P(row(d), col(s)), its reverse to P(row(s), col(d))."""
+    bounds, R, C = grid
+    ps = _piece(bounds, s)
+    pd = _piece(bounds, d)
+    return (pd // C) * C + ps // R, (ps // C) * C + pd // R
 
-    First pass (``write`` False) counts rows[c, r]; the second stores each arc at its slot.
-    """
-    nchunks = rows.shape[0]
-    for c in prange(nchunks):
-        row = rows[c]
-        start, stop = chunk(src.size, c, nchunks)
-        for e in range(start, stop):
-            s = src[e]
-            d = dst[e]
-            if s != d:
-                ps = _piece(bounds, s)
-                pd = _piece(bounds, d)
-                place(row, out, (pd // C) * C + ps // R, s, d, write)
-                if both:
-                    place(row, out, (ps // C) * C + pd // R, d, s, write)
+
+@njit(parallel=True, cache=True)
+def _route(src, dst, grid, both, rows, out, write):
+    route_arcs(src, dst, _blocks, grid, both, rows, out, write)
 
 
 def pack_blocks(src, dst, grid: Grid2D, both, dtype):
     """Arcs grouped by the rank holding their block: (interleaved pairs, pair counts per rank)."""
-    P = grid.nprocs
-    nchunks = max(1, min(numba.get_num_threads(), src.size // 4096 + 1))
-    rows = np.zeros((nchunks, P), dtype=np.int64)
-    _route(src, dst, grid.bounds, grid.rows, grid.cols, both, rows, np.empty(0, dtype=dtype), False)
-    per_rank = rows.sum(axis=0)
-    start = np.zeros(P, dtype=np.int64)
-    np.cumsum(per_rank[:-1], out=start[1:])
-    rows = np.ascontiguousarray(start[None, :] + np.cumsum(rows, axis=0) - rows)
-    out = np.empty(2 * int(per_rank.sum()), dtype=dtype)
-    _route(src, dst, grid.bounds, grid.rows, grid.cols, both, rows, out, True)
-    return out, per_rank
+    return counting_pack(_route, (grid.bounds, grid.rows, grid.cols), src, dst, both, grid.nprocs, dtype)
 
 
 # ---------------------------------------------------------------------- owned sums

@@ -28,22 +28,21 @@ from __future__ import annotations
 import numpy as np
 
 from ...kernels.policy import TD
-from ..exchange import Exchange
 from ..one_d.build import pack_arcs
+from .grid import GridExchange
 
 OPERATIONS = ("transpose", "expand", "fold", "rotate")
 
 
-class Fold(Exchange):
+class Fold(GridExchange):
     """Transpose, expand along columns, fold along rows; rotate completed bitmaps bottom-up."""
 
     name = "fold"
     operations = OPERATIONS
 
     def __init__(self, comm, lg):
-        super().__init__(comm)
-        grid = self.grid = lg.partition
-        self.row_comm, self.col_comm = lg.row_comm, lg.col_comm
+        super().__init__(comm, lg)
+        grid = self.grid
         self.dtype = lg.vid_dtype
         R = grid.rows
         self.to_rank = grid.transposed(grid.rank)
@@ -60,9 +59,6 @@ class Fold(Exchange):
     def nbytes(self) -> int:
         return self.ids_in.nbytes + self.words_in.nbytes
 
-    def describe(self) -> dict:
-        return {"exchange": self.name, "fanout": None, "grid": f"{self.grid.rows}x{self.grid.cols}"}
-
     def operation_messages(self, direction: int) -> dict[str, int]:
         P, R, C = self.grid.nprocs, self.grid.rows, self.grid.cols
         out = {"transpose": self.grid.transpose_senders(),
@@ -71,9 +67,6 @@ class Fold(Exchange):
         if direction != TD:
             out["rotate"] = P * (C - 1)
         return {k: v for k, v in out.items() if v}
-
-    def messages_per_level(self, direction: int) -> int:
-        return sum(self.operation_messages(direction).values())
 
     # ------------------------------------------------------------------ steps
     def transpose_ids(self, ids) -> np.ndarray:

@@ -22,6 +22,10 @@ edges live in the R x C blocks (``two_d.build.BlockGraph``). Per level, with the
   (``kernels.policy.Policy``) on these global values, so depths and directions are the
   single-node search's.
 
+The layout supplies ``DistSearch``'s hooks: the two local steps (Algorithms 3 and 4,
+expand and rotate included) and ``_exchange`` (the fold, the owners' settling, the control
+Allreduce); the level loop and the policy are ``DistSearch._run``'s.
+
 Invariants between levels: all ranks agree on level, frontier size and direction; the
 owned frontier is the queue of owned vertices settled at depth ``level``; a vertex is
 settled (depth >= 0) exactly when reached; ``sent`` holds vertices this rank has offered
@@ -29,15 +33,12 @@ settled (depth >= 0) exactly when reached; ``sent`` holds vertices this rank has
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ...kernels.frontier import num_words, queue_to_bitmap, visited_bitmap
-from ...kernels.policy import BU, TD
 from ...kernels.top_down import frontier_edge_offsets
 from ..one_d import owned_steps as steps_owned
-from ..search_base import DistSearch, multithreaded, new_record
+from ..search_base import DistSearch
 from .fold_exchange import Fold
 from .fold_steps import bu_piece, empty_map
 
@@ -72,33 +73,35 @@ class FoldSearch(DistSearch):
                 + self.sent.nbytes + self.words.nbytes + 2 * self.completed[0].nbytes + self.deg_ptr.nbytes
                 + self.exchange.nbytes)
 
-    def control_messages(self, level: int, direction: int) -> int:
-        P = self.comm.size
-        return P * (P - 1) * (2 if level == 0 else 1)
+    # ------------------------------------------------------------------ the hooks of DistSearch._run
+    def _seed(self, seeds):
+        return self.seed_owned(seeds), None
 
-    # ------------------------------------------------------------------ the two directions
-    def _top_down(self, queue, qsize, parent, depth, level, next_queue, atomic):
+    def _top_down(self, level, frontier):
+        """Algorithm 3: the owned frontier transposed and expanded as ids, the block's out-arcs give candidates."""
         lg, ex, grid = self.lg, self.exchange, self.lg.partition
-        ids = queue[:qsize] + grid.lo
+        ids = self.queue[:self.qsize] + grid.lo
         col = ex.expand_ids(ex.transpose_ids(ids))
         nrows = col.size
         np.subtract(col, grid.col_lo, out=self.rows[:nrows])
         examined = frontier_edge_offsets(lg.indptr, self.rows, nrows, self.offsets)
-        cand_v = np.empty(examined, dtype=np.int64)
-        cand_p = np.empty(examined, dtype=np.int64)
+        self.cand_v = np.empty(examined, dtype=np.int64)
+        self.cand_p = np.empty(examined, dtype=np.int64)
         self.ctail[0] = 0
         steps_owned.td_step(lg.indptr, lg.indices, self.rows, nrows, self.offsets, self.block_map, self.none,
-                            self.none, level, self.sent, self.none, self.ntail, cand_v, cand_p, self.ctail, atomic)
-        return self._settle(cand_v, cand_p, parent, depth, level, next_queue, atomic) + (examined,)
+                            self.none, level, self.sent, self.none, self.ntail, self.cand_v, self.cand_p, self.ctail,
+                            self.atomic)
+        return examined
 
-    def _bottom_up(self, queue, qsize, parent, depth, level, next_queue, atomic):
+    def _bottom_up(self, level, frontier):
+        """Algorithm 4: the frontier words expanded along the column, the row's pieces rotated through."""
         lg, ex, grid = self.lg, self.exchange, self.lg.partition
-        queue_to_bitmap(queue, qsize, self.words, atomic)
+        queue_to_bitmap(self.queue, self.qsize, self.words, self.atomic)
         ex.expand_words(ex.transpose_words(self.words), self.front[:grid.col_words])
-        visited_bitmap(parent, self.words)
+        visited_bitmap(self.parent, self.words)
         C, first_piece = grid.cols, grid.i * grid.cols
-        cand_v = np.empty(max(grid.num_rows, 1), dtype=np.int64)
-        cand_p = np.empty(max(grid.num_rows, 1), dtype=np.int64)
+        self.cand_v = np.empty(max(grid.num_rows, 1), dtype=np.int64)
+        self.cand_p = np.empty(max(grid.num_rows, 1), dtype=np.int64)
         self.ctail[0] = 0
         completed = self.words
         examined = 0
@@ -106,47 +109,18 @@ class FoldSearch(DistSearch):
             q = first_piece + (grid.j - s) % C
             lo, hi = int(grid.bounds[q]), int(grid.bounds[q + 1])
             examined += bu_piece(lg.in_indptr, lg.in_indices, lo - grid.row_lo, lo, hi - lo, completed, self.front,
-                                 grid.col_lo, self.sent, cand_v, cand_p, self.ctail)
+                                 grid.col_lo, self.sent, self.cand_v, self.cand_p, self.ctail)
             if s + 1 < C:
                 nxt = first_piece + (grid.j - s - 1) % C
                 completed = ex.rotate(completed, nxt, self.completed[s % 2])
-        return self._settle(cand_v, cand_p, parent, depth, level, next_queue, atomic) + (examined,)
+        return examined
 
-    def _settle(self, cand_v, cand_p, parent, depth, level, next_queue, atomic):
-        """Fold the candidates to their owners and settle them: (new owned vertices, their scout count)."""
-        pairs, npairs = self.exchange.fold(cand_v, cand_p, int(self.ctail[0]))
+    def _exchange(self, level, bottom_up):
+        """Either direction: fold the candidates to their owners, who settle them; then the level's counts."""
+        pairs, npairs = self.exchange.fold(self.cand_v, self.cand_p, int(self.ctail[0]))
         self.ntail[0] = 0
-        scout = steps_owned.apply_received(pairs, npairs, self.lg.partition.kernel_map(), self.deg_ptr, parent,
-                                           depth, level, next_queue, self.ntail, atomic)
-        return int(self.ntail[0]), int(scout)
-
-    # ------------------------------------------------------------------ the level loop
-    def _run(self, roots, max_depth):
-        lg, comm = self.lg, self.comm
-        atomic = multithreaded()
-        parent, depth, own, total = self.seed_owned(roots)
-        queue, next_queue = self.queue, self.next_queue
-        qsize = own.size
-        policy = self.policy()
-        records = []
-        level = 0
-        scout = None
-        while total > 0 and level != max_depth:
-            comm.next_level()
-            t0 = time.perf_counter()
-            if scout is None:          # the seeds' out-degrees: owners know them
-                local = int(lg.out_degree()[own].sum()) if own.size else 0
-                scout = int(comm.allreduce(np.array([local], dtype=np.int64))[0])
-            frontier = total
-            bottom_up = policy.direction(scout)
-            step = self._bottom_up if bottom_up else self._top_down
-            new, scout_l, examined = step(queue, qsize, parent, depth, level, next_queue, atomic)
-            queue, next_queue = next_queue, queue
-            qsize = new
-            total, scout = (int(x) for x in comm.allreduce(np.array([new, scout_l], dtype=np.int64)))
-            if bottom_up:
-                policy.after_bottom_up(total, frontier)
-            records.append(new_record(BU if bottom_up else TD, frontier, total, examined, t0))
-            level += 1
-        self.queue, self.next_queue = queue, next_queue
-        return parent, depth, records
+        scout = steps_owned.apply_received(pairs, npairs, self.pmap, self.deg_ptr, self.parent, self.depth, level,
+                                           self.next_queue, self.ntail, self.atomic)
+        self.queue, self.next_queue = self.next_queue, self.queue
+        self.qsize = int(self.ntail[0])
+        return self.global_counts(self.qsize, scout)

@@ -48,6 +48,7 @@ import re
 import numpy as np
 
 from ...errors import InputError
+from ..exchange import Exchange
 from ..partition import BLOCK, OneD, balanced_bounds
 
 _GRID = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
@@ -149,3 +150,20 @@ class Grid2D(OneD):
     def describe(self) -> dict:
         return {"partition": self.kind, "ranks": self.nprocs, "grid": f"{self.rows}x{self.cols}",
                 "bounds": self.bounds.tolist()}
+
+
+class GridExchange(Exchange):
+    """What the exchanges on the R x C grid share: the grid, its row and column communicators
+    (``two_d.build``), a description naming the grid, and a level's messages as the sum of its
+    labelled operations' (``operation_messages``)."""
+
+    def __init__(self, comm, lg):
+        super().__init__(comm)
+        self.grid = lg.partition
+        self.row_comm, self.col_comm = lg.row_comm, lg.col_comm
+
+    def describe(self) -> dict:
+        return {"exchange": self.name, "fanout": None, "grid": f"{self.grid.rows}x{self.grid.cols}"}
+
+    def messages_per_level(self, direction: int) -> int:
+        return sum(self.operation_messages(direction).values())

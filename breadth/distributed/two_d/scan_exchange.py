@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exchange import Exchange
+from .grid import GridExchange
 
 OPERATIONS = ("scan", "broadcast", "parents")
 
@@ -32,16 +32,15 @@ def scan_rounds(C: int) -> int:
     return (int(C) - 1).bit_length()
 
 
-class Scan(Exchange):
+class Scan(GridExchange):
     """Bitmap OR contraction along rows, column broadcast; parents from levels after the search."""
 
     name = "scan"
     operations = OPERATIONS
 
     def __init__(self, comm, lg):
-        super().__init__(comm)
-        grid = self.grid = lg.partition
-        self.row_comm, self.col_comm = lg.row_comm, lg.col_comm
+        super().__init__(comm, lg)
+        grid = self.grid
         R, C, i, j = grid.rows, grid.cols, grid.i, grid.j
         wb = grid.word_bounds
         self.row_words = int(wb[(i + 1) * C] - wb[i * C])
@@ -58,15 +57,9 @@ class Scan(Exchange):
     def nbytes(self) -> int:
         return self.recv.nbytes
 
-    def describe(self) -> dict:
-        return {"exchange": self.name, "fanout": None, "grid": f"{self.grid.rows}x{self.grid.cols}"}
-
     def operation_messages(self, direction: int) -> dict[str, int]:
         P, R, C = self.grid.nprocs, self.grid.rows, self.grid.cols
         return {k: v for k, v in (("scan", P * scan_rounds(C)), ("broadcast", P * (R - 1))) if v}
-
-    def messages_per_level(self, direction: int) -> int:
-        return sum(self.operation_messages(direction).values())
 
     def messages_after_levels(self) -> int:
         P, C = self.grid.nprocs, self.grid.cols

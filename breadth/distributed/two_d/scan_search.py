@@ -21,20 +21,21 @@ all-gathered, every rank proposes, for its row range, the smallest in-neighbour 
 closer found in its block, and a min-Allreduce along the row leaves each owner a BFS parent
 per reached vertex (``Scan.messages_after_levels``; reported as ``after_levels``).
 
+The layout supplies ``DistSearch``'s hooks: the two local steps on the block, ``_exchange``
+(scan, settle, broadcast, the control Allreduce) and ``_finish`` (the parent stage); the
+level loop and the policy are ``DistSearch._run``'s.
+
 Invariants between levels: all ranks agree on level, frontier size and direction; the
 visited bitmaps of a row's ranks are equal and hold exactly the row range's reached
 vertices; ``front`` holds the column range's vertices at depth ``level``.
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ...kernels.frontier import bitmap_to_queue, fill
-from ...kernels.policy import BU, TD
 from ...kernels.top_down import frontier_edge_offsets
-from ..search_base import DistSearch, multithreaded, new_record
+from ..search_base import DistSearch
 from .scan_exchange import Scan
 from .scan_steps import bu_scan, parent_candidates, settle_piece, td_scan
 
@@ -62,12 +63,11 @@ class ScanSearch(DistSearch):
         return (self.visited.nbytes + self.next_row.nbytes + self.front.nbytes + self.rows.nbytes
                 + self.offsets.nbytes + self.cand.nbytes + self.exchange.nbytes)
 
-    def control_messages(self, level: int, direction: int) -> int:
-        P = self.comm.size
-        return P * (P - 1) * (2 if level == 0 else 1)
-
+    # ------------------------------------------------------------------ the hooks of DistSearch._run
     def _seed(self, seeds):
         grid = self.lg.partition
+        self.depth = np.empty(self.lg.num_local, dtype=np.int64)
+        fill(self.depth, -1)
         fill(self.visited, np.uint64(0))
         fill(self.front, np.uint64(0))
         for s in seeds:
@@ -77,53 +77,38 @@ class ScanSearch(DistSearch):
             if grid.col_lo <= s < grid.col_hi:
                 b = s - grid.col_lo
                 self.front[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+        self.own = grid.to_local(seeds[grid.owns(seeds)])
+        self.depth[self.own] = 0
+        return seeds.size, None
 
-    def _run(self, roots, max_depth):
-        lg, ex, comm = self.lg, self.exchange, self.comm
-        grid, nl, rw = lg.partition, lg.num_local, ex.row_words
-        cw = grid.col_words
-        atomic = multithreaded()
-        depth = np.empty(nl, dtype=np.int64)
-        fill(depth, -1)
-        seeds = np.unique(roots)
-        self._seed(seeds)
-        own = grid.to_local(seeds[grid.owns(seeds)])
-        depth[own] = 0
-        degree = lg.out_degree()
-        next_row, front = self.next_row[:rw], self.front[:cw]
-        total = seeds.size
-        policy = self.policy()
-        records = []
-        level = 0
-        scout = None
-        while total > 0 and level != max_depth:
-            comm.next_level()
-            t0 = time.perf_counter()
-            if scout is None:          # the seeds' out-degrees: owners know them
-                local = int(degree[own].sum()) if own.size else 0
-                scout = int(comm.allreduce(np.array([local], dtype=np.int64))[0])
-            frontier = total
-            bottom_up = policy.direction(scout)
-            if bottom_up:
-                examined = bu_scan(lg.in_indptr, lg.in_indices, grid.num_rows, self.visited, front, grid.col_lo,
-                                   next_row)
-            else:
-                qsize, _ = bitmap_to_queue(front, lg.indptr, self.rows)
-                examined = frontier_edge_offsets(lg.indptr, self.rows, qsize, self.offsets)
-                fill(next_row, np.uint64(0))
-                td_scan(lg.indptr, lg.indices, self.rows, qsize, self.offsets, self.visited, next_row, grid.row_lo,
-                        atomic, self.none, self.tail)
-            ex.contract(next_row)
-            np.bitwise_or(self.visited[:rw], next_row, out=self.visited[:rw])
-            new, scout_l = settle_piece(next_row, self.first_word, depth, level, degree)
-            ex.broadcast(next_row, front)
-            total, scout = (int(x) for x in comm.allreduce(np.array([new, scout_l], dtype=np.int64)))
-            if bottom_up:
-                policy.after_bottom_up(total, frontier)
-            records.append(new_record(BU if bottom_up else TD, frontier, total, examined, t0))
-            level += 1
-        comm.next_level()              # the parents, after the last level (``after_levels``)
-        return self._parents(seeds, own, depth), depth, records
+    def _bottom_up(self, level, frontier):
+        lg, grid = self.lg, self.lg.partition
+        return bu_scan(lg.in_indptr, lg.in_indices, grid.num_rows, self.visited, self.front[:grid.col_words],
+                       grid.col_lo, self.next_row[:self.exchange.row_words])
+
+    def _top_down(self, level, frontier):
+        lg, grid = self.lg, self.lg.partition
+        qsize, _ = bitmap_to_queue(self.front[:grid.col_words], lg.indptr, self.rows)
+        examined = frontier_edge_offsets(lg.indptr, self.rows, qsize, self.offsets)
+        next_row = self.next_row[:self.exchange.row_words]
+        fill(next_row, np.uint64(0))
+        td_scan(lg.indptr, lg.indices, self.rows, qsize, self.offsets, self.visited, next_row, grid.row_lo,
+                self.atomic, self.none, self.tail)
+        return examined
+
+    def _exchange(self, level, bottom_up):
+        """The row scan of the discoveries, the owners' depths, the column broadcast; the level's counts."""
+        ex, rw = self.exchange, self.exchange.row_words
+        next_row = self.next_row[:rw]
+        ex.contract(next_row)
+        np.bitwise_or(self.visited[:rw], next_row, out=self.visited[:rw])
+        new, scout = settle_piece(next_row, self.first_word, self.depth, level, self.lg.out_degree())
+        ex.broadcast(next_row, self.front[:self.lg.partition.col_words])
+        return self.global_counts(new, scout)
+
+    def _finish(self, seeds, levels):
+        self.comm.next_level()              # the parents, after the last level (``after_levels``)
+        return self._parents(seeds, self.own, self.depth), self.depth
 
     def _parents(self, seeds, own, depth):
         """Each owned reached vertex's parent: an in-neighbour one level closer (min over the row's blocks)."""

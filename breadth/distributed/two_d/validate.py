@@ -20,12 +20,10 @@ import time
 import numpy as np
 from numba import njit, prange
 
-from ...errors import ValidationError
 from ...kernels.frontier import parallel_chunksize
 from ...kernels.tree_checks import EDGE, RANGE, RULES, check_in_edges, check_vertex
 from ...result import ValidationReport
-from ..one_d.validate import _MESSAGES, V_BLOCK
-from ..runtime import collective_error
+from ..one_d.validate import V_BLOCK, verdict
 
 
 @njit(parallel=True, cache=True)
@@ -68,9 +66,4 @@ def validate_2d(comm, lg, roots, parent, depth) -> ValidationReport:
             _check_block(lg.in_indptr, lg.in_indices, grid.row_lo, grid.num_rows, grid.lo, grid.hi, grid.col_lo,
                          grid.col_hi, parent_all, depth_all, seeds, lg.directed, first_bad)
         worst = comm.allreduce(first_bad.min(axis=0), op="min")
-    for rule, v in zip(RULES, worst):
-        if v < n:
-            raise collective_error(ValidationError(rule, int(v), _MESSAGES[rule]))
-    reached = int(np.count_nonzero(depth_all >= 0))
-    return ValidationReport(reached=reached, max_depth=int(depth_all.max()) if n else -1,
-                            tree_edges=reached - int(seeds.size), seconds=time.perf_counter() - t0)
+    return verdict(worst, n, depth_all, seeds, t0)
