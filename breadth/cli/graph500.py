@@ -40,6 +40,7 @@ def register(sub):
     build.add_argument("--stream", dest="streaming", action="store_const", const=True, default=None,
                        help="stream the generated tuples into the CSR build chunk by chunk, never holding the "
                             "tuple list (about 10-15 bytes per tuple at the peak instead of about 36-40). "
+                            "With --ranks (1d partition) each rank streams its tuple share into routing. "
                             "Default: streamed only when the tuple-list build would not fit in available memory")
     build.add_argument("--tuple-list", dest="streaming", action="store_const", const=False,
                        help="generate the whole tuple list (kernel 0) and build from it (kernel 1), as the "
@@ -128,7 +129,7 @@ def run_distributed(args) -> int:
         config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,
                                 seed=args.seed, validate=not args.no_validate)
         choice = choose_layout(args, comm, estimate)
-        engine = DistEngine(comm=comm, **engine_options(args, choice))
+        engine = DistEngine(comm=comm, streaming=args.streaming, **engine_options(args, choice))
         result = run_benchmark(config, engine, progress=not args.quiet, checkpoint=checkpoint(args, engine.is_root))
         construction = comm.reduced_phase_totals("construct")
         if engine.is_root:

@@ -9,6 +9,10 @@ Every method is collective: all ranks call it, in the same order.
   Kronecker generator (the single-node graph for the same seed);
 * kernel 1 (timed): the layout's construction (partition, routing, local CSR) and
   its search state;
+* ``streaming`` (None: when the tuple arrays would not fit and the layout can): kernels 0
+  and 1 fused, each rank's share regenerated and routed in rounds, never held whole (the
+  layout's ``build_stream``); ``kernel_times`` splits the time as the single-node
+  streaming build does;
 * search keys: ``nonisolated`` answers with one Allreduce, so all ranks agree;
 * ``search`` returns a ``DistBFSResult`` (this rank's vertices' parent/depth, global
   level statistics with messages/bytes/comm_seconds, per-rank communication in
@@ -37,7 +41,7 @@ import socket
 import numpy as np
 
 from ..errors import BreadthError, InputError, MemoryEstimateError
-from ..graph.generators import check_scale, kronecker_edges
+from ..graph.generators import LIST_SHARE, GeneratedTuples, check_scale, kronecker_edges
 from ..graph.memory import GiB, available_bytes
 from ..kernels.policy import ALPHA, BETA
 from ..result import BFSResult
@@ -64,11 +68,13 @@ class DistEngine:
     for layout-specific options; ``device="cuda"``: one rank per GPU, the local steps on the GPU
     (``breadth.gpu.dist_butterfly``; 1d/butterfly only). ``stall_timeout``: seconds a rank may wait in
     one MPI operation before the job is aborted (None: an automatic bound, 0: no watchdog; see
-    ``distributed.faults.watchdog``). Construction is collective."""
+    ``distributed.faults.watchdog``). ``streaming``: stream a generated graph's tuples into the build
+    (True; layouts with a ``build_stream``), build from the tuple arrays (False), or stream only when
+    the arrays' build would not fit (None). Construction is collective."""
 
     def __init__(self, exchange=None, fanout=1, algorithm="do", alpha=ALPHA, beta=BETA, directed=False,
                  comm=None, threads=None, encoding="auto", partition=registry.DEFAULT_PARTITION, params=None,
-                 device="cpu", stall_timeout=None):
+                 device="cpu", stall_timeout=None, streaming=None):
         self.comm = comm if isinstance(comm, Comm) else Comm(comm)
         self.stall_timeout = collective(check_stall_timeout, stall_timeout)
         start_watchdog(self.comm.rank, self.comm.size, self.stall_timeout)
@@ -85,25 +91,48 @@ class DistEngine:
         self.algorithm = self.options.algorithm
         self.nprocs, self.rank, self.is_root = self.comm.size, self.comm.rank, self.comm.rank == 0
         self.name = f"mpi-{self.partition}-{self.exchange}" + ("-cuda" if self.device == "cuda" else "")
+        self.streaming = collective(_check_streaming, streaming, self.layout)
         self.lg = None
         self.state = None
         self._edges = None
+        self._source = None
+        self._split = None
         self.num_vertices = None
 
     # ---------------------------------------------------------------- memory
-    def check_memory(self, what, num_vertices, num_tuples):
+    def estimate(self, num_vertices, num_tuples, streamed=False) -> int:
+        """One rank's peak bytes for a graph of this size: the layout's estimate of the build from tuple
+        arrays, or (``streamed``) of its streaming build."""
+        fn = self.layout.estimate_stream if streamed else self.layout.estimate_bytes
+        return fn(num_vertices, num_tuples, self.nprocs, self.options, self.directed)
+
+    def check_memory(self, what, num_vertices, num_tuples, streamed=False):
         """Refuse (on every rank) a job whose per-host peak exceeds that host's available memory."""
-        per_rank = self.layout.estimate_bytes(num_vertices, num_tuples, self.nprocs, self.options, self.directed)
+        per_rank = self.estimate(num_vertices, num_tuples, streamed)
         local = self.comm.local_size
         avail = available_bytes()
         error = None
         if per_rank * local > avail:
             host = socket.gethostname()
+            build = "streamed build" if streamed else "build from tuple arrays"
+            hint = ""
+            if not streamed and self.layout.build_stream is not None and what.startswith("a scale-"):
+                hint = f" (streaming the tuples needs about {_size(self.estimate(num_vertices, num_tuples, True))})"
             error = MemoryEstimateError(
-                f"{what} on {self.nprocs} ranks needs about {_size(per_rank)} per rank "
+                f"{what} on {self.nprocs} ranks ({build}) needs about {_size(per_rank)} per rank "
                 f"({local} ranks on host {host}: {_size(per_rank * local)}) but only {_size(avail)} "
-                f"is available on host {host}; use more hosts or ranks")
+                f"is available on host {host}{hint}; use more hosts or ranks")
         self.comm.agree(error)
+
+    def choose_build(self, scale, edgefactor):
+        """Settle ``streaming`` when it was left to the engine (None): stream a generated graph only when
+        the build from tuple arrays would need more than ``LIST_SHARE`` of some host's available
+        memory and the layout can stream (agreed by all ranks). Called before kernel 0."""
+        if self.streaming is None:
+            n = 1 << scale
+            want = self.layout.build_stream is not None and \
+                self.estimate(n, edgefactor * n) * self.comm.local_size > LIST_SHARE * available_bytes()
+            self.streaming = bool(self.comm.allreduce(np.array([want], dtype=np.int64), op="max")[0])
 
     def _agreed(self, fn, *args):
         """Run a step that may fail on some ranks only; every rank raises the first failure (``Comm.agree``)."""
@@ -119,11 +148,15 @@ class DistEngine:
     @_threaded
     def generate(self, scale, edgefactor, seed):
         collective(check_scale, scale, edgefactor, "edgefactor")
+        self.choose_build(scale, edgefactor)
         n = 1 << scale
         m = edgefactor * n
-        self.check_memory(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", n, m)
-        start, stop = tuple_share(m, self.rank, self.nprocs)
+        self.check_memory(f"a scale-{scale} graph ({n:,} vertices, {m:,} edge tuples)", n, m, self.streaming)
         self.num_vertices = n
+        if self.streaming:          # kernel 0 fused into the build: only what to generate
+            self._source = GeneratedTuples("kronecker", scale, edgefactor, seed)
+            return
+        start, stop = tuple_share(m, self.rank, self.nprocs)
         self._edges = self._agreed(kronecker_edges, scale, edgefactor, seed, start, stop)
 
     def warm_up(self):
@@ -132,10 +165,19 @@ class DistEngine:
 
     @_threaded
     def construct(self):
-        src, dst = self._edges
         with self.comm.phase("construct"):
-            self.lg = self.layout.build(self.comm, src, dst, self.num_vertices, self.directed, self.options)
+            if self._source is not None:
+                self.lg, self._split = self.layout.build_stream(self.comm, self._source, self.num_vertices,
+                                                                self.directed, self.options)
+            else:
+                src, dst = self._edges
+                self.lg = self.layout.build(self.comm, src, dst, self.num_vertices, self.directed, self.options)
         self._make_state()
+
+    def kernel_times(self) -> dict | None:
+        """Streamed: this rank's fused build split into generation (the first pass's, kernel 0),
+        construction (kernel 1 without tuple generation) and regeneration (the later passes'); else None."""
+        return self._split
 
     def _make_state(self):
         with self.comm.phase("construct"):
@@ -148,6 +190,7 @@ class DistEngine:
 
     def after_construct(self):
         self._edges = None
+        self._source = None
 
     @_threaded
     def build_from_edges(self, src, dst, num_vertices, directed=None):
@@ -230,7 +273,7 @@ class DistEngine:
         ex = self.state.exchange.describe() if self.state else {"exchange": self.exchange, "fanout": None}
         out = {"engine": self.name, "ranks": self.nprocs, "partition": self.partition, "exchange": self.exchange,
                "fanout": ex.get("fanout"), "encoding": ex.get("encoding"), "threads_per_rank": self.threads,
-               "algorithm": self.algorithm, "alpha": self.options.alpha, "beta": self.options.beta,
+               "algorithm": self.algorithm, "streaming": bool(self.streaming), "alpha": self.options.alpha, "beta": self.options.beta,
                "mpi": get_mpi().Get_library_version().splitlines()[0].strip(), **self._device_info()}
         out.update({k: v for k, v in ex.items() if k not in out})      # layout parameters (e.g. the grid)
         return out
@@ -259,6 +302,16 @@ class DistEngine:
 def _size(nbytes) -> str:
     """Bytes for a message: GiB from 1 GiB on, MiB below."""
     return f"{nbytes / GiB:.1f} GiB" if nbytes >= GiB else f"{nbytes / (1 << 20):.0f} MiB"
+
+
+def _check_streaming(streaming, layout):
+    """``streaming=True`` needs a layout that can stream (``Layout.build_stream``)."""
+    if streaming not in (None, True, False):
+        raise InputError(f"streaming must be True, False or None, got {streaming!r}")
+    if streaming and layout.build_stream is None:
+        raise InputError(f"streaming=True: the {layout.partition}/{layout.exchange} layout builds from tuple "
+                         f"arrays only; choose the 1d partition")
+    return streaming
 
 
 def _check_device(device, layout) -> str:

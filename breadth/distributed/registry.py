@@ -14,6 +14,11 @@ here, so adding a partition or an exchange touches no caller. A ``Layout`` names
   distributed validator (raises ``ValidationError`` on every rank alike);
 * ``estimate_bytes(num_vertices, num_tuples, nprocs, options, directed) -> int`` --
   one rank's peak memory, checked before anything is allocated;
+* ``build_stream(comm, source, num_vertices, directed, options) -> (LocalGraph, seconds)`` (optional) --
+  construction from a ``graph.stream.TupleSource`` (a generated graph), this rank's share of its
+  tuples regenerated chunk by chunk and never held whole (seconds: {"generation", "regeneration",
+  "construction"}); ``estimate_stream`` (same arguments as ``estimate_bytes``) is its peak.
+  Layouts without it build from the tuple arrays;
 * ``default``: the exchange a partition runs when none is named (one per partition);
 * ``check_params(params, nprocs) -> dict`` (optional) -- the layout's own options in
   ``options.params`` checked (InputError naming the parameter) and completed with their
@@ -52,6 +57,8 @@ class Layout:
     default: bool = False
     summary: str = ""
     check_params: Callable | None = None
+    build_stream: Callable | None = None
+    estimate_stream: Callable | None = None
 
 
 _LAYOUTS: dict[tuple[str, str], Layout] = {}

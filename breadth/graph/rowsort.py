@@ -114,12 +114,13 @@ def _move_blocks(indptr, indices, blen):
     return w
 
 
-def sort_compact(indptr, indices, n, hub=HUB, parallel_hubs=None):
+def sort_compact(indptr, indices, n, hub=HUB, parallel_hubs=None, id_bound=None):
     """Sort and deduplicate the rows of (indptr, indices) and compact them; fixes indptr in place and
     returns indices shrunk to the surviving entries (the same buffer, its tail given back).
-    ``hub`` and ``parallel_hubs`` (None: by scratch size) choose how rows are sorted."""
+    ``hub`` and ``parallel_hubs`` (None: by scratch size) choose how rows are sorted; ``id_bound``
+    bounds the entries (None: ``n``, the rows; a distributed rank's rows hold global ids)."""
     uniq = np.empty(n, dtype=np.int64)
-    key_bits = max(1, (max(n, 1) - 1).bit_length())
+    key_bits = max(1, (max(n if id_bound is None else id_bound, 1) - 1).bit_length())
     tmp = np.empty((numba.get_num_threads(), min(hub, indices.size)), dtype=indices.dtype)
     with parallel_chunksize(1):            # hubs make some blocks far costlier
         _sort_rows(indptr, indices, uniq, hub, key_bits, tmp)
