@@ -23,7 +23,8 @@ def test_streamed_build_matches_tuple_arrays(nprocs, scale, chunk, warm_kernels)
 def test_rounds_cover_the_largest_share():
     assert rounds(0, 2, 10) == 1
     assert rounds(100, 3, 34) == 1          # shares of 33 and 34 tuples
-    assert rounds(101, 3, 34) == 2
+    assert rounds(102, 3, 34) == 1          # shares of 34
+    assert rounds(103, 3, 34) == 2          # a share of 35
     assert rounds(16 << 25, 2, 1 << 22) == 64
 
 
