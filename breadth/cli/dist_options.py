@@ -134,15 +134,46 @@ def _implied_partition(args):
     return None
 
 
-def choose_layout(args, comm, make_profile):
-    """Under ``--partition auto``: the planner's ``Choice`` for this job (collective); else None."""
+def choose_layout(args, comm, make_profile, fits=None):
+    """Under ``--partition auto``: the planner's ``Choice`` for this job (collective); else None.
+    ``fits``: the (partition, exchange) pairs whose memory estimate fits (None: any)."""
     if partition_mode(args) != "auto":
         return None
     from ..distributed.planner.auto import choose_layout as plan
     from ..distributed.runtime import auto_threads
 
     threads = args.threads if args.threads is not None else auto_threads(comm)
-    return plan(comm, make_profile, threads)
+    return plan(comm, make_profile, threads, fits)
+
+
+def fitting_layouts(comm, num_vertices, num_tuples, streaming=None):
+    """The (partition, exchange) pairs whose per-host peak for a generated graph fits every host's
+    available memory (streamed where the layout can and ``streaming`` allows), agreed by all ranks;
+    None when none fits (the engine's memory check then explains the refusal). Collective."""
+    import logging
+
+    import numpy as np
+
+    from ..distributed import registry
+    from ..distributed.search_base import SearchOptions
+    from ..graph.memory import available_bytes
+
+    pairs = [(p, x) for p in registry.partitions() for x in registry.exchanges(p)]
+    avail = available_bytes() / comm.local_size
+    ok = np.zeros(len(pairs), dtype=np.int64)
+    for i, (p, x) in enumerate(pairs):
+        lay = registry.get(p, x)
+        stream = lay.estimate_stream is not None and streaming is not False
+        est = (lay.estimate_stream if stream else lay.estimate_bytes)(num_vertices, num_tuples, comm.size,
+                                                                     SearchOptions(), False)
+        ok[i] = est <= avail
+    ok = comm.allreduce(ok, op="min")
+    keep = [pair for pair, good in zip(pairs, ok) if good]
+    if len(keep) < len(pairs):
+        logging.getLogger("breadth.planner").info(
+            "--partition auto: layouts whose memory estimate does not fit left out: %s",
+            ", ".join(f"{p}/{x}" for (p, x), good in zip(pairs, ok) if not good))
+    return keep or None
 
 
 def format_choice(choice, measured_seconds=None) -> str:

@@ -116,7 +116,8 @@ def run_distributed(args) -> int:
     from ..distributed.engine import DistEngine
     from ..errors import BreadthError
     from ..graph500 import Graph500Config, format_report, run_benchmark
-    from .dist_options import choose_layout, comm_summary, engine_options, format_choice, format_comm, format_partition
+    from .dist_options import (choose_layout, comm_summary, engine_options, fitting_layouts, format_choice, format_comm,
+                               format_partition, partition_mode)
 
     def estimate():
         from ..distributed.planner.graph import generated
@@ -128,7 +129,9 @@ def run_distributed(args) -> int:
             raise collective_error(BreadthError(f"--roots must be >= 1, got {args.roots}"))
         config = Graph500Config(scale=args.scale, edgefactor=args.edgefactor, nroots=args.roots,
                                 seed=args.seed, validate=not args.no_validate)
-        choice = choose_layout(args, comm, estimate)
+        fits = fitting_layouts(comm, 1 << args.scale, args.edgefactor << args.scale, args.streaming) \
+            if partition_mode(args) == "auto" else None
+        choice = choose_layout(args, comm, estimate, fits)
         engine = DistEngine(comm=comm, streaming=args.streaming, **engine_options(args, choice))
         result = run_benchmark(config, engine, progress=not args.quiet, checkpoint=checkpoint(args, engine.is_root))
         construction = comm.reduced_phase_totals("construct")
