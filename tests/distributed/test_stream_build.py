@@ -1,14 +1,14 @@
 """The streamed distributed build (``one_d.stream_build``) on real mpiexec ranks: the same local CSR
 per rank as the build from tuple arrays and as the single-node graph's rows, and the same Graph500
 results through the engine; and its memory estimate against the tuple-array build's."""
+import json
+import os
+
 import pytest
 
-from mpi_helpers import run_mpi
-from breadth.distributed.engine import DistEngine  # noqa: F401 - the engine imports cleanly
+from mpi_helpers import run_cli, run_mpi
 from breadth.distributed.one_d.layout import estimate_rank_bytes
 from breadth.distributed.one_d.stream_build import rounds
-
-import os
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "driver_stream.py")
 
@@ -37,3 +37,24 @@ def test_streamed_estimate_scale25_two_ranks_fits_24_gib():
     for directed in (False, True):               # the graph and search state bound the streamed peak
         assert estimate_rank_bytes(n, m, 2, directed=directed, streamed=True, threads=1) < \
             estimate_rank_bytes(n, m, 2, directed=directed)
+
+
+def _graph500(tmp_path, *extra):
+    out = tmp_path / "g500.json"
+    proc = run_cli(["graph500", "--scale", "20", "--roots", "1", "--ranks", "2", "--quiet", "--json", str(out),
+                    *extra], timeout=600, BREADTH_AVAILABLE_MEMORY="1250M")
+    return proc, out
+
+
+@pytest.mark.mpi
+def test_cli_streams_where_tuple_arrays_would_be_refused(tmp_path, warm_kernels):
+    # two ranks at scale 20: about 1.3 GiB for the host from tuple arrays, 1.2 GiB streamed
+    proc, _ = _graph500(tmp_path, "--partition", "1d", "--tuple-list")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "(build from tuple arrays) needs about" in proc.stderr
+    assert "streaming the tuples needs about" in proc.stderr
+    proc, out = _graph500(tmp_path)             # --partition auto: only layouts that fit, streamed
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    d = json.loads(out.read_text())
+    assert d["engine"]["streaming"] is True and d["engine"]["partition"] == "1d", d["engine"]
+    assert d["regeneration_time"] > 0 and d["build_wall_time"] >= d["construction_time"]
