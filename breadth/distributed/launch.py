@@ -110,7 +110,8 @@ def unparse(parser: argparse.ArgumentParser, args: argparse.Namespace, drop=()) 
             continue
         opt = max(action.option_strings, key=len)
         if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction, argparse._StoreConstAction)):
-            options.append(opt)
+            if value == action.const:        # flags sharing a dest (--stream / --tuple-list): the one given
+                options.append(opt)
         elif isinstance(value, list):
             options += [opt] + [str(v) for v in value]
         elif action.nargs == "?" and value == action.const:

@@ -14,6 +14,8 @@ from breadth.errors import InputError
 @pytest.mark.parametrize("argv", [
     ["graph500", "--scale", "12", "--roots", "8", "--exchange", "butterfly", "--fanout", "2", "--ranks", "4"],
     ["graph500", "--scale", "10", "--no-validate", "--alpha", "-1.5", "--json", "-", "--ranks", "2"],
+    ["graph500", "--scale", "10", "--stream", "--ranks", "2"],
+    ["graph500", "--scale", "10", "--tuple-list", "--ranks", "2"],
     ["bfs", "g.npz", "--root", "3", "7", "--validate", "--json", "--max-depth", "4", "--ranks", "3",
      "--exchange", "alltoall", "--threads", "1"],
     ["bfs", "g.npz", "--root", "0", "--json", "out.json", "--algorithm", "td", "--ranks", "2", "--hostfile", "h"],
