@@ -273,7 +273,8 @@ class DistEngine:
         ex = self.state.exchange.describe() if self.state else {"exchange": self.exchange, "fanout": None}
         out = {"engine": self.name, "ranks": self.nprocs, "partition": self.partition, "exchange": self.exchange,
                "fanout": ex.get("fanout"), "encoding": ex.get("encoding"), "threads_per_rank": self.threads,
-               "algorithm": self.algorithm, "streaming": bool(self.streaming), "alpha": self.options.alpha, "beta": self.options.beta,
+               "algorithm": self.algorithm, "streaming": bool(self.streaming), "alpha": self.options.alpha,
+               "beta": self.options.beta,
                "mpi": get_mpi().Get_library_version().splitlines()[0].strip(), **self._device_info()}
         out.update({k: v for k, v in ex.items() if k not in out})      # layout parameters (e.g. the grid)
         return out

@@ -42,7 +42,8 @@ def compare(comm, scale, chunk, directed):
     lo, hi = new.partition.lo, new.partition.hi
     rows = np.asarray(g.indptr[lo:hi + 1], dtype=np.int64)
     same(new.indptr, rows - rows[0], "indptr vs single node")
-    same(new.indices.astype(np.int64), np.asarray(g.indices[rows[0]:rows[-1]], dtype=np.int64), "indices vs single node")
+    same(new.indices.astype(np.int64), np.asarray(g.indices[rows[0]:rows[-1]], dtype=np.int64),
+         "indices vs single node")
     same(new.tuple_degree, tuple_degree(full_s, full_d, n)[lo:hi] if not directed else new.tuple_degree, "tuple degree")
     if comm.rank == 0:
         print(f"OK scale {scale} chunk {chunk} ({rounds(m, comm.size, chunk)} rounds) directed={directed}",
