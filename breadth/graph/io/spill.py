@@ -40,6 +40,7 @@ import shutil
 import tempfile
 import time
 import zipfile
+import zlib
 from types import SimpleNamespace
 
 import numpy as np
@@ -57,6 +58,7 @@ from .edges import sparse_id_note
 
 CHUNK = 1 << 22            # tuples per chunk of the count and partition passes
 MAX_BUCKETS = 1 << 10      # bucket files open at once, per direction
+MIN_BUCKET_ARCS = 1 << 16  # fewer arcs a bucket would cost more in file operations than it saves
 BUILD_BYTES_PER_ARC = 32   # a bucket's build: its arc pairs, the neighbour ids and the sort scratch
 SAMPLE = 1 << 20           # bytes of text sampled to estimate the tuple count
 
@@ -145,9 +147,12 @@ def estimate_in_memory_bytes(path, num_vertices=None, directed=False) -> int:
     size = os.path.getsize(path)
     if size == 0:
         return 0
-    with open_binary(path, is_gzip(path)) as (stream, raw):
-        head = stream.read(SAMPLE)
-        consumed = max(1, raw.tell())
+    try:
+        with open_binary(path, is_gzip(path)) as (stream, raw):
+            head = stream.read(SAMPLE)
+            consumed = max(1, raw.tell())
+    except (OSError, EOFError, zlib.error):
+        return 0                    # unreadable: the reader names the problem
     lines = head.count(b"\n") + (0 if head.endswith(b"\n") else 1)
     tuples = max(1, lines if len(head) < SAMPLE else int(lines * size / consumed))
     n = tuples if num_vertices is None else int(num_vertices)
@@ -190,12 +195,17 @@ def _read_pass(path, spill, num_vertices, progress, stats, declared):
     return m, hi
 
 
+def _size(nbytes) -> str:
+    """A byte count for messages: GiB from 1 GiB up, else MiB."""
+    return f"{nbytes / GiB:.1f} GiB" if nbytes >= GiB else f"{nbytes / (1 << 20):.1f} MiB"
+
+
 def _relabel_table(spill, m, hi, budget, path):
     """(table old id -> new id, ids) over 0..hi, or InputError when the table does not fit."""
     need = 9 * (hi + 1)
     if need > budget // 2:
-        raise InputError(f"{path}: relabelling needs a map of ids 0..{hi} (about {need / GiB:.1f} GiB), more than "
-                         f"half the {budget / GiB:.1f} GiB allowed; raise --memory or convert without --relabel")
+        raise InputError(f"{path}: relabelling needs a map of ids 0..{hi} (about {_size(need)}), more than "
+                         f"half the {_size(budget)} allowed; raise --memory or convert without --relabel")
     present = np.zeros(hi + 1, dtype=np.bool_)
     for s, d in spill.chunks(m):
         present[s] = True
@@ -336,8 +346,8 @@ def _convert(path, out, spill, directed, relabel, num_vertices, index_dtype, bud
     kdt = np.int32 if n <= 2**31 - 1 else np.int64
     fixed = (16 if directed else 8) * (n + 1) + (0 if table is None else table.nbytes + ids.nbytes)
     if fixed > budget:
-        raise InputError(f"{path}: the row offsets of {n:,} vertices need about {fixed / GiB:.1f} GiB, more "
-                         f"than the {budget / GiB:.1f} GiB allowed")
+        raise InputError(f"{path}: the row offsets of {n:,} vertices need about {_size(fixed)}, more "
+                         f"than the {_size(budget)} allowed")
     sides = [_Side("out", n, spill)] + ([_Side("in", n, spill)] if directed else [])
     empty = np.zeros(0, np.int64)
 
@@ -352,7 +362,7 @@ def _convert(path, out, spill, directed, relabel, num_vertices, index_dtype, bud
     loops = 0
     for s, d in tuples("counting degrees"):
         loops += _count(s, d, not directed, sides[0].indptr[1:], sides[1].indptr[1:] if directed else empty)
-    per_bucket = max(1 << 16, (budget - fixed) // 2 // BUILD_BYTES_PER_ARC)
+    per_bucket = max(MIN_BUCKET_ARCS, (budget - fixed) // 2 // BUILD_BYTES_PER_ARC)
     for side in sides:
         side.plan(per_bucket)
         side.open()
