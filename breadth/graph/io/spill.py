@@ -175,11 +175,11 @@ class _Spill:
     def path(self, name):
         return os.path.join(self.root, name)
 
-    def chunks(self, m, chunk=CHUNK):
-        """(src, dst) int64 chunks of the tuple files."""
+    def chunks(self, m):
+        """(src, dst) int64 chunks of CHUNK tuples of the tuple files."""
         with open(self.path("src.bin"), "rb") as fs, open(self.path("dst.bin"), "rb") as fd:
-            for start in range(0, m, chunk):
-                k = min(chunk, m - start)
+            for start in range(0, m, CHUNK):
+                k = min(CHUNK, m - start)
                 yield np.fromfile(fs, np.int64, k), np.fromfile(fd, np.int64, k)
 
 
@@ -275,7 +275,9 @@ class _Side:
                 cursor = rows[:-1].copy()
                 _place(arcs, cursor, indices)
                 del arcs, cursor
-                indices = sort_compact(rows, indices, hi - lo, id_bound=n)
+                # a view: sort_compact then copies the kept entries; shrinking each bucket's buffer
+                # in place (realloc) left the freed pages resident, bucket after bucket
+                indices = sort_compact(rows, indices[:], hi - lo, id_bound=n)
                 indices.tofile(out)
                 self.indptr[lo + 1:hi + 1] = base + rows[1:]
                 base += int(rows[-1])
