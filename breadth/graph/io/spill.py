@@ -21,17 +21,11 @@ neighbour array whole. It makes these passes, each over bounded chunks:
    ``np.savez`` gives them, the neighbour ids copied from their file, through
    ``files.atomic_output``: an error leaves no output file.
 
-A directed graph partitions and builds its in-arcs the same way. The result is
-the graph ``read(path)`` gives (same CSR, same labels), so the written file
-holds the same arrays as ``write(read(path), out)``. ``relabel`` maps ids
-through a table over 0..max id, refused (``InputError``) when that table does
-not fit the memory allowed. The temporary directory is removed at the end,
-whether the conversion succeeded or not.
-
-Memory: 8 bytes per vertex (16 when directed) for the row offsets, the
-parser's block (64 MiB of text and its tuples) and one bucket's build.
-Disk: 16 bytes per tuple, then 8 bytes per arc (16 beyond 2^31 vertices)
-and the neighbour ids; ``spill_dir`` says where.
+A directed graph partitions and builds its in-arcs the same way. The file holds
+the arrays ``write(read(path), out)`` writes. ``relabel`` maps ids through a
+table over 0..max id, refused (``InputError``) when it does not fit the memory
+allowed. The temporary directory is removed at the end, pass or fail. Memory:
+8 bytes per vertex (16 directed), the parser's block and one bucket's build.
 """
 from __future__ import annotations
 
