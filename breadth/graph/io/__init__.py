@@ -23,7 +23,7 @@ Modules: ``edgelist`` (with its numba parser ``edgelist_parser``), ``mtx``,
 (format-neutral: building a graph from parsed edges, relabelling, the edge
 blocks writers walk), ``spill`` (an edge list to a native file in bounded
 memory, spilling to disk), ``text`` (parallel integer formatting), ``results`` (BFS
-result files) and ``_common (input checks, output streams, progress bars,
+result files) and ``_common`` (input checks, output streams, progress bars,
 the read summary).
 
 Reading logs its summary line and its notes (``ReadStats.summary()``,
