@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import time
 
+from ..errors import InputError
 from .common import add_json_option, add_quiet_option, add_threads_option, eprint, set_threads, write_json
 from .helpformat import examples
 from .messages import translate
@@ -43,7 +44,8 @@ def register(sub):
                         "breadth convert web.npz web.mtx",
                         "breadth convert web.npz web-orig.txt --original-ids",
                         "breadth convert kron.dat kron.txt --from graph500-packed --vertices 1048576",
-                        "breadth convert g.txt g.npz --directed --json"),
+                        "breadth convert g.txt g.npz --directed --json",
+                        "breadth convert huge.txt.gz huge.npz --memory 4 --spill-dir /scratch"),
     )
     p.add_argument("input", metavar="IN", help="graph file to read")
     p.add_argument("output", metavar="OUT", help="graph file to write (replaced atomically)")
@@ -53,6 +55,15 @@ def register(sub):
     p.add_argument("--original-ids", action="store_true",
                    help="with --relabel (or a relabelled .npz input): write the original vertex ids "
                         "(edge lists and Graph500 binaries)")
+    p.add_argument("--memory", type=float, default=None, metavar="GIB",
+                   help="memory the conversion may use, in GiB (default: the memory available). An edge list "
+                        "converted to .npz whose in-memory conversion is estimated above 3/4 of it is "
+                        "converted in bounded memory instead: read in chunks, its arcs spilled to disk by "
+                        "vertex range and built range by range (same result)")
+    p.add_argument("--spill-dir", metavar="DIR", default=None,
+                   help="convert an edge list to .npz in bounded memory (whatever the estimate), with its "
+                        "temporary files in a directory made inside DIR (default: beside OUT); about 16 bytes "
+                        "a tuple of disk, removed at the end")
     add_json_option(p, "what was read and written")
     add_quiet_option(p, "no summary lines, notes or progress bars")
     add_threads_option(p)
@@ -65,10 +76,20 @@ def run(args) -> int:
 
     set_threads(args.threads)
     outformat = infer_format(args.output, args.outformat, for_write=True)   # refuse a bad OUT before reading
-    graph, stats = read_with_stats(args.input, format=args.informat, directed=args.directed,
-                                   relabel=args.relabel, num_vertices=args.vertices)
+    bounded = _bounded(args, outformat)
     t0 = time.perf_counter()
-    written = write(graph, args.output, format=outformat, original_ids=args.original_ids)
+    if bounded:
+        from ..graph.io.spill import convert_edgelist
+
+        stats = convert_edgelist(args.input, args.output, directed=args.directed, relabel=args.relabel,
+                                 num_vertices=args.vertices, memory=_memory_bytes(args.memory),
+                                 spill_dir=args.spill_dir)
+        written = []
+    else:
+        graph, stats = read_with_stats(args.input, format=args.informat, directed=args.directed,
+                                       relabel=args.relabel, num_vertices=args.vertices)
+        t0 = time.perf_counter()
+        written = write(graph, args.output, format=outformat, original_ids=args.original_ids)
     seconds = time.perf_counter() - t0
     notes = [translate(note) for note in stats.notes + written]
     size = os.path.getsize(args.output)
@@ -79,9 +100,39 @@ def run(args) -> int:
         read = dict(stats.as_dict(), notes=[translate(note) for note in stats.notes])
         write_json(args.json, {"input": read,
                                "output": {"path": args.output, "format": outformat, "bytes": size,
-                                          "seconds": seconds},
+                                          "seconds": seconds, "bounded": bounded},
                                "notes": notes})
     if not args.quiet and args.json != "-":
         print(f"read  {stats.summary()}")
-        print(f"wrote {os.path.basename(args.output)} [{outformat}]: {size / 1e6:.1f} MB in {seconds:.2f} s")
+        how = " (bounded memory, spilled to disk)" if bounded else ""
+        print(f"wrote {os.path.basename(args.output)} [{outformat}]{how}: {size / 1e6:.1f} MB in {seconds:.2f} s")
     return 0
+
+
+def _memory_bytes(gib):
+    if gib is None:
+        return None
+    if not gib > 0:
+        raise InputError(f"--memory must be a positive number of GiB, got {gib}")
+    return int(gib * (1 << 30))
+
+
+def _bounded(args, outformat) -> bool:
+    """Whether to convert in bounded memory: an edge list to .npz, asked for with --spill-dir or
+    estimated above 3/4 of the memory allowed; --spill-dir with another pair of formats is an error."""
+    from ..graph.io import infer_format
+    from ..graph.io._common import check_input
+    from ..graph.io.spill import needs_bounded
+
+    check_input(args.input)
+    memory = _memory_bytes(args.memory)
+    informat = infer_format(args.input, args.informat)
+    fits = informat == "edgelist" and outformat == "native"
+    if args.spill_dir is not None and not fits:
+        raise InputError(f"--spill-dir converts edge lists to .npz files in bounded memory; not {informat} to "
+                         f"{outformat}")
+    if not fits or args.original_ids:
+        return False
+    if args.spill_dir is not None:
+        return True
+    return needs_bounded(args.input, memory=memory, num_vertices=args.vertices, directed=bool(args.directed))

@@ -115,10 +115,10 @@ def _move_blocks(indptr, indices, blen):
 
 
 def sort_compact(indptr, indices, n, hub=HUB, parallel_hubs=None, id_bound=None):
-    """Sort and deduplicate the rows of (indptr, indices) and compact them; fixes indptr in place and
+    """Sort and deduplicate the n rows of (indptr, indices) and compact them; fixes indptr in place and
     returns indices shrunk to the surviving entries (the same buffer, its tail given back).
     ``hub`` and ``parallel_hubs`` (None: by scratch size) choose how rows are sorted; ``id_bound``
-    bounds the entries (None: ``n``, the rows; a distributed rank's rows hold global ids)."""
+    (default n) bounds the entries, for a block of rows whose neighbours are any vertex of a larger graph."""
     uniq = np.empty(n, dtype=np.int64)
     key_bits = max(1, (max(n if id_bound is None else id_bound, 1) - 1).bit_length())
     tmp = np.empty((numba.get_num_threads(), min(hub, indices.size)), dtype=indices.dtype)

@@ -162,3 +162,60 @@ def test_subprocess_error_has_no_traceback(tmp_path):
     assert proc.stderr.strip() == f"breadth convert: error: {bad}: line 2: non-numeric vertex id 'two' " \
                                   "(expected a non-negative integer)"
     assert not (tmp_path / "o.npz").exists()
+
+
+def test_info_bytes_per_edge(tmp_path, capsys):
+    g = breadth.Graph.from_edges(np.arange(9), np.arange(1, 10), num_vertices=13)
+    breadth.write(g, tmp_path / "p.npz")
+    rc, out, _ = run(capsys, "info", tmp_path / "p.npz", "--json")
+    memory = json.loads(out)["memory"]
+    assert memory["bytes_per_edge"] == pytest.approx(g.nbytes / g.num_edges)
+    rc, out, _ = run(capsys, "info", tmp_path / "p.npz")
+    assert f"({g.nbytes / g.num_edges:.1f} bytes/edge, 4-byte ids)" in out
+
+
+def _edges_file(path, lines=5000):
+    rng = np.random.default_rng(7)
+    s, d = rng.integers(0, 300, lines), rng.integers(0, 300, lines)
+    s[:20] = d[:20]
+    path.write_text("".join(f"{a}\t{b}\n" for a, b in zip(s, d)) + "1\t2\n1\t2\n")
+    return path
+
+
+@pytest.mark.parametrize("directed", [[], ["--directed"]])
+def test_convert_bounded_memory_same_graph(tmp_path, capsys, monkeypatch, directed):
+    src = _edges_file(tmp_path / "g.tsv")
+    rc, _, _ = run(capsys, "convert", src, tmp_path / "mem.npz", *directed, "-q")
+    assert rc == 0
+    monkeypatch.setenv("BREADTH_AVAILABLE_MEMORY", "64K")      # the estimate no longer fits: spill
+    rc, out, _ = run(capsys, "convert", src, tmp_path / "auto.npz", *directed, "--json")
+    assert rc == 0 and json.loads(out)["output"]["bounded"] is True
+    monkeypatch.delenv("BREADTH_AVAILABLE_MEMORY")
+    rc, out, err = run(capsys, "convert", src, tmp_path / "asked.npz", *directed, "--spill-dir", tmp_path)
+    assert rc == 0 and "(bounded memory, spilled to disk)" in out and "duplicates removed" in out
+    rc, out, _ = run(capsys, "convert", src, tmp_path / "big.npz", *directed, "--memory", "8", "--json")
+    assert rc == 0 and json.loads(out)["output"]["bounded"] is False
+    want = breadth.read(tmp_path / "mem.npz")
+    for name in ("auto.npz", "asked.npz", "big.npz"):
+        got = breadth.read(tmp_path / name)
+        assert got.directed == bool(directed)
+        assert np.array_equal(got.indptr, want.indptr) and np.array_equal(got.indices, want.indices)
+        assert np.array_equal(got.in_indices, want.in_indices)
+    assert sorted(os.listdir(tmp_path)) == ["asked.npz", "auto.npz", "big.npz", "g.tsv", "mem.npz"]
+
+
+@pytest.mark.parametrize("content, extra, pattern", [
+    (b"1 2\n" * 3000 + b"3 -4\n", ["--spill-dir", "."], r"bad\.txt: line 3001: negative vertex id -4"),
+    (b"1 2\n2 900000000000\n", ["--spill-dir", ".", "--relabel"], r"relabelling needs a map of ids"),
+    (b"1 2\n", ["--spill-dir", ".", "--to", "mtx"], r"--spill-dir converts edge lists to \.npz"),
+    (b"1 2\n", ["--memory", "0"], r"--memory must be a positive number of GiB"),
+    (b"1 2\n", ["--spill-dir", "nowhere"], r"nowhere: spill directory does not exist"),
+])
+def test_convert_bounded_errors(tmp_path, capsys, monkeypatch, content, extra, pattern):
+    import re
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.txt").write_bytes(content)
+    rc, _, err = run(capsys, "convert", "bad.txt", "out.npz", *extra)
+    lines = err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1 and re.search(pattern, lines[0]), err
+    assert sorted(os.listdir(tmp_path)) == ["bad.txt"]

@@ -21,7 +21,8 @@ one-line message naming the file (and the line, for text formats).
 Modules: ``edgelist`` (with its numba parser ``edgelist_parser``), ``mtx``,
 ``graph500bin`` and ``breadth.graph.native`` per format; ``edges``
 (format-neutral: building a graph from parsed edges, relabelling, the edge
-blocks writers walk), ``text`` (parallel integer formatting), ``results`` (BFS
+blocks writers walk), ``spill`` (an edge list to a native file in bounded
+memory, spilling to disk), ``text`` (parallel integer formatting), ``results`` (BFS
 result files) and ``_common`` (input checks, output streams, progress bars,
 the read summary).
 

@@ -99,13 +99,27 @@ def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None =
     Returns (src, dst, declared vertex count or None, declared directedness or None).
     ``num_vertices`` (if given) is the declared count: any id >= it is an error.
     """
+    declared = {}
+    srcs, dsts = [], []
+    for s, d in edge_chunks(path, num_vertices, progress, stats, declared):
+        srcs.append(s)
+        dsts.append(d)
+    src = srcs[0] if len(srcs) == 1 else np.concatenate(srcs) if srcs else np.zeros(0, np.int64)
+    dst = dsts[0] if len(dsts) == 1 else np.concatenate(dsts) if dsts else np.zeros(0, np.int64)
+    return src, dst, declared["vertices"], declared["directed"]
+
+
+def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None = None, declared=None):
+    """Yield the int64 (src, dst) arrays of an edge list file one block (at most 64 MiB of text) at a
+    time, with a progress bar over the file's bytes. Once the file is read, ``declared`` (a dict)
+    holds "vertices" and "directed": what the header declared (or ``num_vertices``), else None.
+    Bad input raises InputError naming the line."""
     path = check_input(path)
     size = os.path.getsize(path)
     try:
         gz = is_gzip(path)
     except OSError as exc:
         raise os_error(path, exc) from None
-    srcs, dsts = [], []
     declared_n, declared_dir = num_vertices, None
     limit = INT64_MAX if num_vertices is None else int(num_vertices)
     line_base = 0
@@ -148,10 +162,10 @@ def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None =
                     raise InputError(error_message(path, block, *error, line_base, limit))
                 line_base += nl
                 extra |= more
-                if s.size:
-                    srcs.append(s)
-                    dsts.append(d)
                 del block
+                if s.size:
+                    yield s, d
+                del s, d
                 pos = raw.tell()
                 bar.update(pos - done)
                 done = pos
@@ -169,9 +183,8 @@ def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None =
             stats.notes.append(f"{os.path.basename(path)}: first line {column_header[1]!r} taken as column names")
         if extra:
             stats.notes.append(f"{os.path.basename(path)}: columns after the second (weights?) were ignored")
-    src = srcs[0] if len(srcs) == 1 else np.concatenate(srcs) if srcs else np.zeros(0, np.int64)
-    dst = dsts[0] if len(dsts) == 1 else np.concatenate(dsts) if dsts else np.zeros(0, np.int64)
-    return src, dst, declared_n, declared_dir
+    if declared is not None:
+        declared["vertices"], declared["directed"] = declared_n, declared_dir
 
 
 def read_edgelist(path, *, directed=None, relabel=False, num_vertices=None, index_dtype=None,
