@@ -5,7 +5,7 @@ SC'12). ``DistSearch._run`` is the one level loop of every layout:
 
     seed (``_seed``) -- then per level: the seeds' scout count on the first level if the
     seed could not know it (``_seed_scout``, collective), the policy step, the local step
-    (``_top_down`` / ``_bottom_up``, or ``_local_step`` for a layout with several
+    (``_top_down`` / ``_bottom_up`` of a ``DirectionSearch``, or ``_local_step`` for a layout with several
     directions per level), the exchange with the level's statistics (``_exchange``:
     returns the new global frontier size and scout count, identical on all ranks), the
     record -- and after the loop ``_finish`` (parents and depths of this rank's vertices).
@@ -167,17 +167,9 @@ class DistSearch(ABC):
         local = int(self.lg.out_degree()[own].sum()) if own.size else 0
         return self.global_counts(local)[0]
 
+    @abstractmethod
     def _local_step(self, level: int, bottom_up, frontier: int) -> int:
         """This rank's step of level ``level`` (``frontier`` vertices globally); the edges examined."""
-        return self._bottom_up(level, frontier) if bottom_up else self._top_down(level, frontier)
-
-    def _top_down(self, level: int, frontier: int) -> int:
-        """The local top-down step; every layout that keeps the default ``_local_step`` supplies it."""
-        raise NotImplementedError(f"{type(self).__name__} has no top-down step")
-
-    def _bottom_up(self, level: int, frontier: int) -> int:
-        """The local bottom-up step; every layout that keeps the default ``_local_step`` supplies it."""
-        raise NotImplementedError(f"{type(self).__name__} has no bottom-up step")
 
     @abstractmethod
     def _exchange(self, level: int, bottom_up) -> tuple[int, object]:
@@ -251,6 +243,23 @@ class DistSearch(ABC):
                                max_depth_total=last)
         result.compile_seconds = clock.compile_seconds
         return result
+
+
+class DirectionSearch(DistSearch):
+    """A layout whose level is one local step in the policy's direction for all its vertices: it
+    supplies ``_top_down`` and ``_bottom_up`` (delegates, whose subgraphs step in their own
+    directions, supplies ``_local_step`` instead)."""
+
+    def _local_step(self, level: int, bottom_up, frontier: int) -> int:
+        return self._bottom_up(level, frontier) if bottom_up else self._top_down(level, frontier)
+
+    @abstractmethod
+    def _top_down(self, level: int, frontier: int) -> int:
+        """The local top-down step of level ``level``; the edges examined."""
+
+    @abstractmethod
+    def _bottom_up(self, level: int, frontier: int) -> int:
+        """The local bottom-up step of level ``level``; the edges examined."""
 
 
 def new_record(direction, frontier, discovered, examined, t0) -> LevelRecord:

@@ -28,12 +28,12 @@ import numpy as np
 
 from ...kernels.frontier import bitmap_to_queue, num_words, queue_to_bitmap
 from ...kernels.top_down import frontier_edge_offsets
-from ..search_base import DistSearch
+from ..search_base import DirectionSearch
 from . import owned_steps as steps_owned
 from .alltoall_exchange import AllToAll
 
 
-class AllToAllSearch(DistSearch):
+class AllToAllSearch(DirectionSearch):
     """The owner-state search with the all-to-all exchange."""
 
     def __init__(self, comm, lg, options=None):

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...kernels.frontier import fill, num_words, queue_to_bitmap
 from ...kernels.top_down import frontier_edge_offsets
-from ..search_base import DistSearch
+from ..search_base import DirectionSearch
 from . import replicated_steps as steps
 from .butterfly_exchange import Butterfly
 
@@ -44,7 +44,7 @@ def small_levels(small: dict, nlevels: int):
     return rng, (np.concatenate(vals) if vals else np.zeros(0, dtype=np.int64))
 
 
-class ButterflySearch(DistSearch):
+class ButterflySearch(DirectionSearch):
     """The replicated-levels search with the butterfly exchange (``options.fanout``, ``options.encoding``)."""
 
     def __init__(self, comm, lg, options=None):

@@ -38,12 +38,12 @@ import numpy as np
 from ...kernels.frontier import num_words, queue_to_bitmap, visited_bitmap
 from ...kernels.top_down import frontier_edge_offsets
 from ..one_d import owned_steps as steps_owned
-from ..search_base import DistSearch
+from ..search_base import DirectionSearch
 from .fold_exchange import Fold
 from .fold_steps import bu_piece, empty_map
 
 
-class FoldSearch(DistSearch):
+class FoldSearch(DirectionSearch):
     """The 2D owner-state search with the expand/fold exchange."""
 
     def __init__(self, comm, lg, options=None):

@@ -35,12 +35,12 @@ import numpy as np
 
 from ...kernels.frontier import bitmap_to_queue, fill
 from ...kernels.top_down import frontier_edge_offsets
-from ..search_base import DistSearch
+from ..search_base import DirectionSearch
 from .scan_exchange import Scan
 from .scan_steps import bu_scan, parent_candidates, settle_piece, td_scan
 
 
-class ScanSearch(DistSearch):
+class ScanSearch(DirectionSearch):
     """The 2D levels-only search with the bitmap scan exchange."""
 
     def __init__(self, comm, lg, options=None):

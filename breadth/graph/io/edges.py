@@ -17,6 +17,20 @@ from ..types import Graph
 from ._common import show_stage
 
 
+def dense_ids(hi, chunks):
+    """(table old id -> new id over 0..hi, the ids present in ascending order) for the (src, dst)
+    pairs of ``chunks``: the ids in use numbered 0, 1, ... in their order."""
+    present = np.zeros(hi + 1, dtype=np.bool_)
+    for s, d in chunks:
+        present[s] = True
+        present[d] = True
+    ids = np.flatnonzero(present).astype(np.int64)
+    del present
+    table = np.empty(hi + 1, dtype=np.int64)
+    table[ids] = np.arange(ids.size, dtype=np.int64)
+    return table, ids
+
+
 def relabel_dense(src, dst):
     """Map the ids that occur in (src, dst) onto 0..k-1 in increasing order.
 
@@ -28,13 +42,7 @@ def relabel_dense(src, dst):
         return src, dst, np.zeros(0, dtype=np.int64)
     hi = int(max(src.max(), dst.max()))
     if hi + 1 <= 16 * m + (1 << 20):
-        present = np.zeros(hi + 1, dtype=np.bool_)
-        present[src] = True
-        present[dst] = True
-        ids = np.flatnonzero(present).astype(np.int64)
-        del present
-        table = np.empty(hi + 1, dtype=np.int64)
-        table[ids] = np.arange(ids.size, dtype=np.int64)
+        table, ids = dense_ids(hi, ((src, dst),))
         return table[src], table[dst], ids
     ids, inverse = np.unique(np.concatenate((src, dst)), return_inverse=True)
     inverse = inverse.astype(np.int64, copy=False).reshape(-1)

@@ -48,7 +48,7 @@ from ..native import FORMAT_VERSION
 from ..rowsort import sort_compact
 from ._common import ReadStats, check_input, is_gzip, open_binary
 from .edgelist import edge_chunks
-from .edges import sparse_id_note
+from .edges import dense_ids, sparse_id_note
 
 CHUNK = 1 << 22            # tuples per chunk of the count and partition passes
 MAX_BUCKETS = 1 << 10      # bucket files open at once, per direction
@@ -91,38 +91,39 @@ def _bucket(cuts, v):
 
 
 @njit(cache=True)
+def _file_arc(place, cuts, counts, out, a, c):
+    """Count (``place`` False) or file (True) the arc a->c in the bucket of ``a``."""
+    b = _bucket(cuts, a)
+    if not place:
+        counts[b + 1] += 1
+        return
+    out[counts[b], 0] = a - cuts[b]
+    out[counts[b], 1] = c
+    counts[b] += 1
+
+
+@njit(cache=True)
 def _partition(s, d, both, reverse, cuts, start, out):
     """Group the chunk's arcs by the bucket of their source into ``out`` rows (local source, target);
-    ``start`` receives each bucket's first row. Arcs are s->d, d->s when ``reverse``, both when ``both``."""
+    ``start`` receives each bucket's first row. Arcs are s->d, d->s when ``reverse``, both when ``both``.
+    A counting sort: the first pass counts the arcs per bucket, the second files them."""
     nb = cuts.size - 1
     counts = np.zeros(nb + 1, dtype=np.int64)
-    for e in range(s.size):
-        u = s[e]
-        v = d[e]
-        if u == v:
-            continue
-        if both or not reverse:
-            counts[_bucket(cuts, u) + 1] += 1
-        if both or reverse:
-            counts[_bucket(cuts, v) + 1] += 1
-    for b in range(nb):
-        counts[b + 1] += counts[b]
-    start[:] = counts
-    for e in range(s.size):
-        u = s[e]
-        v = d[e]
-        if u == v:
-            continue
-        if both or not reverse:
-            b = _bucket(cuts, u)
-            out[counts[b], 0] = u - cuts[b]
-            out[counts[b], 1] = v
-            counts[b] += 1
-        if both or reverse:
-            b = _bucket(cuts, v)
-            out[counts[b], 0] = v - cuts[b]
-            out[counts[b], 1] = u
-            counts[b] += 1
+    for p in range(2):
+        place = p == 1
+        for e in range(s.size):
+            u = s[e]
+            v = d[e]
+            if u == v:
+                continue
+            if both or not reverse:
+                _file_arc(place, cuts, counts, out, u, v)
+            if both or reverse:
+                _file_arc(place, cuts, counts, out, v, u)
+        if not place:
+            for b in range(nb):
+                counts[b + 1] += counts[b]
+            start[:] = counts
 
 
 @njit(cache=True)
@@ -200,15 +201,7 @@ def _relabel_table(spill, m, hi, budget, path):
     if need > budget // 2:
         raise InputError(f"{path}: relabelling needs a map of ids 0..{hi} (about {_size(need)}), more than "
                          f"half the {_size(budget)} allowed; raise --memory or convert without --relabel")
-    present = np.zeros(hi + 1, dtype=np.bool_)
-    for s, d in spill.chunks(m):
-        present[s] = True
-        present[d] = True
-    ids = np.flatnonzero(present).astype(np.int64)
-    del present
-    table = np.empty(hi + 1, dtype=np.int64)
-    table[ids] = np.arange(ids.size, dtype=np.int64)
-    return table, ids
+    return dense_ids(hi, spill.chunks(m))
 
 
 def _cuts(raw_starts, arcs_per_bucket):
