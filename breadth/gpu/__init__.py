@@ -9,7 +9,14 @@ frontier conversions), ``search`` (the host loop of one search), ``ibfs``
 import numba-cuda; the names below load it on first use, after
 ``device.require_cuda()`` has checked that kernels can run.
 """
-from .device import count_transfers, require_cuda, simulated
+import numpy as _np
+
+# numba-cuda up to 0.30 registers an overload for ``np.row_stack`` when it first compiles
+# a kernel; NumPy 2.5 removed that alias of ``np.vstack``, so restore it under its old name.
+if not hasattr(_np, "row_stack"):
+    _np.row_stack = _np.vstack
+
+from .device import count_transfers, require_cuda, simulated  # noqa: E402
 
 __all__ = ["DeviceGraph", "bfs", "count_transfers", "require_cuda", "simulated"]
 

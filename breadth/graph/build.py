@@ -86,22 +86,31 @@ def _compact(indptr, adj, new_indptr, out):
 
 @njit(parallel=True, cache=True)
 def csr_violations(indptr, indices, n):
-    """One parallel pass over a CSR: (offsets decreasing somewhere, an id outside [0, n))."""
+    """One parallel pass over a CSR: (offsets decreasing somewhere, an id outside [0, n)).
+
+    Counts go to one slot per block, not to a prange scalar reduction: numba on Python >= 3.12
+    fails to compile such a reduction around a loop with branches (numba issue 10132).
+    """
     m = indices.size
-    bad_offsets = 0
-    for v in prange(indptr.size - 1):
-        if indptr[v + 1] < indptr[v]:
-            bad_offsets += 1
-    bad_ids = 0
     block = 1 << 16
-    for b in prange((m + block - 1) // block):
+    nrows = indptr.size - 1
+    row_blocks = (nrows + block - 1) // block
+    id_blocks = (m + block - 1) // block
+    bad = np.zeros(row_blocks + id_blocks, dtype=np.int64)
+    for b in prange(row_blocks + id_blocks):
         c = 0
-        for j in range(b * block, min(m, (b + 1) * block)):
-            x = indices[j]
-            if x < 0 or x >= n:
-                c += 1
-        bad_ids += c
-    return bad_offsets > 0, bad_ids > 0
+        if b < row_blocks:
+            for v in range(b * block, min(nrows, (b + 1) * block)):
+                if indptr[v + 1] < indptr[v]:
+                    c += 1
+        else:
+            k = b - row_blocks
+            for j in range(k * block, min(m, (k + 1) * block)):
+                x = indices[j]
+                if x < 0 or x >= n:
+                    c += 1
+        bad[b] = c
+    return bad[:row_blocks].sum() > 0, bad[row_blocks:].sum() > 0
 
 
 @njit(parallel=True, cache=True)

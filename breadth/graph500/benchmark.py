@@ -99,7 +99,8 @@ class Graph500Result:
 
 
 def search_keys(engine, num_vertices: int, nroots: int, seed: int) -> np.ndarray:
-    """Distinct non-isolated search keys drawn from the seed (Graph500: degree >= 1, self-loops not counted).
+    """Distinct non-isolated search keys drawn from the seed (Graph500: degree >= 1, self-loops not counted;
+    on a directed graph out-degree >= 1).
 
     Candidates come from a seeded stream in batches; duplicates and isolated vertices are skipped.
     Fewer than ``nroots`` keys only if the graph has fewer non-isolated vertices.

@@ -52,7 +52,7 @@ class Engine(Protocol):
         """Untimed bookkeeping after kernel 1 (the tuples may be dropped)."""
 
     def nonisolated(self, candidates: np.ndarray) -> np.ndarray:
-        """Which candidate search keys have an edge (the same answer on every process)."""
+        """Which candidate search keys have an out-edge (the same answer on every process)."""
 
     def search(self, root: int) -> BFSResult:
         """Kernel 2 (timed): one BFS from ``root``."""
@@ -95,16 +95,21 @@ def tuple_degree(src, dst, n) -> np.ndarray:
     return counts.sum(axis=0)
 
 
+@njit(cache=True)
+def _block_tuple_endpoints(b, parent, tdeg):
+    """The tuple endpoints of the reached vertices of block b (own function so that the prange reduction compiles on Python >= 3.12 (numba issue 10132))."""
+    s = 0
+    for v in range(b * ELEM_BLOCK, min(parent.size, (b + 1) * ELEM_BLOCK)):
+        if parent[v] >= 0:
+            s += tdeg[v]
+    return s
+
+
 @njit(parallel=True, cache=True)
 def _reached_tuple_endpoints(parent, tdeg):
-    n = parent.size
     total = 0
-    for b in prange((n + ELEM_BLOCK - 1) // ELEM_BLOCK):
-        s = 0
-        for v in range(b * ELEM_BLOCK, min(n, (b + 1) * ELEM_BLOCK)):
-            if parent[v] >= 0:
-                s += tdeg[v]
-        total += s
+    for b in prange((parent.size + ELEM_BLOCK - 1) // ELEM_BLOCK):
+        total += _block_tuple_endpoints(b, parent, tdeg)
     return total
 
 
@@ -200,11 +205,9 @@ class LocalEngine:
             self._edges = None
 
     def nonisolated(self, candidates: np.ndarray) -> np.ndarray:
-        """Which candidate search keys have an edge (out or in)."""
-        deg = self.graph.out_degree()
-        if self.graph.directed:
-            deg = deg + self.graph.in_degree()
-        return deg[candidates] > 0
+        """Which candidate search keys have an out-edge (on a directed graph, a vertex with only
+        in-edges would reach nothing and count no edge)."""
+        return self.graph.out_degree()[candidates] > 0
 
     # kernel 2
     def search(self, root) -> BFSResult:

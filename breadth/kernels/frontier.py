@@ -142,15 +142,24 @@ def _block_write(bitmap, offsets, indptr, queue):
     nblocks = offsets.size - 1
     edges = 0
     for b in prange(nblocks):
-        p = offsets[b]
-        for w in range(b * WORD_BLOCK, min(bitmap.size, (b + 1) * WORD_BLOCK)):
-            x = bitmap[w]
-            while x:
-                v = w * 64 + cttz(x)
-                queue[p] = v
-                edges += indptr[v + 1] - indptr[v]
-                p += 1
-                x &= x - np.uint64(1)
+        edges += _write_block(b, bitmap, offsets, indptr, queue)
+    return edges
+
+
+@njit(cache=True)
+def _write_block(b, bitmap, offsets, indptr, queue):
+    """_block_write for block b: its vertices into queue from offsets[b]; returns their out-degree sum
+    (own function so that the prange reduction compiles on Python >= 3.12 (numba issue 10132))."""
+    p = offsets[b]
+    edges = 0
+    for w in range(b * WORD_BLOCK, min(bitmap.size, (b + 1) * WORD_BLOCK)):
+        x = bitmap[w]
+        while x:
+            v = w * 64 + cttz(x)
+            queue[p] = v
+            edges += indptr[v + 1] - indptr[v]
+            p += 1
+            x &= x - np.uint64(1)
     return edges
 
 

@@ -199,26 +199,32 @@ def settle_claims(indptr, queue, qsize, parent, depth, level, packed):
     SETTLE_AHEAD claims ahead, so that many misses are in flight at once."""
     scout = 0
     for b in prange((qsize + CLAIM_BLOCK - 1) // CLAIM_BLOCK):
-        block_scout = 0
-        hi = min(qsize, (b + 1) * CLAIM_BLOCK)
-        for i in range(b * CLAIM_BLOCK, hi):
-            if i + SETTLE_AHEAD < hi:
-                w = U(queue[U(i + SETTLE_AHEAD)])
-                if packed:
-                    w &= U(0xFFFFFFFF)
-                    prefetch_write(parent, w)
-                prefetch_write(depth, w)
-                prefetch_read(indptr, w)
-            v = U(queue[U(i)])
-            if packed:
-                u = v >> U(32)
-                v &= U(0xFFFFFFFF)
-                parent[v] = u
-                queue[U(i)] = v
-            depth[v] = level
-            block_scout += indptr[v + U(1)] - indptr[v]
-        scout += block_scout
+        scout += _settle_block(b, indptr, queue, qsize, parent, depth, level, packed)
     return scout
+
+
+@njit(cache=True)
+def _settle_block(b, indptr, queue, qsize, parent, depth, level, packed):
+    """settle_claims over block b; returns its scout count (its own function so that the prange reduction compiles on Python >= 3.12 (numba issue 10132))."""
+    block_scout = 0
+    hi = min(qsize, (b + 1) * CLAIM_BLOCK)
+    for i in range(b * CLAIM_BLOCK, hi):
+        if i + SETTLE_AHEAD < hi:
+            w = U(queue[U(i + SETTLE_AHEAD)])
+            if packed:
+                w &= U(0xFFFFFFFF)
+                prefetch_write(parent, w)
+            prefetch_write(depth, w)
+            prefetch_read(indptr, w)
+        v = U(queue[U(i)])
+        if packed:
+            u = v >> U(32)
+            v &= U(0xFFFFFFFF)
+            parent[v] = u
+            queue[U(i)] = v
+        depth[v] = level
+        block_scout += indptr[v + U(1)] - indptr[v]
+    return block_scout
 
 
 @njit(parallel=True, cache=True)

@@ -8,6 +8,8 @@
 * ``mpilog``: the launcher side (``--ranks``): Open MPI's own messages go to a log
   file, and a failed job ends with one line in the user's terms (which rank, on
   which host, in which phase) that points to the log.
+* ``reaper``: the launcher adopts the ranks an ended mpiexec left behind (a stopped rank
+  cannot end itself) and kills them, so no rank outlives its launch.
 """
 from .watchdog import (DEFAULT_FLOOR, DEFAULT_MULTIPLE, HEARTBEAT, STATUS_ENV, Heartbeat, check_stall_timeout,
                        start_watchdog, stop_watchdog, watchdog_bound)

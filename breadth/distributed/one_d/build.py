@@ -77,6 +77,10 @@ class LocalGraph:
         d = self.out_degree()
         return d + Graph.in_degree(self) if self.directed else d
 
+    def key_degree(self) -> np.ndarray:
+        """Out-degree: a search key needs an edge to leave by (directed or not)."""
+        return self.out_degree()
+
     @property
     def nbytes(self) -> int:
         total = self.indptr.nbytes + self.indices.nbytes

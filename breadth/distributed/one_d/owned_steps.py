@@ -98,18 +98,24 @@ def apply_received(pairs, npairs, pmap, indptr, parent, depth, level, next_queue
     nxt = level + 1
     scout = 0
     for b in prange(nblocks):
-        buf = np.empty(TD_BUFFER, dtype=np.int64)
-        nn = 0
-        sc = 0
-        for i in range(b * ELEM_BLOCK, min(npairs, (b + 1) * ELEM_BLOCK)):
-            loc = local_of(pmap, pairs[2 * i])
-            if parent[loc] < 0 and claim(parent, loc, np.int64(pairs[2 * i + 1]), atomic):
-                depth[loc] = nxt
-                sc += indptr[loc + 1] - indptr[loc]
-                nn = push(buf, nn, loc, next_queue, ntail)
-        flush_buffer(buf, nn, next_queue, ntail)
-        scout += sc
+        scout += _apply_block(b, pairs, npairs, pmap, indptr, parent, depth, nxt, next_queue, ntail, atomic)
     return scout
+
+
+@njit(cache=True)
+def _apply_block(b, pairs, npairs, pmap, indptr, parent, depth, nxt, next_queue, ntail, atomic):
+    """apply_received over block b; returns its scout count (own function so that the prange reduction compiles on Python >= 3.12 (numba issue 10132))."""
+    buf = np.empty(TD_BUFFER, dtype=np.int64)
+    nn = 0
+    sc = 0
+    for i in range(b * ELEM_BLOCK, min(npairs, (b + 1) * ELEM_BLOCK)):
+        loc = local_of(pmap, pairs[2 * i])
+        if parent[loc] < 0 and claim(parent, loc, np.int64(pairs[2 * i + 1]), atomic):
+            depth[loc] = nxt
+            sc += indptr[loc + 1] - indptr[loc]
+            nn = push(buf, nn, loc, next_queue, ntail)
+    flush_buffer(buf, nn, next_queue, ntail)
+    return sc
 
 
 _B_NL, _B_IN_INDPTR, _B_IN_INDICES, _B_INDPTR, _B_PARENT, _B_DEPTH, _B_FRONT, _B_NEXT_WORDS, _B_NEXT_LEVEL = range(9)

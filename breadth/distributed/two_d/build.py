@@ -67,6 +67,10 @@ class BlockGraph(LocalGraph):
     def any_degree(self) -> np.ndarray:
         return self.owned_out + self.owned_in if self.directed else self.owned_out
 
+    def key_degree(self) -> np.ndarray:
+        """Out-degree of the owned vertices: a search key needs an edge to leave by."""
+        return self.owned_out
+
     @property
     def nbytes(self) -> int:
         total = self.indptr.nbytes + self.indices.nbytes + self.in_indptr.nbytes + self.in_indices.nbytes

@@ -90,24 +90,29 @@ def bu_scan(in_indptr, in_indices, nrows, visited, front, col_lo, next_row):
 def settle_piece(next_row, first_word, depth, level, degree):
     """depth := level + 1 for the owned vertices set in next_row (words from ``first_word``);
     returns (their count, their out-degree sum)."""
-    nl = depth.size
-    nwords = (nl + 63) // 64
+    nwords = (depth.size + 63) // 64
     count = 0
     scout = 0
     for w in prange(nwords):
-        word = next_row[first_word + w]
-        c = 0
-        s = 0
-        if word:
-            for bit in range(min(64, nl - w * 64)):
-                if (word >> np.uint64(bit)) & np.uint64(1):
-                    loc = w * 64 + bit
-                    depth[loc] = level + 1
-                    c += 1
-                    s += degree[loc]
+        c, s = _settle_word(w, next_row[first_word + w], depth, level, degree)
         count += c
         scout += s
     return count, scout
+
+
+@njit(cache=True)
+def _settle_word(w, word, depth, level, degree):
+    """settle_piece for word w: (vertices set, their out-degree sum) (own function so that the prange reduction compiles on Python >= 3.12 (numba issue 10132))."""
+    c = 0
+    s = 0
+    if word:
+        for bit in range(min(64, depth.size - w * 64)):
+            if (word >> np.uint64(bit)) & np.uint64(1):
+                loc = w * 64 + bit
+                depth[loc] = level + 1
+                c += 1
+                s += degree[loc]
+    return c, s
 
 
 @njit(parallel=True, cache=True)
