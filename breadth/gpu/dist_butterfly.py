@@ -44,6 +44,7 @@ import ctypes
 import numpy as np
 
 from ..distributed.one_d.butterfly_exchange import TAG_IDS
+from ..errors import InputError
 from ..distributed.one_d.butterfly_search import SMALL_FRONTIER, ButterflySearch
 from . import device
 from .bottom_up import fill_words, queue_to_bitmap
@@ -128,9 +129,13 @@ class GpuButterflySearch(ButterflySearch):
         device.require_cuda()
         self.gpu = use_local_gpu(comm.mpi)
         self.cuda_aware = cuda_aware_mpi(comm.MPI)
-        # device buffers to MPI when detected; options.params["device_mpi"] True/False forces it (tests)
+        # device buffers to MPI when detected; options.params["device_mpi"] True/False forces it (tests).
+        # Forcing it on a GPU with an MPI that is not CUDA-aware would hand MPI device pointers.
         forced = self.options.params.get("device_mpi")
         self.device_mpi = self.cuda_aware if forced is None else bool(forced)
+        if self.device_mpi and not self.cuda_aware and not device.simulated():
+            raise InputError("device_mpi=True hands device buffers to MPI, which needs a CUDA-aware MPI; "
+                             "this one is not (leave device_mpi unset to use host buffers)")
         self.launch = device.check_launch(launch or device.default_launch())
         n, nl = lg.num_vertices, lg.num_local
         isz = lg.indices.dtype.itemsize

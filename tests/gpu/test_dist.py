@@ -35,6 +35,9 @@ def test_two_ranks_equal_single_node_and_count_copies(cuda, gpu_env, mode):
     r = _mpiexec(2, [os.path.join(HERE, "dist_driver.py"), mode], gpu_env)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     lines = [json.loads(x) for x in r.stdout.splitlines() if x.startswith("{")]
+    if lines and "refused" in lines[0]:     # a real GPU whose MPI is not CUDA-aware: forcing device buffers is refused
+        assert mode == "device-mpi" and gpu_env["NUMBA_ENABLE_CUDASIM"] != "1" and len(lines) == 1, lines
+        return
     assert len(lines) == (3 if mode == "device-mpi" else 6)
     assert {x["engine"] for x in lines} == {"mpi-1d-butterfly-cuda"}
     assert {x["algorithm"] for x in lines} == {"do", "td", "bu"}
