@@ -10,9 +10,8 @@ the benchmark and its report are shared.
 """
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
 import logging
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from numba import njit, prange
@@ -25,9 +24,9 @@ from ..kernels.policy import ALPHA, BETA
 from ..result import BFSResult
 from ..search import BFSWorkspace, bfs
 from .tuples import validate_tuples
+from .validate import ValidationReport, validate
 
 log = logging.getLogger("breadth.graph500")
-from .validate import ValidationReport, validate
 
 
 @runtime_checkable
@@ -97,7 +96,8 @@ def tuple_degree(src, dst, n) -> np.ndarray:
 
 @njit(cache=True)
 def _block_tuple_endpoints(b, parent, tdeg):
-    """The tuple endpoints of the reached vertices of block b (own function so that the prange reduction compiles on Python >= 3.12 (numba issue 10132))."""
+    """The tuple endpoints of the reached vertices of block b (a function of its own so that the
+    prange reduction compiles on Python >= 3.12, numba issue 10132)."""
     s = 0
     for v in range(b * ELEM_BLOCK, min(parent.size, (b + 1) * ELEM_BLOCK)):
         if parent[v] >= 0:

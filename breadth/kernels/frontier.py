@@ -149,7 +149,7 @@ def _block_write(bitmap, offsets, indptr, queue):
 @njit(cache=True)
 def _write_block(b, bitmap, offsets, indptr, queue):
     """_block_write for block b: its vertices into queue from offsets[b]; returns their out-degree sum
-    (own function so that the prange reduction compiles on Python >= 3.12 (numba issue 10132))."""
+    (a function of its own so that the prange reduction compiles on Python >= 3.12, numba issue 10132)."""
     p = offsets[b]
     edges = 0
     for w in range(b * WORD_BLOCK, min(bitmap.size, (b + 1) * WORD_BLOCK)):

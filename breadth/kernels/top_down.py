@@ -205,7 +205,8 @@ def settle_claims(indptr, queue, qsize, parent, depth, level, packed):
 
 @njit(cache=True)
 def _settle_block(b, indptr, queue, qsize, parent, depth, level, packed):
-    """settle_claims over block b; returns its scout count (its own function so that the prange reduction compiles on Python >= 3.12 (numba issue 10132))."""
+    """settle_claims over block b; returns its scout count
+    (a function of its own so that the prange reduction compiles on Python >= 3.12, numba issue 10132)."""
     block_scout = 0
     hi = min(qsize, (b + 1) * CLAIM_BLOCK)
     for i in range(b * CLAIM_BLOCK, hi):

@@ -104,7 +104,8 @@ def apply_received(pairs, npairs, pmap, indptr, parent, depth, level, next_queue
 
 @njit(cache=True)
 def _apply_block(b, pairs, npairs, pmap, indptr, parent, depth, nxt, next_queue, ntail, atomic):
-    """apply_received over block b; returns its scout count (own function so that the prange reduction compiles on Python >= 3.12 (numba issue 10132))."""
+    """apply_received over block b; returns its scout count
+    (a function of its own so that the prange reduction compiles on Python >= 3.12, numba issue 10132)."""
     buf = np.empty(TD_BUFFER, dtype=np.int64)
     nn = 0
     sc = 0

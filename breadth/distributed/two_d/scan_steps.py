@@ -102,7 +102,8 @@ def settle_piece(next_row, first_word, depth, level, degree):
 
 @njit(cache=True)
 def _settle_word(w, word, depth, level, degree):
-    """settle_piece for word w: (vertices set, their out-degree sum) (own function so that the prange reduction compiles on Python >= 3.12 (numba issue 10132))."""
+    """settle_piece for word w: (vertices set, their out-degree sum)
+    (a function of its own so that the prange reduction compiles on Python >= 3.12, numba issue 10132)."""
     c = 0
     s = 0
     if word:
