@@ -181,6 +181,10 @@ HEAD = "%%MatrixMarket matrix coordinate real general\n% c\n"
     "2 0 1\n",              # column 0
     "1 x 1\n",              # not an integer
     "-1 2 1\n",             # negative
+    "2\n",                  # one column
+    "99999999999999999999 1 1\n",   # beyond int64
+    "% a comment among the entries\n",
+    "1,2,1\n",              # commas
 ])
 def test_mtx_bad_entry_deep_in_file(tmp_path, small, body):
     lines = [f"{1 + i % 3} {1 + (i * 7) % 3} 1.5" for i in range(2000)]
