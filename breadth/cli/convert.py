@@ -45,7 +45,8 @@ def register(sub):
                         "breadth convert web.npz web-orig.txt --original-ids",
                         "breadth convert kron.dat kron.txt --from graph500-packed --vertices 1048576",
                         "breadth convert g.txt g.npz --directed --json",
-                        "breadth convert huge.txt.gz huge.npz --memory 4 --spill-dir /scratch"),
+                        "breadth convert huge.txt.gz huge.npz --memory 4 --spill-dir /scratch",
+                        "breadth convert kron26.bin kron26.npz --vertices 67108864 --spill-dir /scratch"),
     )
     p.add_argument("input", metavar="IN", help="graph file to read")
     p.add_argument("output", metavar="OUT", help="graph file to write (replaced atomically)")
