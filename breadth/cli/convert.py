@@ -45,7 +45,8 @@ def register(sub):
                         "breadth convert web.npz web-orig.txt --original-ids",
                         "breadth convert kron.dat kron.txt --from graph500-packed --vertices 1048576",
                         "breadth convert g.txt g.npz --directed --json",
-                        "breadth convert huge.txt.gz huge.npz --memory 4 --spill-dir /scratch"),
+                        "breadth convert huge.txt.gz huge.npz --memory 4 --spill-dir /scratch",
+                        "breadth convert kron26.bin kron26.npz --vertices 67108864 --spill-dir /scratch"),
     )
     p.add_argument("input", metavar="IN", help="graph file to read")
     p.add_argument("output", metavar="OUT", help="graph file to write (replaced atomically)")
@@ -56,14 +57,14 @@ def register(sub):
                    help="with --relabel (or a relabelled .npz input): write the original vertex ids "
                         "(edge lists and Graph500 binaries)")
     p.add_argument("--memory", type=float, default=None, metavar="GIB",
-                   help="memory the conversion may use, in GiB (default: the memory available). An edge list "
-                        "converted to .npz whose in-memory conversion is estimated above 3/4 of it is "
-                        "converted in bounded memory instead: read in chunks, its arcs spilled to disk by "
-                        "vertex range and built range by range (same result)")
+                   help="memory the conversion may use, in GiB (default: the memory available). An edge list, "
+                        "Matrix Market or Graph500 binary file converted to .npz whose in-memory conversion "
+                        "is estimated above 3/4 of it is converted in bounded memory instead: read in chunks, "
+                        "its arcs spilled to disk by vertex range and built range by range (same result)")
     p.add_argument("--spill-dir", metavar="DIR", default=None,
-                   help="convert an edge list to .npz in bounded memory (whatever the estimate), with its "
-                        "temporary files in a directory made inside DIR (default: beside OUT); about 16 bytes "
-                        "a tuple of disk, removed at the end")
+                   help="convert an edge list, Matrix Market or Graph500 binary file to .npz in bounded "
+                        "memory (whatever the estimate), with its temporary files in a directory made inside "
+                        "DIR (default: beside OUT); about 16 bytes a tuple of disk, removed at the end")
     add_json_option(p, "what was read and written")
     add_quiet_option(p, "no summary lines, notes or progress bars")
     add_threads_option(p)
@@ -76,14 +77,14 @@ def run(args) -> int:
 
     set_threads(args.threads)
     outformat = infer_format(args.output, args.outformat, for_write=True)   # refuse a bad OUT before reading
-    bounded = _bounded(args, outformat)
+    informat, bounded = _bounded(args, outformat)
     t0 = time.perf_counter()
     if bounded:
-        from ..graph.io.spill import convert_edgelist
+        from ..graph.io.spill import convert_to_native
 
-        stats = convert_edgelist(args.input, args.output, directed=args.directed, relabel=args.relabel,
-                                 num_vertices=args.vertices, memory=_memory_bytes(args.memory),
-                                 spill_dir=args.spill_dir)
+        stats = convert_to_native(args.input, args.output, format=informat, directed=args.directed,
+                                  relabel=args.relabel, num_vertices=args.vertices,
+                                  memory=_memory_bytes(args.memory), spill_dir=args.spill_dir)
         written = []
     else:
         graph, stats = read_with_stats(args.input, format=args.informat, directed=args.directed,
@@ -117,22 +118,24 @@ def _memory_bytes(gib):
     return int(gib * (1 << 30))
 
 
-def _bounded(args, outformat) -> bool:
-    """Whether to convert in bounded memory: an edge list to .npz, asked for with --spill-dir or
-    estimated above 3/4 of the memory allowed; --spill-dir with another pair of formats is an error."""
+def _bounded(args, outformat):
+    """(input format, whether to convert in bounded memory): an edge list, Matrix Market or Graph500
+    binary file to .npz, asked for with --spill-dir or estimated above 3/4 of the memory allowed;
+    --spill-dir with another pair of formats is an error."""
     from ..graph.io import infer_format
     from ..graph.io._common import check_input
-    from ..graph.io.spill import needs_bounded
+    from ..graph.io.sources import BOUNDED_FORMATS, needs_bounded
 
     check_input(args.input)
     memory = _memory_bytes(args.memory)
     informat = infer_format(args.input, args.informat)
-    fits = informat == "edgelist" and outformat == "native"
+    fits = informat in BOUNDED_FORMATS and outformat == "native"
     if args.spill_dir is not None and not fits:
-        raise InputError(f"--spill-dir converts edge lists to .npz files in bounded memory; not {informat} to "
-                         f"{outformat}")
+        raise InputError(f"--spill-dir converts edge lists, Matrix Market and Graph500 binary files to .npz "
+                         f"in bounded memory; not {informat} to {outformat}")
     if not fits or args.original_ids:
-        return False
+        return informat, False
     if args.spill_dir is not None:
-        return True
-    return needs_bounded(args.input, memory=memory, num_vertices=args.vertices, directed=bool(args.directed))
+        return informat, True
+    return informat, needs_bounded(args.input, memory=memory, num_vertices=args.vertices,
+                                   directed=args.directed, format=informat)

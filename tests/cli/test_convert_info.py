@@ -207,7 +207,8 @@ def test_convert_bounded_memory_same_graph(tmp_path, capsys, monkeypatch, direct
 @pytest.mark.parametrize("content, extra, pattern", [
     (b"1 2\n" * 3000 + b"3 -4\n", ["--spill-dir", "."], r"bad\.txt: line 3001: negative vertex id -4"),
     (b"1 2\n2 900000000000\n", ["--spill-dir", ".", "--relabel"], r"relabelling needs a map of ids"),
-    (b"1 2\n", ["--spill-dir", ".", "--to", "mtx"], r"--spill-dir converts edge lists to \.npz"),
+    (b"1 2\n", ["--spill-dir", ".", "--to", "mtx"], r"--spill-dir converts edge lists, Matrix Market and "
+     r"Graph500 binary files to \.npz in bounded memory; not edgelist to mtx"),
     (b"1 2\n", ["--memory", "0"], r"--memory must be a positive number of GiB"),
     (b"1 2\n", ["--spill-dir", "nowhere"], r"nowhere: spill directory does not exist"),
 ])
@@ -219,3 +220,57 @@ def test_convert_bounded_errors(tmp_path, capsys, monkeypatch, content, extra, p
     lines = err.strip().splitlines()
     assert rc == 2 and len(lines) == 1 and re.search(pattern, lines[0]), err
     assert sorted(os.listdir(tmp_path)) == ["bad.txt"]
+
+
+def _binary_and_mtx(tmp_path):
+    rng = np.random.default_rng(8)
+    s, d = rng.integers(0, 300, 5000), rng.integers(0, 300, 5000)
+    s[:20] = d[:20]
+    (tmp_path / "g.g500").write_bytes(np.stack((s, d), axis=1).astype("<i8").tobytes())
+    lines = "".join(f"{a + 1} {b + 1} 0.5\n" for a, b in zip(s, d))
+    (tmp_path / "m.mtx").write_text(f"%%MatrixMarket matrix coordinate real general\n320 320 {s.size}\n{lines}")
+
+
+@pytest.mark.parametrize("name, extra", [("g.g500", ["--vertices", "320"]), ("g.g500", ["--directed"]),
+                                         ("m.mtx", []), ("m.mtx", ["--undirected"])])
+def test_convert_bounded_binary_and_mtx(tmp_path, capsys, monkeypatch, name, extra):
+    _binary_and_mtx(tmp_path)
+    src = tmp_path / name
+    rc, _, _ = run(capsys, "convert", src, tmp_path / "mem.npz", *extra, "-q")
+    assert rc == 0
+    monkeypatch.setenv("BREADTH_AVAILABLE_MEMORY", "64K")      # the estimate no longer fits: spill
+    rc, out, _ = run(capsys, "convert", src, tmp_path / "auto.npz", *extra, "--json")
+    report = json.loads(out)
+    assert rc == 0 and report["output"]["bounded"] is True and report["input"]["tuples"] == 5000
+    monkeypatch.delenv("BREADTH_AVAILABLE_MEMORY")
+    rc, out, _ = run(capsys, "convert", src, tmp_path / "asked.npz", *extra, "--spill-dir", tmp_path)
+    assert rc == 0 and "(bounded memory, spilled to disk)" in out and "self-loops removed" in out
+    rc, out, _ = run(capsys, "convert", src, tmp_path / "big.npz", *extra, "--memory", "8", "--json")
+    assert rc == 0 and json.loads(out)["output"]["bounded"] is False
+    want = (tmp_path / "mem.npz").read_bytes()
+    for out_name in ("auto.npz", "asked.npz", "big.npz"):
+        assert (tmp_path / out_name).read_bytes() == want, out_name
+    assert sorted(os.listdir(tmp_path)) == ["asked.npz", "auto.npz", "big.npz", "g.g500", "m.mtx", "mem.npz"]
+
+
+@pytest.mark.parametrize("name, content, extra, pattern", [
+    ("bad.g500", b"\x01" * 16 * 300 + b"\x02" * 5, [], r"bad\.g500: truncated binary file: 4805 bytes"),
+    ("bad.g500", np.array([[1, 2]] * 300 + [[3, -4]], "<i8").tobytes(), [],
+     r"bad\.g500: tuple 300 \(byte offset 4800\): negative vertex id: -4"),
+    ("bad.g500", np.array([[1, 2], [3, 9]], "<i8").tobytes(), ["--vertices", "5"],
+     r"beyond the declared vertex count 5"),
+    ("bad.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 301\n" + b"1 2\n" * 300 + b"1 4\n", [],
+     r"bad\.mtx: line 303: column index out of bounds \(Matrix Market ids are 1-based: 1\.\.3"),
+    ("bad.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 5\n1 2\n", [], r"bad\.mtx: truncated file"),
+    ("bad.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n", ["--vertices", "4"],
+     r"bad\.mtx: the header declares 3 vertices, not 4"),
+])
+def test_convert_bounded_binary_and_mtx_errors(tmp_path, capsys, monkeypatch, name, content, extra, pattern):
+    import re
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / name).write_bytes(content)
+    for how in (["--spill-dir", "."], []):                      # bounded, then in memory: the same line
+        rc, _, err = run(capsys, "convert", name, "out.npz", *extra, *how)
+        lines = err.strip().splitlines()
+        assert rc == 2 and len(lines) == 1 and re.search(pattern, lines[0]), err
+        assert sorted(os.listdir(tmp_path)) == [name]

@@ -21,8 +21,9 @@ one-line message naming the file (and the line, for text formats).
 Modules: ``edgelist`` (with its numba parser ``edgelist_parser``), ``mtx``,
 ``graph500bin`` and ``breadth.graph.native`` per format; ``edges``
 (format-neutral: building a graph from parsed edges, relabelling, the edge
-blocks writers walk), ``spill`` (an edge list to a native file in bounded
-memory, spilling to disk), ``text`` (parallel integer formatting), ``results`` (BFS
+blocks writers walk), ``spill`` (an edge list, Matrix Market file or Graph500
+binary to a native file in bounded memory, spilling to disk; its numba loops in
+``spill_kernels``, its chunked input and memory estimate in ``sources``), ``text`` (parallel integer formatting), ``results`` (BFS
 result files) and ``_common`` (input checks, output streams, progress bars,
 the read summary).
 

@@ -4,7 +4,8 @@ Reading streams the file (decompressing gzip on the fly) in 64 MiB blocks
 cut at line ends and hands each block to the parallel byte-level numba parser
 of ``edgelist_parser`` (never a Python loop per line); this module handles
 what surrounds it: the header comments, a column-header row, the line count
-carried from block to block for error messages, and the notes. Writing
+carried from block to block for error messages, and the notes. The block
+reader, ``line_blocks``, also feeds the chunked Matrix Market reader. Writing
 formats the edges with ``text.format_rows``.
 
 Accepted syntax, per line: blank; a comment starting with ``#`` or ``%``; or
@@ -109,63 +110,44 @@ def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None =
     return src, dst, declared["vertices"], declared["directed"]
 
 
-def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None = None, declared=None):
-    """Yield the int64 (src, dst) arrays of an edge list file one block (at most 64 MiB of text) at a
-    time, with a progress bar over the file's bytes. Once the file is read, ``declared`` (a dict)
-    holds "vertices" and "directed": what the header declared (or ``num_vertices``), else None.
-    Bad input raises InputError naming the line."""
+def line_blocks(path, progress=None, first=None, skip=0):
+    """Yield the (decompressed) text of ``path`` from byte ``skip`` on as uint8 arrays of whole lines,
+    at most CHUNK_BYTES each unless one line is longer, with a progress bar over the file's bytes.
+    ``first(buf, length)`` may rewrite the first block in place before it is yielded. A block is a
+    view of a buffer the next one reuses: parse it before asking for the next. Read errors raise
+    InputError."""
     path = check_input(path)
     size = os.path.getsize(path)
     try:
         gz = is_gzip(path)
     except OSError as exc:
         raise os_error(path, exc) from None
-    declared_n, declared_dir = num_vertices, None
-    limit = INT64_MAX if num_vertices is None else int(num_vertices)
-    line_base = 0
-    extra = False
-    first = True
-    column_header = None
     buf = bytearray(min(CHUNK_BYTES, max(1 << 16, 8 * size if gz else size + 1)))
     keep = 0
     bar = progress_bar(size, f"reading {os.path.basename(path)}", progress)
     try:
         with bar, open_binary(path, gz) as (stream, raw):
+            while skip > 0:                   # the bytes before ``skip``: read and dropped
+                k = read_fully(stream, memoryview(buf)[:min(skip, len(buf))])
+                skip = skip - k if k else 0
             done = 0
             while True:
                 got = read_fully(stream, memoryview(buf)[keep:])
                 total = keep + got
-                eof = keep + got < len(buf)
+                eof = total < len(buf)
                 if eof:
                     cut = total
                 else:
                     cut = buf.rfind(b"\n", 0, total) + 1
-                    if cut == 0:          # a line longer than the buffer: grow and read on
-                        buf.extend(bytes(len(buf)))
-                        keep = total
+                    if cut == 0:          # a line longer than the buffer: a buffer twice the size, read on
+                        grown = bytearray(2 * len(buf))
+                        grown[:total] = buf
+                        buf, keep = grown, total
                         continue
-                if first and buf.startswith(b"\xef\xbb\xbf"):      # a UTF-8 byte order mark
-                    buf[:3] = b"   "
-                if first:
-                    column_header = _column_header(buf, cut)
-                    if column_header is not None:
-                        buf[column_header[0]] = HASH           # read it as a comment line
-                block = np.frombuffer(buf, dtype=np.uint8, count=cut)
-                if first:
-                    hdr_n, declared_dir = _scan_header(block)
-                    if declared_n is None and hdr_n is not None:
-                        declared_n = hdr_n
-                        limit = hdr_n
-                    first = False
-                s, d, nl, more, error = parse_block(block, limit)
-                if error is not None:
-                    raise InputError(error_message(path, block, *error, line_base, limit))
-                line_base += nl
-                extra |= more
-                del block
-                if s.size:
-                    yield s, d
-                del s, d
+                if first is not None:
+                    first(buf, cut)
+                    first = None
+                yield np.frombuffer(buf, dtype=np.uint8, count=cut)
                 pos = raw.tell()
                 bar.update(pos - done)
                 done = pos
@@ -177,10 +159,49 @@ def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None 
         raise gzip_error(path, exc) from None
     except OSError as exc:
         raise os_error(path, exc) from None
+
+
+def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None = None, declared=None):
+    """Yield the int64 (src, dst) arrays of an edge list file one block (at most 64 MiB of text) at a
+    time, with a progress bar over the file's bytes. Once the file is read, ``declared`` (a dict)
+    holds "vertices" and "directed": what the header declared (or ``num_vertices``), else None.
+    Bad input raises InputError naming the line."""
+    path = check_input(path)
+    declared_n, declared_dir = num_vertices, None
+    limit = INT64_MAX if num_vertices is None else int(num_vertices)
+    line_base = 0
+    extra = False
+    scanned = False
+    column_header = []
+
+    def first(buf, cut):
+        if buf.startswith(b"\xef\xbb\xbf"):      # a UTF-8 byte order mark
+            buf[:3] = b"   "
+        found = _column_header(buf, cut)
+        if found is not None:
+            buf[found[0]] = HASH                  # read it as a comment line
+            column_header.append(found[1])
+
+    for block in line_blocks(path, progress, first):
+        if not scanned:
+            hdr_n, declared_dir = _scan_header(block)
+            if declared_n is None and hdr_n is not None:
+                declared_n = hdr_n
+                limit = hdr_n
+            scanned = True
+        s, d, nl, more, error = parse_block(block, limit)
+        if error is not None:
+            raise InputError(error_message(path, block, *error, line_base, limit))
+        line_base += nl
+        extra |= more
+        del block
+        if s.size:
+            yield s, d
+        del s, d
     if stats is not None:
-        stats.file_bytes = size
-        if column_header is not None:
-            stats.notes.append(f"{os.path.basename(path)}: first line {column_header[1]!r} taken as column names")
+        stats.file_bytes = os.path.getsize(path)
+        if column_header:
+            stats.notes.append(f"{os.path.basename(path)}: first line {column_header[0]!r} taken as column names")
         if extra:
             stats.notes.append(f"{os.path.basename(path)}: columns after the second (weights?) were ignored")
     if declared is not None:

@@ -21,7 +21,7 @@ from numba import njit, prange
 
 INT64_MAX = np.iinfo(np.int64).max
 OK, NON_NUMERIC, NEGATIVE, ONE_COLUMN, TOO_BIG, BEYOND = 0, 1, 2, 3, 4, 5
-NL, HASH, PERCENT, MINUS = 10, 35, 37, 45
+NL, HASH, PERCENT, COMMA, MINUS = 10, 35, 37, 44, 45
 
 
 @njit(cache=True)
@@ -152,6 +152,34 @@ def _parse_lines(buf, starts, offsets, limit, src, dst, counts, newlines, err_co
         err_code[p] = code
         err_pos[p] = pos
         columns[p] = cols
+
+
+@njit(cache=True)
+def data_line_start(buf, k):
+    """Byte offset of the start of the k-th (0-based) data line of ``buf``, skipping blank and
+    comment lines as the parser does (buf.size when there are fewer)."""
+    i = 0
+    n = buf.size
+    while i < n:
+        j = _skip_sep(buf, i, n)
+        if j < n and buf[j] != NL and buf[j] != HASH and buf[j] != PERCENT:
+            if k == 0:
+                return i
+            k -= 1
+        while j < n and buf[j] != NL:
+            j += 1
+        i = j + 1
+    return n
+
+
+@njit(cache=True)
+def first_of(buf, a, b, c):
+    """Index of the first byte of ``buf`` equal to a, b or c; -1 when there is none."""
+    for i in range(buf.size):
+        x = buf[i]
+        if x == a or x == b or x == c:
+            return i
+    return -1
 
 
 @njit(cache=True)

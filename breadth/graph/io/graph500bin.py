@@ -74,7 +74,9 @@ def _decode(buf: np.ndarray, packed: bool):
     return np.ascontiguousarray(pairs[:, 0], dtype=np.int64), np.ascontiguousarray(pairs[:, 1], dtype=np.int64)
 
 
-def _check_ids(path, src, dst, limit, rec_bytes):
+def _check_ids(path, src, dst, limit, rec_bytes, base=0):
+    """InputError naming the first tuple (``base`` tuples precede these) with a negative id, or one
+    at or beyond ``limit``."""
     bad = (src < 0) | (dst < 0)
     what = "negative vertex id"
     if not bad.any() and limit is not None:
@@ -83,7 +85,61 @@ def _check_ids(path, src, dst, limit, rec_bytes):
     if bad.any():
         i = int(np.argmax(bad))
         v = int(src[i]) if (src[i] < 0 or (limit is not None and src[i] >= limit)) else int(dst[i])
+        i += base
         raise InputError(f"{path}: tuple {i} (byte offset {i * rec_bytes}): {what}: {v}")
+
+
+def _truncated(path, nbytes, packed) -> InputError:
+    """The error of a file of ``nbytes`` (decompressed) bytes that is no whole number of tuples."""
+    fmt, rec = ("graph500-packed", PACKED_BYTES) if packed else ("graph500", PAIR_BYTES)
+    other, other_rec = ("graph500", PAIR_BYTES) if packed else ("graph500-packed", PACKED_BYTES)
+    hint = f"; if it holds {other_rec}-byte tuples, read it with format='{other}'" if nbytes % other_rec == 0 else ""
+    return InputError(f"{path}: truncated binary file: {nbytes} bytes is not a whole number of "
+                      f"{rec}-byte {fmt} tuples ({nbytes % rec} bytes left over after tuple "
+                      f"{nbytes // rec}){hint}")
+
+
+def graph500_chunks(path, packed=False, num_vertices=None, progress=None, stats=None, declared=None):
+    """Yield the int64 (src, dst) arrays of a Graph500 binary file about 64 MiB of it at a time, with
+    a progress bar over the file's bytes; the same checks and errors as ``read_graph500`` (an
+    uncompressed file's size is checked before any tuple is read, a gzip file's at its end).
+    ``declared`` (a dict) receives "vertices" (``num_vertices``) and "directed" (False: undirected
+    unless asked otherwise)."""
+    path = check_input(path)
+    size = os.path.getsize(path)
+    rec = PACKED_BYTES if packed else PAIR_BYTES
+    limit = None if num_vertices is None else int(num_vertices)
+    if stats is not None:
+        stats.file_bytes = size
+    if declared is not None:
+        declared["vertices"], declared["directed"] = limit, False
+    try:
+        gz = is_gzip(path)
+        if not gz and size % rec:
+            raise _truncated(path, size, packed)
+        buf = np.empty(max(1, CHUNK_BYTES // rec) * rec, dtype=np.uint8)
+        bar = progress_bar(size, f"reading {os.path.basename(path)}", progress)
+        with bar, open_binary(path, gz) as (stream, raw):
+            base = done = 0
+            while True:
+                got = read_fully(stream, memoryview(buf))
+                if got % rec:
+                    raise _truncated(path, base * rec + got, packed)
+                if got:
+                    src, dst = _decode(buf[:got], packed)
+                    _check_ids(path, src, dst, limit, rec, base)
+                    base += src.size
+                    yield src, dst
+                    del src, dst
+                pos = raw.tell()
+                bar.update(pos - done)
+                done = pos
+                if got < buf.size:
+                    break
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise gzip_error(path, exc) from None
+    except OSError as exc:
+        raise os_error(path, exc) from None
 
 
 def read_graph500(path, *, packed=False, directed=None, relabel=False, num_vertices=None, index_dtype=None,
@@ -103,12 +159,7 @@ def read_graph500(path, *, packed=False, directed=None, relabel=False, num_verti
     except OSError as exc:
         raise os_error(path, exc) from None
     if buf.size % rec:
-        other, other_rec = ("graph500-packed", PACKED_BYTES) if not packed else ("graph500", PAIR_BYTES)
-        hint = f"; if it holds {other_rec}-byte tuples, read it with format='{other}'" \
-            if buf.size % other_rec == 0 else ""
-        raise InputError(f"{path}: truncated binary file: {buf.size} bytes is not a whole number of "
-                         f"{rec}-byte {fmt} tuples ({buf.size % rec} bytes left over after tuple "
-                         f"{buf.size // rec}){hint}")
+        raise _truncated(path, buf.size, packed)
     src, dst = _decode(buf, packed)
     del buf
     _check_ids(path, src, dst, None if num_vertices is None else int(num_vertices), rec)

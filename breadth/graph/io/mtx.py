@@ -8,6 +8,10 @@ matrix stores one triangle and is read as an undirected graph; a ``general``
 one as a directed graph, unless ``directed`` says otherwise. Writing produces
 ``pattern`` matrices: ``symmetric`` (lower triangle) for undirected graphs,
 ``general`` for directed ones.
+
+``mtx_chunks`` reads the same files block by block for the bounded-memory
+conversion: the header through ``fast_matrix_market``, the entries through the
+edge-list parser, with ``read_mtx``'s errors.
 """
 from __future__ import annotations
 
@@ -24,8 +28,14 @@ from ...files import os_error
 from ...progress import bar as progress_bar
 from ..types import Graph
 from ._common import ReadStats, check_input, finish_stats, gzip_error, is_gzip, open_binary, output_stream
+from .edgelist import line_blocks
+from .edgelist_parser import (BEYOND, COMMA, HASH, NEGATIVE, NL, NON_NUMERIC, PERCENT, TOO_BIG, data_line_start,
+                              first_of, parse_block)
 from .edges import edge_blocks, graph_from_edges
 from .text import format_rows
+
+TOO_MANY = -1                  # an entry beyond the count the size line declares
+_SEPARATORS = b" \t,\r\v\f"
 
 
 def _fmm():
@@ -79,8 +89,23 @@ def read_mtx_header(path):
         raise gzip_error(path, exc) from None
     except OSError as exc:
         raise os_error(path, exc) from None
-    except (ValueError, RuntimeError) as exc:
+    except (ValueError, RuntimeError, OverflowError) as exc:
         raise _mtx_error(path, exc) from None
+
+
+def coordinate_header(path, num_vertices=None):
+    """(vertices, symmetric?, entries) of a square coordinate matrix file; InputError for any other
+    Matrix Market file, or when ``num_vertices`` differs from the header's."""
+    h = read_mtx_header(path)
+    if h.object != "matrix" or h.format != "coordinate":
+        raise InputError(f"{path}: line 1: a graph needs a sparse 'matrix coordinate' Matrix Market file, "
+                         f"got '{h.object} {h.format}'")
+    if h.nrows != h.ncols:
+        raise InputError(f"{path}: the matrix is {h.nrows}x{h.ncols}; an adjacency matrix must be square")
+    n = int(h.nrows)
+    if num_vertices is not None and int(num_vertices) != n:
+        raise InputError(f"{path}: the header declares {n} vertices, not {num_vertices}")
+    return n, h.symmetry != "general", int(h.nnz)
 
 
 def read_mtx(path, *, directed=None, relabel=False, num_vertices=None, index_dtype=None,
@@ -97,16 +122,7 @@ def read_mtx(path, *, directed=None, relabel=False, num_vertices=None, index_dty
                              bar_t0=t0, progress=progress)
         finish_stats(stats, g, t0)
         return g
-    h = read_mtx_header(path)
-    if h.object != "matrix" or h.format != "coordinate":
-        raise InputError(f"{path}: line 1: a graph needs a sparse 'matrix coordinate' Matrix Market file, "
-                         f"got '{h.object} {h.format}'")
-    if h.nrows != h.ncols:
-        raise InputError(f"{path}: the matrix is {h.nrows}x{h.ncols}; an adjacency matrix must be square")
-    n = int(h.nrows)
-    if num_vertices is not None and int(num_vertices) != n:
-        raise InputError(f"{path}: the header declares {n} vertices, not {num_vertices}")
-    symmetric = h.symmetry != "general"
+    n, symmetric, _ = coordinate_header(path, num_vertices)
     bar = progress_bar(size, f"reading {os.path.basename(path)}", progress)
     try:
         with bar, open_binary(path, is_gzip(path)) as (stream, raw):
@@ -115,7 +131,7 @@ def read_mtx(path, *, directed=None, relabel=False, num_vertices=None, index_dty
         raise gzip_error(path, exc) from None
     except OSError as exc:
         raise os_error(path, exc) from None
-    except (ValueError, RuntimeError) as exc:
+    except (ValueError, RuntimeError, OverflowError) as exc:
         raise _mtx_error(path, exc, n) from None
     src = rows.astype(np.int64)
     dst = cols.astype(np.int64)
@@ -129,6 +145,106 @@ def read_mtx(path, *, directed=None, relabel=False, num_vertices=None, index_dty
                          index_dtype=index_dtype, stats=stats, bar_t0=t0, progress=progress)
     finish_stats(stats, g, t0)
     return g
+
+
+def header_extent(path):
+    """(bytes, lines, banner, size line) of the banner, comment lines and size line that precede the
+    entries (the two lines stripped; the size line empty when the file ends first)."""
+    nbytes = lines = 0
+    banner = b""
+    with open_binary(path, is_gzip(path)) as (stream, _):
+        while True:
+            line = stream.readline()
+            if not line:
+                return nbytes, lines, banner, b""
+            nbytes += len(line)
+            lines += 1
+            stripped = line.strip()
+            if lines == 1:
+                banner = stripped
+            elif stripped and not stripped.startswith(b"%"):
+                return nbytes, lines, banner, stripped
+
+
+def _entry_error(path, block, code, pos, line_base, n) -> InputError:
+    """``read_mtx``'s one-line error for the bad entry whose token starts at byte ``pos`` of ``block``."""
+    line = line_base + int(np.count_nonzero(block[:pos] == NL)) + 1
+    if code in (BEYOND, NEGATIVE):
+        start = pos - len(bytes(block[max(0, pos - 4096):pos]).rpartition(b"\n")[2])
+        first = not bytes(block[start:pos]).strip(_SEPARATORS)
+        detail = ("Row" if first else "Column") + " index out of bounds"
+    elif code == TOO_MANY:
+        detail = "Too many lines in file (file too long)"
+    elif code == TOO_BIG:
+        detail = "Integer out of range."
+    else:
+        detail = "Invalid integer value."
+    return _mtx_error(path, ValueError(f"Line {line}: {detail}"), n)
+
+
+def _zero_id(block, s, d):
+    """(BEYOND, byte offset of the token) of the first entry with a 0 id (ids are 1-based), or None."""
+    zero = np.flatnonzero((s == 0) | (d == 0))
+    if not zero.size:
+        return None
+    k = int(zero[0])
+    pos = data_line_start(block, k)
+    if s[k] != 0:                       # the column: the second field of the line
+        head = bytes(block[pos:pos + 4096])
+        pos += len(head) - len(head.lstrip(_SEPARATORS).lstrip(b"0123456789").lstrip(_SEPARATORS))
+    return BEYOND, pos
+
+
+def mtx_chunks(path, directed=None, num_vertices=None, progress=None, stats=None, declared=None):
+    """Yield the 0-based int64 (src, dst) arrays of a coordinate Matrix Market file one block (at most
+    64 MiB of text) at a time: the header checked as ``read_mtx`` does, then the entries parsed by the
+    edge-list parser (the value column ignored), with a progress bar over the file's bytes. A
+    symmetric file read as directed yields both directions of each off-diagonal entry, as
+    ``read_mtx`` does. ``declared`` (a dict) receives "vertices" (the header's) and "directed" (the
+    direction read: ``directed``, else the file's symmetry). Bad entries raise ``read_mtx``'s errors."""
+    path = check_input(path)
+    size = os.path.getsize(path)
+    if stats is not None:
+        stats.file_bytes = size
+    if size == 0:
+        if declared is not None:
+            declared["vertices"], declared["directed"] = num_vertices, bool(directed)
+        return
+    n, symmetric, entries = coordinate_header(path, num_vertices)
+    directed = not symmetric if directed is None else bool(directed)
+    if declared is not None:
+        declared["vertices"], declared["directed"] = n, directed
+    try:
+        skip, line_base, _, _ = header_extent(path)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise gzip_error(path, exc) from None
+    except OSError as exc:
+        raise os_error(path, exc) from None
+    seen = 0
+    for block in line_blocks(path, progress, skip=skip):
+        s, d, nl, _, error = parse_block(block, n + 1)
+        bad = first_of(block, PERCENT, HASH, COMMA)     # comment lines and commas: not in an entry
+        if bad >= 0 and (error is None or bad < error[1]):
+            error = (NON_NUMERIC, bad)
+        if error is None:               # the first of a 0 id and an entry beyond the declared count
+            extra = (TOO_MANY, data_line_start(block, entries - seen)) if seen + s.size > entries else None
+            found = [e for e in (_zero_id(block, s, d), extra) if e is not None]
+            error = min(found, key=lambda e: e[1]) if found else None
+        if error is not None:
+            raise _entry_error(path, block, *error, line_base, n)
+        line_base += nl
+        seen += s.size
+        del block
+        s -= 1
+        d -= 1
+        if symmetric and directed:      # each stored entry stands for both directions
+            off = s != d
+            s, d = np.concatenate((s, d[off])), np.concatenate((d, s[off]))
+        if s.size:
+            yield s, d
+        del s, d
+    if seen < entries:
+        raise InputError(f"{path}: truncated file. Expected another {entries - seen} lines.")
 
 
 def write_mtx(graph, path, *, gz=False, progress=None) -> None:

@@ -1,11 +1,13 @@
-"""Converting an edge list to the native format in bounded memory, spilling to disk.
+"""Converting a graph file to the native format in bounded memory, spilling to disk.
 
-``convert_edgelist(path, out)`` never holds the edge list or the graph's
-neighbour array whole. It makes these passes, each over bounded chunks:
+``convert_to_native(path, out)`` converts an edge list, a Matrix Market coordinate file
+or a Graph500 binary (``convert_edgelist``: an edge list) without ever holding its
+tuples or the graph's neighbour array whole. It makes these passes, each over bounded
+chunks:
 
-1. *Read*: the text is parsed block by block (``edgelist.edge_chunks``, the
-   numba parser of the in-memory reader) and the int64 tuples are appended to
-   two files in a temporary directory.
+1. *Read*: the file is read chunk by chunk (``sources.tuple_chunks``: each format's
+   reader with the checks and errors of its in-memory reader) and the int64 tuples are
+   appended to two files in a temporary directory.
 2. *Count*: the raw degree of every vertex (self-loops skipped; both
    directions of an undirected tuple) gives each row's start before
    deduplication; the rows are cut into buckets of about equal arc counts,
@@ -25,7 +27,9 @@ A directed graph partitions and builds its in-arcs the same way. The file holds
 the arrays ``write(read(path), out)`` writes. ``relabel`` maps ids through a
 table over 0..max id, refused (``InputError``) when it does not fit the memory
 allowed. The temporary directory is removed at the end, pass or fail. Memory:
-8 bytes per vertex (16 directed), the parser's block and one bucket's build.
+8 bytes per vertex (16 directed), the reader's chunk and one bucket's build.
+``estimate_in_memory_bytes`` and ``needs_bounded`` (from ``sources``) choose between this
+conversion and the in-memory one.
 """
 from __future__ import annotations
 
@@ -34,131 +38,27 @@ import shutil
 import tempfile
 import time
 import zipfile
-import zlib
 from types import SimpleNamespace
 
 import numpy as np
-from numba import njit
 
 from ...errors import InputError
 from ...files import atomic_output, os_error
 from ...progress import bar as progress_bar
-from ..memory import GiB, available_bytes, csr_build_bytes, index_itemsize
+from ..memory import GiB, available_bytes, index_itemsize
 from ..native import FORMAT_VERSION
 from ..rowsort import sort_compact
-from ._common import ReadStats, check_input, is_gzip, open_binary
-from .edgelist import edge_chunks
+from ._common import ReadStats, check_input
 from .edges import dense_ids, sparse_id_note
+from .spill_kernels import count_degrees, partition_arcs, place_arcs
+from .sources import BOUNDED_FORMATS, estimate_in_memory_bytes, needs_bounded, tuple_chunks
+
+__all__ = ["convert_to_native", "convert_edgelist", "estimate_in_memory_bytes", "needs_bounded"]
 
 CHUNK = 1 << 22            # tuples per chunk of the count and partition passes
 MAX_BUCKETS = 1 << 10      # bucket files open at once, per direction
 MIN_BUCKET_ARCS = 1 << 16  # fewer arcs a bucket would cost more in file operations than it saves
 BUILD_BYTES_PER_ARC = 32   # a bucket's build: its arc pairs, the neighbour ids and the sort scratch
-SAMPLE = 1 << 20           # bytes of text sampled to estimate the tuple count
-
-
-@njit(cache=True)
-def _count(s, d, both, deg_a, deg_b):
-    """Raw degrees of a chunk's arcs (self-loops skipped): deg_a by source, and by target into deg_b
-    (deg_a itself when ``both``, an undirected graph). Returns the self-loops."""
-    loops = 0
-    for e in range(s.size):
-        u = s[e]
-        v = d[e]
-        if u == v:
-            loops += 1
-            continue
-        deg_a[u] += 1
-        if both:
-            deg_a[v] += 1
-        elif deg_b.size:
-            deg_b[v] += 1
-    return loops
-
-
-@njit(cache=True)
-def _bucket(cuts, v):
-    """The bucket b with cuts[b] <= v < cuts[b + 1] (binary search)."""
-    lo = 0
-    hi = cuts.size - 2
-    while lo < hi:
-        mid = (lo + hi + 1) >> 1
-        if cuts[mid] <= v:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-@njit(cache=True)
-def _file_arc(place, cuts, counts, out, a, c):
-    """Count (``place`` False) or file (True) the arc a->c in the bucket of ``a``."""
-    b = _bucket(cuts, a)
-    if not place:
-        counts[b + 1] += 1
-        return
-    out[counts[b], 0] = a - cuts[b]
-    out[counts[b], 1] = c
-    counts[b] += 1
-
-
-@njit(cache=True)
-def _partition(s, d, both, reverse, cuts, start, out):
-    """Group the chunk's arcs by the bucket of their source into ``out`` rows (local source, target);
-    ``start`` receives each bucket's first row. Arcs are s->d, d->s when ``reverse``, both when ``both``.
-    A counting sort: the first pass counts the arcs per bucket, the second files them."""
-    nb = cuts.size - 1
-    counts = np.zeros(nb + 1, dtype=np.int64)
-    for p in range(2):
-        place = p == 1
-        for e in range(s.size):
-            u = s[e]
-            v = d[e]
-            if u == v:
-                continue
-            if both or not reverse:
-                _file_arc(place, cuts, counts, out, u, v)
-            if both or reverse:
-                _file_arc(place, cuts, counts, out, v, u)
-        if not place:
-            for b in range(nb):
-                counts[b + 1] += counts[b]
-            start[:] = counts
-
-
-@njit(cache=True)
-def _place(arcs, cursor, indices):
-    """indices[cursor[r]] := the target of each arc of local row r, advancing cursor[r]."""
-    for j in range(arcs.shape[0]):
-        r = arcs[j, 0]
-        indices[cursor[r]] = arcs[j, 1]
-        cursor[r] += 1
-
-
-def estimate_in_memory_bytes(path, num_vertices=None, directed=False) -> int:
-    """Peak bytes of reading ``path`` into memory and building its CSR, from a sample of its text:
-    the parsed blocks and their concatenation (32 bytes a tuple), or the CSR build with the edge arrays."""
-    path = check_input(path)
-    size = os.path.getsize(path)
-    if size == 0:
-        return 0
-    try:
-        with open_binary(path, is_gzip(path)) as (stream, raw):
-            head = stream.read(SAMPLE)
-            consumed = max(1, raw.tell())
-    except (OSError, EOFError, zlib.error):
-        return 0                    # unreadable: the reader names the problem
-    lines = head.count(b"\n") + (0 if head.endswith(b"\n") else 1)
-    tuples = max(1, lines if len(head) < SAMPLE else int(lines * size / consumed))
-    n = tuples if num_vertices is None else int(num_vertices)
-    return max(32 * tuples, csr_build_bytes(n, tuples, bool(directed)))
-
-
-def needs_bounded(path, *, memory=None, num_vertices=None, directed=False) -> bool:
-    """True when the in-memory conversion's estimate exceeds 3/4 of ``memory`` bytes (default: the
-    memory available, capped by ``$BREADTH_AVAILABLE_MEMORY``)."""
-    budget = available_bytes() if memory is None else int(memory)
-    return estimate_in_memory_bytes(path, num_vertices, directed) > 0.75 * budget
 
 
 class _Spill:
@@ -178,11 +78,11 @@ class _Spill:
                 yield np.fromfile(fs, np.int64, k), np.fromfile(fd, np.int64, k)
 
 
-def _read_pass(path, spill, num_vertices, progress, stats, declared):
-    """Pass 1: parse the text into the tuple files; returns (tuples, largest id or -1)."""
+def _read_pass(chunks, spill):
+    """Pass 1: the input's chunks into the tuple files; returns (tuples, largest id or -1)."""
     m, hi = 0, -1
     with open(spill.path("src.bin"), "wb") as fs, open(spill.path("dst.bin"), "wb") as fd:
-        for s, d in edge_chunks(path, num_vertices, progress, stats, declared):
+        for s, d in chunks:
             s.tofile(fs)
             d.tofile(fd)
             m += s.size
@@ -240,7 +140,7 @@ class _Side:
         arcs = s.size * (2 if both else 1)
         out = np.empty((arcs, 2), dtype=kdt)
         start = np.zeros(nb + 1, dtype=np.int64)
-        _partition(s, d, both, reverse, self.cuts, start, out)
+        partition_arcs(s, d, both, reverse, self.cuts, start, out)
         for b in range(nb):
             if start[b + 1] > start[b]:
                 out[start[b]:start[b + 1]].tofile(self.files[b])
@@ -260,7 +160,7 @@ class _Side:
                 raw_lo = int(self.indptr[hi])
                 indices = np.empty(int(rows[-1]), dtype=idt)
                 cursor = rows[:-1].copy()
-                _place(arcs, cursor, indices)
+                place_arcs(arcs, cursor, indices)
                 del arcs, cursor
                 # a view: sort_compact then copies the kept entries; shrinking each bucket's buffer
                 # in place (realloc) left the freed pages resident, bucket after bucket
@@ -286,28 +186,41 @@ def _npz_member(zf, name, array=None, *, dtype=None, count=0, source=None):
             shutil.copyfileobj(f, fid, 1 << 24)
 
 
-def convert_edgelist(path, out, *, directed=None, relabel=False, num_vertices=None, index_dtype=None,
-                     memory=None, spill_dir=None, progress=None) -> ReadStats:
-    """Convert the edge list ``path`` to the native file ``out`` in bounded memory (module notes).
+def convert_to_native(path, out, *, format=None, directed=None, relabel=False, num_vertices=None,
+                      index_dtype=None, memory=None, spill_dir=None, progress=None) -> ReadStats:
+    """Convert the graph file ``path`` to the native file ``out`` in bounded memory (module notes).
 
-    ``memory``: bytes the conversion may use (default: what is available); ``spill_dir``: where the
-    temporary directory goes (default: beside ``out``). Other arguments as ``breadth.read``.
-    Returns the read statistics (``ReadStats``). Bad input raises InputError; no ``out`` then.
+    ``format``: one of ``sources.BOUNDED_FORMATS`` (edge list, Matrix Market, Graph500 binary);
+    inferred from the extension when None. ``memory``: bytes the conversion may use (default: what
+    is available); ``spill_dir``: where the temporary directory goes (default: beside ``out``).
+    Other arguments as ``breadth.read``. Returns the read statistics (``ReadStats``). Bad input
+    raises InputError, with the in-memory reader's message; no ``out`` then.
     """
     t0 = time.perf_counter()
     path = check_input(path)
+    if format is None:
+        from . import infer_format      # deferred: the package imports its readers, not this module
+
+        format = infer_format(path)
+    if format not in BOUNDED_FORMATS:
+        raise InputError(f"{path}: the bounded-memory conversion reads {', '.join(BOUNDED_FORMATS)} files, "
+                         f"not {format}")
     out = os.fspath(out)
     budget = available_bytes() if memory is None else int(memory)
     where = spill_dir if spill_dir is not None else os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(where):
         raise InputError(f"{where}: spill directory does not exist")
-    stats = ReadStats(path, "edgelist")
+    stats = ReadStats(path, format)
     try:
         root = tempfile.mkdtemp(prefix=".breadth-convert-", dir=where)
     except OSError as exc:
         raise os_error(where, exc) from None
+    declared = {}
+    chunks = tuple_chunks(path, format, directed=directed, num_vertices=num_vertices, progress=progress,
+                          stats=stats, declared=declared)
     try:
-        _convert(path, out, _Spill(root), directed, relabel, num_vertices, index_dtype, budget, progress, stats)
+        _convert(path, out, _Spill(root), chunks, declared, directed, relabel, index_dtype, budget, progress,
+                 stats)
     except OSError as exc:
         raise os_error(getattr(exc, "filename", None) or path, exc) from None
     finally:
@@ -316,9 +229,16 @@ def convert_edgelist(path, out, *, directed=None, relabel=False, num_vertices=No
     return stats
 
 
-def _convert(path, out, spill, directed, relabel, num_vertices, index_dtype, budget, progress, stats):
-    declared = {}
-    m, hi = _read_pass(path, spill, num_vertices, progress, stats, declared)
+def convert_edgelist(path, out, *, directed=None, relabel=False, num_vertices=None, index_dtype=None,
+                     memory=None, spill_dir=None, progress=None) -> ReadStats:
+    """``convert_to_native`` of an edge list (whatever the extension)."""
+    return convert_to_native(path, out, format="edgelist", directed=directed, relabel=relabel,
+                             num_vertices=num_vertices, index_dtype=index_dtype, memory=memory,
+                             spill_dir=spill_dir, progress=progress)
+
+
+def _convert(path, out, spill, chunks, declared, directed, relabel, index_dtype, budget, progress, stats):
+    m, hi = _read_pass(chunks, spill)
     if directed is None:
         directed = bool(declared["directed"])
         if declared["directed"] is None and m:
@@ -350,7 +270,7 @@ def _convert(path, out, spill, directed, relabel, num_vertices, index_dtype, bud
 
     loops = 0
     for s, d in tuples("counting degrees"):
-        loops += _count(s, d, not directed, sides[0].indptr[1:], sides[1].indptr[1:] if directed else empty)
+        loops += count_degrees(s, d, not directed, sides[0].indptr[1:], sides[1].indptr[1:] if directed else empty)
     per_bucket = max(MIN_BUCKET_ARCS, (budget - fixed) // 2 // BUILD_BYTES_PER_ARC)
     for side in sides:
         side.plan(per_bucket)
