@@ -1,11 +1,12 @@
 """The streamed 2D build (``two_d.stream_build``) on real mpiexec ranks: the same block per rank as the
 build from tuple arrays, single-node depths and validated trees from both 2D exchanges, the same
 Graph500 roots and nedge through the engine; its registration and memory estimate."""
+import json
 import os
 
 import pytest
 
-from mpi_helpers import run_mpi
+from mpi_helpers import run_cli, run_mpi
 from breadth.distributed import registry
 from breadth.distributed.search_base import SearchOptions
 from breadth.distributed.two_d.layout import estimate_rank_bytes
@@ -50,8 +51,28 @@ def test_streamed_2d_estimate_below_tuple_arrays_at_scale():
     for directed in (False, True):
         old = estimate_rank_bytes(n, m, 4, "2x2", directed)
         new = estimate_rank_bytes(n, m, 4, "2x2", directed, streamed=True, threads=1)
-        assert new < 0.75 * old, (directed, new, old)
-    # at scale 26 on a 2x2 grid the tuple share dominates the build: about 13.5 GiB per rank from
-    # tuple arrays against a streamed peak that the graph and search state bound
-    assert estimate_rank_bytes(n, m, 4, "2x2") > 12 * 2**30
-    assert estimate_rank_bytes(n, m, 4, "2x2", streamed=True, threads=1) < 10 * 2**30
+        blocks = 2 * (m / 4) * (1 if directed else 2) * 4          # both int32 block CSRs of a rank
+        assert blocks < new < 0.9 * old, (directed, new, old)
+    # the tuple share (16 B per tuple) and the swapped copy of the received arcs leave the build
+    assert estimate_rank_bytes(n, m, 4, "2x2") - estimate_rank_bytes(n, m, 4, "2x2", streamed=True) > 2**31
+
+
+def _graph500(tmp_path, *extra):
+    out = tmp_path / "g500.json"
+    proc = run_cli(["graph500", "--scale", "21", "--roots", "1", "--ranks", "2", "--partition", "2d", "--quiet",
+                    "--json", str(out), *extra], timeout=600, BREADTH_AVAILABLE_MEMORY="2150M")
+    return proc, out
+
+
+@pytest.mark.mpi
+def test_cli_2d_streams_where_tuple_arrays_would_be_refused(tmp_path, warm_stream_2d):
+    # two ranks (1x2) at scale 21: about 2.3 GiB for the host from tuple arrays, 2.0 GiB streamed
+    proc, _ = _graph500(tmp_path, "--tuple-list")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "(build from tuple arrays) needs about" in proc.stderr
+    assert "streaming the tuples needs about" in proc.stderr
+    proc, out = _graph500(tmp_path)               # validated by default
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    d = json.loads(out.read_text())
+    assert d["engine"]["streaming"] is True and d["engine"]["partition"] == "2d", d["engine"]
+    assert d["regeneration_time"] > 0 and d["build_wall_time"] >= d["construction_time"]
