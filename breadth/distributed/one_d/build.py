@@ -163,17 +163,18 @@ def pack_arcs(keys, others, partition: Partition, both, dtype):
 
 # ---------------------------------------------------------------------- local CSR kernels
 @njit(parallel=True, cache=True)
-def _rows(pairs, pmap, rows, adj, write):
-    """Received (src, dst) pairs by local row: count them (rows[c, local(src)]), or (``write``)
-    store dst at the chunk's next slot of that row."""
+def _rows(pairs, pmap, rows, adj, write, key):
+    """Received (src, dst) pairs by local row of their source (``key`` 0) or of their target (``key``
+    1): count them (rows[c, local row]), or (``write``) store the other end at the chunk's next slot
+    of that row."""
     nchunks = rows.shape[0]
     for c in prange(nchunks):
         row = rows[c]
         start, stop = chunk(pairs.size // 2, c, nchunks)
         for e in range(start, stop):
-            r = local_of(pmap, pairs[2 * e])
+            r = local_of(pmap, pairs[2 * e + key])
             if write:
-                adj[row[r]] = pairs[2 * e + 1]
+                adj[row[r]] = pairs[2 * e + 1 - key]
             row[r] += 1
 
 
@@ -189,12 +190,12 @@ def local_csr(pairs, partition: Partition, index_dtype):
     counts = np.zeros((nchunks, nl), dtype=np.int64)
     adj = np.empty(0, dtype=index_dtype)
     if m:
-        _rows(pairs, pmap, counts, adj, False)
+        _rows(pairs, pmap, counts, adj, False, 0)
     raw = np.zeros(nl + 1, dtype=np.int64)
     _windows(counts, raw)
     adj = np.empty(raw[-1], dtype=index_dtype)
     if m:
-        _rows(pairs, pmap, counts, adj, True)
+        _rows(pairs, pmap, counts, adj, True, 0)
     del counts
     indptr, indices = sorted_csr(raw, adj, index_dtype)
     return indptr, indices, np.diff(raw)

@@ -49,16 +49,22 @@ def estimate_rank_bytes(num_vertices, num_tuples, nprocs, exchange="butterfly", 
     return int(max(build + 8 * rows, search)) + INTERPRETER_BYTES
 
 
-def _stream_build_bytes(n, tuples, arcs, rows, isz, directed, threads) -> float:
-    """Peak of the streamed construction: the unsorted indices and int64 arrays per row (raw degree,
-    indptr, cursor; the sort's distinct counts), a round's tuples, packed arcs and received arcs
-    (twice the packed, for imbalance), the counting chunks, the sort's per-thread scratch."""
+def stream_round_bytes(n, tuples, directed, rows, isz, threads=None) -> float:
+    """What a streamed build (``one_d.stream_build.stream_csrs``) holds besides its CSRs: a round's
+    tuples, packed arcs and received arcs (twice the packed, for imbalance), the counting chunks over
+    ``rows`` rows, the block histograms, the row sort's per-thread scratch (``threads``)."""
     threads = numba.get_num_threads() if threads is None else threads
     round_tuples = min(tuples, CHUNK)
     round_arcs = round_tuples * (1 if directed else 2)
     buffers = 16 * round_tuples + 3 * (2 * round_arcs * isz) + 16 * (round_arcs + rows) + 8 * (n / 64) * 2
+    return buffers + threads * HUB * isz
+
+
+def _stream_build_bytes(n, tuples, arcs, rows, isz, directed, threads) -> float:
+    """Peak of the streamed construction: the unsorted indices and int64 arrays per row (raw degree,
+    indptr, cursor; the sort's distinct counts) and a round's buffers (``stream_round_bytes``)."""
     done = (arcs * isz + 16 * rows) if directed else 0        # the out-CSR while the in-CSR is built
-    return done + arcs * isz + 24 * rows + buffers + threads * HUB * isz
+    return done + arcs * isz + 24 * rows + stream_round_bytes(n, tuples, directed, rows, isz, threads)
 
 
 def _build(comm, src, dst, num_vertices, directed, options):

@@ -18,6 +18,10 @@ The local CSR is row for row ``build_1d``'s (sorted, deduplicated, self-loop fre
 its ``indices`` before deduplication, a few int64 arrays per owned row, and one round's buffers
 (its tuples, the packed arcs and the received arcs), instead of its whole tuple share and twice its
 routed arcs.
+
+The share (``TupleShare``: rounds, the partition pass, the time split) and the two routing passes
+(``stream_csrs``: any routing, one CSR per view of the received arcs) are shared with the 2D
+streamed build (``two_d.stream_build``).
 """
 from __future__ import annotations
 
@@ -39,7 +43,7 @@ def rounds(num_tuples: int, nprocs: int, chunk: int = CHUNK) -> int:
     return max(1, -(-largest // max(1, int(chunk))))
 
 
-class _Share:
+class TupleShare:
     """This rank's tuple share as ``nrounds`` slices, filled into reused buffers; times the fills."""
 
     def __init__(self, source, rank, nprocs, chunk):
@@ -63,47 +67,80 @@ class _Share:
             self.fill_seconds[-1] += time.perf_counter() - t0
             yield self.src[:b - a], self.dst[:b - a]
 
+    def weights(self, comm, num_vertices):
+        """The block histogram (``partition.block_weights``) of the whole graph: this rank's summed over
+        one pass, then over the ranks (one Allreduce). Collective."""
+        weights = np.zeros((int(num_vertices) + 63) // 64, dtype=np.int64)
+        for src, dst in self.passes():
+            weights += block_weights(src, dst, num_vertices)
+        return comm.allreduce(weights)
 
-def _received_rows(pairs, pmap, nl):
-    """Arcs per local row among received (src, dst) pairs, per counting chunk: (nchunks, nl) int64."""
-    m = pairs.size // 2
+    def seconds(self, t0):
+        """{"generation": the first pass's tuple generation, "regeneration": the later passes',
+        "construction": the rest of the wall time since ``t0``}."""
+        fills = self.fill_seconds
+        wall = time.perf_counter() - t0
+        return {"generation": fills[0], "regeneration": sum(fills[1:]), "construction": wall - sum(fills)}
+
+
+def _received_rows(pairs, rows, key):
+    """Arcs per row of ``rows`` among received (src, dst) pairs, the row that of the source (``key``
+    0) or of the target (``key`` 1), per counting chunk: (nchunks, rows.num_local) int64."""
+    m, nl = pairs.size // 2, rows.num_local
     nchunks = max(1, min(numba.get_num_threads(), m // max(nl, 1) + 1))
     counts = np.zeros((nchunks, nl), dtype=np.int64)
     if m:
-        _rows(pairs, pmap, counts, np.empty(0, dtype=pairs.dtype), False)
+        _rows(pairs, rows.kernel_map(), counts, np.empty(0, dtype=pairs.dtype), False, key)
     return counts
 
 
-def _stream_csr(comm, share, partition, swap, both, vdt, id_bound):
-    """(indptr, indices, raw degree per row) of the arcs key->other (keys: the tuples' sources, or
-    their targets when ``swap``; ``both``: also other->key), routed round by round in two passes."""
-    nl = partition.num_local
-    pmap = partition.kernel_map()
+def stream_csrs(comm, share, pack, views, vdt, id_bound):
+    """CSRs of the arcs that ``pack(src, dst) -> (pairs, pair counts per rank)`` routes, round by round
+    in two passes over ``share`` (count, then place), one CSR per view (rows, key): ``rows`` has
+    ``num_local`` and ``kernel_map()``, ``key`` 0 files a received arc under its source's row, 1 under
+    its target's. Returns [(indptr, sorted deduplicated indices, raw arcs per row)] per view."""
 
     def routed():
         for src, dst in share.passes():
-            keys, others = (dst, src) if swap else (src, dst)
-            send, per_rank = pack_arcs(keys, others, partition, both, vdt)
+            send, per_rank = pack(src, dst)
             pairs, _ = comm.alltoallv(send, 2 * per_rank)
             del send
             yield pairs
 
-    raw = np.zeros(nl, dtype=np.int64)
+    raws = [np.zeros(rows.num_local, dtype=np.int64) for rows, _ in views]
     for pairs in routed():                                        # count pass
-        raw += _received_rows(pairs, pmap, nl).sum(axis=0)
-    indptr = np.zeros(nl + 1, dtype=np.int64)
-    np.cumsum(raw, out=indptr[1:])
-    indices = np.empty(int(indptr[-1]), dtype=vdt)
-    cursor = indptr[:-1].copy()
+        for raw, (rows, key) in zip(raws, views):
+            raw += _received_rows(pairs, rows, key).sum(axis=0)
+    indptrs, indices, cursors = [], [], []
+    for raw in raws:
+        indptr = np.zeros(raw.size + 1, dtype=np.int64)
+        np.cumsum(raw, out=indptr[1:])
+        indptrs.append(indptr)
+        indices.append(np.empty(int(indptr[-1]), dtype=vdt))
+        cursors.append(indptr[:-1].copy())
     for pairs in routed():                                        # place pass
-        counts = _received_rows(pairs, pmap, nl)
-        if pairs.size:
-            pos = np.cumsum(counts, axis=0) - counts + cursor    # each counting chunk's first slot per row
-            _rows(pairs, pmap, pos, indices, True)
-            cursor += counts.sum(axis=0)
-    del cursor
-    indices = sort_compact(indptr, indices, nl, id_bound=id_bound)
-    return indptr, indices, raw
+        for (rows, key), out, cursor in zip(views, indices, cursors):
+            counts = _received_rows(pairs, rows, key)
+            if pairs.size:
+                pos = np.cumsum(counts, axis=0) - counts + cursor    # each counting chunk's first slot per row
+                _rows(pairs, rows.kernel_map(), pos, out, True, key)
+                cursor += counts.sum(axis=0)
+    del cursors
+    csrs = []
+    for indptr, raw in zip(indptrs, raws):
+        csrs.append((indptr, sort_compact(indptr, indices.pop(0), raw.size, id_bound=id_bound), raw))
+    return csrs
+
+
+def _stream_csr(comm, share, partition, swap, both, vdt, id_bound):
+    """(indptr, indices, raw degree per row) of the arcs key->other (keys: the tuples' sources, or
+    their targets when ``swap``; ``both``: also other->key), routed to their keys' owners."""
+
+    def pack(src, dst):
+        keys, others = (dst, src) if swap else (src, dst)
+        return pack_arcs(keys, others, partition, both, vdt)
+
+    return stream_csrs(comm, share, pack, [(partition, 0)], vdt, id_bound)[0]
 
 
 def build_1d_stream(comm, source, num_vertices, directed=False, chunk=CHUNK) -> tuple[LocalGraph, dict]:
@@ -114,11 +151,8 @@ def build_1d_stream(comm, source, num_vertices, directed=False, chunk=CHUNK) -> 
     """
     t0 = time.perf_counter()
     n = int(num_vertices)
-    share = _Share(source, comm.rank, comm.size, chunk)
-    weights = np.zeros((n + 63) // 64, dtype=np.int64)
-    for src, dst in share.passes():
-        weights += block_weights(src, dst, n)
-    partition = OneD.from_weights(comm.allreduce(weights), n, comm.size, comm.rank)
+    share = TupleShare(source, comm.rank, comm.size, chunk)
+    partition = OneD.from_weights(share.weights(comm, n), n, comm.size, comm.rank)
     vdt = vertex_dtype(n)
     indptr, indices, tdeg = _stream_csr(comm, share, partition, False, not directed, vdt, n)
     if not directed:
@@ -127,6 +161,4 @@ def build_1d_stream(comm, source, num_vertices, directed=False, chunk=CHUNK) -> 
         in_indptr, in_indices, in_tdeg = _stream_csr(comm, share, partition, True, False, vdt, n)   # v <- u
         lg = LocalGraph(partition, indptr, indices, in_indptr, in_indices, directed=True,
                         tuple_degree=tdeg + in_tdeg)
-    fills = share.fill_seconds
-    wall = time.perf_counter() - t0
-    return lg, {"generation": fills[0], "regeneration": sum(fills[1:]), "construction": wall - sum(fills)}
+    return lg, share.seconds(t0)

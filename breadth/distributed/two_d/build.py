@@ -171,10 +171,27 @@ def build_2d(comm, src, dst, num_vertices, directed=False, grid_spec=None) -> Bl
     swapped = np.empty_like(pairs)
     swapped[0::2] = pairs[1::2]
     swapped[1::2] = pairs[0::2]
-    indptr, indices, out_raw = local_csr(pairs, _Rows(grid.bounds, grid.col_lo, grid.col_hi), vdt)
+    out_csr = local_csr(pairs, out_rows(grid), vdt)
     del pairs
-    in_indptr, in_indices, in_raw = local_csr(swapped, _Rows(grid.bounds, grid.row_lo, grid.row_hi), vdt)
+    in_csr = local_csr(swapped, in_rows(grid), vdt)
     del swapped
+    return block_graph(comm, grid, out_csr, in_csr, directed)
+
+
+def out_rows(grid: Grid2D) -> _Rows:
+    """The rows of the block's out-arc CSR: the column range."""
+    return _Rows(grid.bounds, grid.col_lo, grid.col_hi)
+
+
+def in_rows(grid: Grid2D) -> _Rows:
+    """The rows of the block's in-arc CSR: the row range."""
+    return _Rows(grid.bounds, grid.row_lo, grid.row_hi)
+
+
+def block_graph(comm, grid, out_csr, in_csr, directed) -> BlockGraph:
+    """This rank's BlockGraph from its block's CSRs by source and by destination, each (indptr, indices,
+    raw arcs per row): the row and column communicators made, the owned degrees summed. Collective."""
+    (indptr, indices, out_raw), (in_indptr, in_indices, in_raw) = out_csr, in_csr
     row_comm, col_comm = grid_comms(comm, grid)
     out_deg, in_deg, tdeg = _owned(comm, row_comm, col_comm, grid, indptr, out_raw, in_indptr, in_raw, directed)
     return BlockGraph(grid, indptr, indices, in_indptr, in_indices, directed=directed, owned_out=out_deg,

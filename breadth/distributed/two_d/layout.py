@@ -6,22 +6,30 @@ of the job size, ``two_d.grid.default_grid``).
 
 Construction: ``two_d.build.build_2d`` (block histogram -> pieces -> Alltoallv routing to
 blocks -> block CSRs by source and by destination) or ``two_d.build.slice_native_2d``.
+A generated graph can instead be streamed (``two_d.stream_build.build_2d_stream``: each rank's
+tuple share regenerated and routed to the blocks round by round, never held whole).
 Validation: ``two_d.validate.validate_2d``. Memory: ``estimate_rank_bytes`` below.
 """
 from __future__ import annotations
 
 from ...graph.memory import index_itemsize
-from ..one_d.layout import INTERPRETER_BYTES
+from ..one_d.layout import INTERPRETER_BYTES, stream_round_bytes
 from ..registry import Layout, register
 from .build import build_2d, slice_native_2d
 from .fold_search import FoldSearch
 from .grid import check_params, parse_grid
 from .scan_search import ScanSearch
+from .stream_build import build_2d_stream
 from .validate import validate_2d
 
 
-def estimate_rank_bytes(num_vertices, num_tuples, nprocs, grid=None, directed=False) -> int:
-    """Peak bytes of one rank: max(construction, graph + search state + validation), averaged shares."""
+def estimate_rank_bytes(num_vertices, num_tuples, nprocs, grid=None, directed=False, streamed=False,
+                        threads=None) -> int:
+    """Peak bytes of one rank: max(construction, graph + search state + validation), averaged shares.
+
+    Construction from tuple arrays holds the tuple share, the packed and the received arcs, their
+    swapped copy and the unsorted block CSR; ``streamed`` (``build_2d_stream``): the block's two
+    unsorted ``indices``, int64 arrays per row of its column and row ranges and one round's buffers."""
     n, P = int(num_vertices), max(1, int(nprocs))
     R, C = parse_grid(grid, P)
     isz = index_itemsize(n)
@@ -29,7 +37,10 @@ def estimate_rank_bytes(num_vertices, num_tuples, nprocs, grid=None, directed=Fa
     arcs = tuples * (1 if directed else 2)                 # arcs per block
     rows, owned = n / R + n / C, n / P
     blocks = 2 * arcs * isz + 8 * rows                      # out-arc and in-arc CSRs of the block
-    build = 16 * tuples + 2 * (2 * arcs * isz) + 2 * arcs * isz + 8 * rows
+    if streamed:                                            # raw degrees, indptr, cursor per row
+        build = 2 * arcs * isz + 24 * rows + stream_round_bytes(n, tuples, directed, rows, isz, threads)
+    else:
+        build = 16 * tuples + 2 * (2 * arcs * isz) + 2 * arcs * isz + 8 * rows
     search = blocks + n / 8 + n / (8 * R) + 16 * arcs + 8 * n / C + 40 * owned + 16 * n   # + candidates, gathers
     return int(max(build + 8 * rows, search)) + INTERPRETER_BYTES
 
@@ -42,15 +53,25 @@ def _slice(comm, graph, options):
     return slice_native_2d(comm, graph, options.params.get("grid"))
 
 
+def _stream(comm, source, num_vertices, directed, options):
+    return build_2d_stream(comm, source, num_vertices, directed, options.params.get("grid"))
+
+
 def _estimate(num_vertices, num_tuples, nprocs, options, directed):
     return estimate_rank_bytes(num_vertices, num_tuples, nprocs, options.params.get("grid"), directed)
 
 
+def _estimate_stream(num_vertices, num_tuples, nprocs, options, directed):
+    return estimate_rank_bytes(num_vertices, num_tuples, nprocs, options.params.get("grid"), directed, True)
+
+
 register(Layout("2d", "fold", _build, _slice, FoldSearch, validate_2d, _estimate, default=True,
+                build_stream=_stream, estimate_stream=_estimate_stream,
                 summary="R x C edge blocks: frontier expanded along columns, (vertex, parent) pairs folded "
                         "along rows; bottom-up sub-steps rotate completed bitmaps (Beamer, Buluç)",
                 check_params=check_params))
 register(Layout("2d", "scan", _build, _slice, ScanSearch, validate_2d, _estimate,
+                build_stream=_stream, estimate_stream=_estimate_stream,
                 summary="R x C edge blocks, bitmap frontiers: discoveries OR-contracted along rows in "
                         "ceil(log2 C) pairwise rounds, broadcast along columns; parents from levels (MapGraph)",
                 check_params=check_params))
