@@ -40,7 +40,7 @@ def register(sub):
     build.add_argument("--stream", dest="streaming", action="store_const", const=True, default=None,
                        help="stream the generated tuples into the CSR build chunk by chunk, never holding the "
                             "tuple list (about 10-15 bytes per tuple at the peak instead of about 36-40). "
-                            "With --ranks (1d and 2d partitions) each rank streams its tuple share into routing. "
+                            "With --ranks (every partition) each rank streams its tuple share into routing. "
                             "Default: streamed only when the tuple-list build would not fit in available memory")
     build.add_argument("--tuple-list", dest="streaming", action="store_const", const=False,
                        help="generate the whole tuple list (kernel 0) and build from it (kernel 1), as the "

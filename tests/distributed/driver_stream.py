@@ -4,8 +4,8 @@ under ``mpiexec -n P python tests/distributed/driver_stream.py SCALE CHUNK``.
 For a Kronecker graph of SCALE (undirected and directed), every rank builds its share twice: from
 its tuple arrays (``build_1d``) and streamed in rounds of CHUNK tuples (``build_1d_stream``), and
 checks the two LocalGraphs are identical (partition, every CSR array, tuple degrees) and that its
-rows equal the single-node graph's rows. Then the engine runs the streamed Graph500 kernels with a
-search and the distributed validator. Prints "OK ..." lines on rank 0; a failed check raises.
+rows equal the single-node graph's rows. Then the engine runs the Graph500 kernels streamed and from
+tuple arrays, with the 1D and the delegates layouts, every tree validated, and compares the results. Prints "OK ..." lines on rank 0; a failed check raises.
 """
 import sys
 
@@ -54,15 +54,17 @@ def engine(comm, scale):
     from breadth.graph500.benchmark import Graph500Config, run_benchmark
 
     results = {}
-    for streaming in (False, True):
-        eng = DistEngine(comm=comm, streaming=streaming)
-        res = run_benchmark(Graph500Config(scale=scale, edgefactor=16, nroots=4, seed=3), eng, progress=False)
-        assert eng.describe()["streaming"] is streaming
-        assert (eng.kernel_times() is not None) == streaming
-        results[streaming] = (list(res.nedges), res.roots, res.graph["edges"])
-    assert results[True] == results[False], results
+    for partition in ("1d", "delegates"):
+        for streaming in (False, True):
+            eng = DistEngine(comm=comm, streaming=streaming, partition=partition)
+            res = run_benchmark(Graph500Config(scale=scale, edgefactor=16, nroots=4, seed=3), eng, progress=False)
+            assert eng.describe()["streaming"] is streaming
+            assert (eng.kernel_times() is not None) == streaming
+            assert res.config.validate and len(res.validate_times) == 4       # every tree validated
+            results[partition, streaming] = (list(res.nedges), res.roots, res.graph["edges"])
+    assert len(set(map(repr, results.values()))) == 1, results
     if comm.rank == 0:
-        print(f"OK engine scale {scale} nedge {results[True][0]}", flush=True)
+        print(f"OK engine scale {scale} nedge {results['1d', True][0]} (1d and delegates)", flush=True)
 
 
 if __name__ == "__main__":

@@ -58,3 +58,17 @@ def test_cli_streams_where_tuple_arrays_would_be_refused(tmp_path, warm_kernels)
     d = json.loads(out.read_text())
     assert d["engine"]["streaming"] is True and d["engine"]["partition"] == "1d", d["engine"]
     assert d["regeneration_time"] > 0 and d["build_wall_time"] >= d["construction_time"]
+
+
+def test_delegates_stream_estimate_is_the_1d_streamed_peak_plus_its_subgraphs():
+    from breadth.distributed import registry
+    from breadth.distributed.delegates.layout import estimate_bytes
+
+    layout = registry.get("delegates", "alltoall")
+    assert layout.build_stream is not None and layout.estimate_stream is not None
+    n, m = 1 << 25, 16 << 25
+    listed = estimate_bytes(n, m, 2, None, False)
+    streamed = layout.estimate_stream(n, m, 2, None, False)
+    assert streamed < listed
+    assert streamed - estimate_rank_bytes(n, m, 2, "alltoall", 1, False, True) == \
+        listed - estimate_rank_bytes(n, m, 2, "alltoall", 1, False)         # the same subgraph term on both

@@ -4,7 +4,8 @@ delegate-mask all-reduce and the nn all-to-all (``delegates.search``). Registere
 ``registry`` as "delegates"/"alltoall"; the threshold travels as ``options.params["threshold"]``
 ("auto" or an integer, ``checks.check_threshold``).
 
-Construction (collective): the 1D build (``one_d.build.build_1d``, or ``one_d.build.slice_native`` for a
+Construction (collective): the 1D build (``one_d.build.build_1d``, the streamed
+``one_d.stream_build.build_1d_stream`` for generated tuples, or ``one_d.build.slice_native`` for a
 native file) gives every rank the out-rows (and, directed, the in-rows) of its range; one
 Allreduce of an out-degree histogram fixes TH (``auto_threshold``), one Allgatherv the
 delegate list, then every rank cuts its subgraphs locally (``Subgraphs``) and an Allreduce
@@ -18,11 +19,14 @@ Graph500 edge counts; the report gives the subgraphs' bytes next to that 1D CSR 
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ...checks import check_threshold
 from ..one_d.build import LocalGraph, build_1d, slice_native
 from ..one_d.layout import estimate_rank_bytes
+from ..one_d.stream_build import build_1d_stream
 from ..one_d.validate import validate_owned
 from ..registry import Layout, register
 from ..search_base import collective
@@ -95,15 +99,28 @@ def _slice(comm, graph, options):
     return separate(comm, slice_native(comm, graph), options)
 
 
-def estimate_bytes(num_vertices, num_tuples, nprocs, options, directed) -> int:
-    """1D alltoall's peak plus the subgraphs and their construction temporaries (about 40 bytes
-    per arc of the rank: row/column numbers, masks, the sorted copies)."""
+def _stream(comm, source, num_vertices, directed, options):
+    """The streamed 1D build, then the same separation; the separation counts as construction."""
+    collective(check_threshold, options.params.get("threshold", "auto"))
+    lg1, seconds = build_1d_stream(comm, source, num_vertices, directed)
+    t0 = time.perf_counter()
+    lg = separate(comm, lg1, options)
+    return lg, dict(seconds, construction=seconds["construction"] + time.perf_counter() - t0)
+
+
+def estimate_bytes(num_vertices, num_tuples, nprocs, options, directed, streamed=False) -> int:
+    """1D alltoall's peak (tuple-list or streamed build) plus the subgraphs and their construction
+    temporaries (about 40 bytes per arc of the rank: row/column numbers, masks, the sorted copies)."""
     P = max(1, int(nprocs))
     arcs = num_tuples * (1 if directed else 2) / P * (2 if directed else 1)
-    return estimate_rank_bytes(num_vertices, num_tuples, P, "alltoall", 1, directed) + int(40 * arcs)
+    return estimate_rank_bytes(num_vertices, num_tuples, P, "alltoall", 1, directed, streamed) + int(40 * arcs)
+
+
+def estimate_stream_bytes(num_vertices, num_tuples, nprocs, options, directed) -> int:
+    return estimate_bytes(num_vertices, num_tuples, nprocs, options, directed, streamed=True)
 
 
 register(Layout("delegates", "alltoall", _build, _slice, DelegatesSearch, validate_owned, estimate_bytes,
-                default=True, summary="degree separation (Pan et al.): delegates replicated, their mask "
+                build_stream=_stream, estimate_stream=estimate_stream_bytes, default=True, summary="degree separation (Pan et al.): delegates replicated, their mask "
                                       "OR-reduced per level; normal->normal discoveries routed with Alltoallv",
                 check_params=check_params))
