@@ -2,55 +2,24 @@
 feeding graph/io/spill.py) against the in-memory one: the same file, byte for byte, and the same errors."""
 import gzip
 import os
-import zipfile
 
 import numpy as np
 import pytest
 
 import breadth
 from breadth import InputError
-from breadth.graph.io import edgelist, graph500bin, read_with_stats, spill
+from breadth.graph.io import graph500bin, read_with_stats
 from breadth.graph.io.sources import estimate_in_memory_bytes, needs_bounded
 from breadth.graph.io.spill import convert_to_native
+from spill_support import members, random_tuples, shrink
 
 STATS = ("tuples", "vertices", "edges", "self_loops", "duplicates", "max_degree", "directed", "relabelled")
 
 
-def random_tuples(seed=3, m=6000, n=700):
-    """Random tuples with duplicates, self-loops and a hub (vertex 5), in shuffled order."""
-    rng = np.random.default_rng(seed)
-    s = rng.integers(0, n, m)
-    d = rng.integers(0, n, m)
-    s[:40] = d[:40]
-    s[40:400] = 5
-    s[400:800], d[400:800] = s[800:1200], d[800:1200]
-    order = rng.permutation(m)
-    return s[order], d[order]
-
-
-def members(path):
-    with zipfile.ZipFile(path) as zf:
-        return {name: zf.read(name) for name in zf.namelist()}, zf.namelist()
-
-
 @pytest.fixture
 def small(monkeypatch):
-    """Buckets of a few hundred arcs, tuple chunks of 1000, binary chunks of 100 pairs (75 packed tuples)
-    and text blocks of 4 KiB, so small files take every path; yields the bucket counts of each build."""
-    monkeypatch.setattr(spill, "MIN_BUCKET_ARCS", 256)
-    monkeypatch.setattr(spill, "CHUNK", 1000)
-    monkeypatch.setattr(graph500bin, "CHUNK_BYTES", 1600)
-    monkeypatch.setattr(edgelist, "CHUNK_BYTES", 1 << 12)
-    seen = []
-    cuts = spill._cuts
-
-    def counting(raw_starts, per):
-        c = cuts(raw_starts, per)
-        seen.append(c.size - 1)
-        return c
-
-    monkeypatch.setattr(spill, "_cuts", counting)
-    yield seen
+    """Small sizes, so that small files take every path; yields the bucket counts of each build."""
+    yield shrink(monkeypatch)
 
 
 def same_as_in_memory(tmp_path, src, fmt, buckets=None, **kw):

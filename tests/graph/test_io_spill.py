@@ -1,52 +1,27 @@
 """The bounded-memory edge list -> native conversion (graph/io/spill.py) against the in-memory one."""
 import gzip
 import os
-import zipfile
 
 import numpy as np
 import pytest
 
 import breadth
 from breadth import InputError
-from breadth.graph.io import edgelist, spill
 from breadth.graph.io.spill import convert_edgelist, estimate_in_memory_bytes, needs_bounded
+from spill_support import members, random_tuples, shrink
 
 
 def edge_text(seed=3, m=6000, n=700, header=""):
     """Random edges with duplicates, self-loops and a hub (vertex 5), in shuffled order."""
-    rng = np.random.default_rng(seed)
-    s = rng.integers(0, n, m)
-    d = rng.integers(0, n, m)
-    s[:40] = d[:40]                       # self-loops
-    s[40:400] = 5                         # a hub
-    s[400:800], d[400:800] = s[800:1200], d[800:1200]   # duplicates
-    order = rng.permutation(m)
-    lines = [f"{a} {b}" for a, b in zip(s[order], d[order])]
+    s, d = random_tuples(seed, m, n)
+    lines = [f"{a} {b}" for a, b in zip(s, d)]
     return header + "# comment\n" + "\n".join(lines) + "\n"
-
-
-def members(path):
-    with zipfile.ZipFile(path) as zf:
-        return {name: zf.read(name) for name in zf.namelist()}, zf.namelist()
 
 
 @pytest.fixture
 def small_buckets(monkeypatch):
-    """Buckets of a few hundred arcs and parse blocks of 4 KiB, so small files take every path;
-    yields the bucket counts of each build."""
-    monkeypatch.setattr(spill, "MIN_BUCKET_ARCS", 256)
-    monkeypatch.setattr(spill, "CHUNK", 1000)
-    monkeypatch.setattr(edgelist, "CHUNK_BYTES", 1 << 12)
-    seen = []
-    cuts = spill._cuts
-
-    def counting(raw_starts, per):
-        c = cuts(raw_starts, per)
-        seen.append(c.size - 1)
-        return c
-
-    monkeypatch.setattr(spill, "_cuts", counting)
-    yield seen
+    """Small sizes, so that small files take every path; yields the bucket counts of each build."""
+    yield shrink(monkeypatch)
 
 
 @pytest.mark.parametrize("directed", [False, True])
