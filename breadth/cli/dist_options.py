@@ -195,7 +195,8 @@ def engine_options(args, choice=None) -> dict:
             raise InputError("--partition auto needs the planner's choice (dist_options.choose_layout)")
         kw = choice.engine_kwargs()
         return {"fanout": DEFAULT_FANOUT, **kw, "algorithm": args.algorithm, "alpha": args.alpha,
-                "beta": args.beta, "threads": args.threads, "device": getattr(args, "device", "cpu")}
+                "beta": args.beta, "threads": args.threads, "device": getattr(args, "device", "cpu"),
+                "stall_timeout": getattr(args, "stall_timeout", None)}
     params = {}
     if getattr(args, "grid", None) is not None:
         params["grid"] = args.grid

@@ -45,7 +45,7 @@ import threading
 import time
 
 from ..errors import InputError
-from .faults.mpilog import MpiexecOutput, failure_line, merged, read_status
+from .faults.mpilog import MpiexecOutput, failure_line, merged, read_status, status_messages
 from .faults.reaper import adopt_orphans, end_leftovers
 from .faults.watchdog import STATUS_ENV
 from .registry import DEFAULT_PARTITION
@@ -190,7 +190,7 @@ def run_mpiexec(cmd: list[str], env: dict) -> int:
                    for stream, o in zip((proc.stdout, proc.stderr), outs)]
         for r in readers:
             r.start()
-        code = _wait(proc, outs)
+        code = _wait(proc, outs, status_dir)
         status = read_status(status_dir)
         here = socket.gethostname()
         pids = [int(st["pid"]) for st in (status or {}).values() if st.get("host") == here and "pid" in st]
@@ -233,10 +233,12 @@ def _pump(stream, out: MpiexecOutput) -> None:
     out.feed(decoder.decode(b"", final=True))
 
 
-def _wait(proc, outs=()) -> int:
+def _wait(proc, outs=(), status_dir=None) -> int:
     """Wait for mpiexec, passing SIGTERM/SIGINT on to it (then killing it after TERM_GRACE seconds).
-    Once a rank has reported its failure (``out``), mpiexec has ABORT_GRACE seconds to end the job
-    before it is sent SIGTERM too (a frozen host can keep it waiting for that host's daemon)."""
+    Once a rank has reported its failure (in mpiexec's output, or in its status file under
+    ``status_dir``: Open MPI may drop the line of a rank that aborts), mpiexec has ABORT_GRACE
+    seconds to end the job before it is sent SIGTERM too (a frozen host can keep it waiting for that
+    host's daemon, and a stopped rank can keep it waiting for that rank)."""
     received = []
     stopping = []
 
@@ -261,6 +263,9 @@ def _wait(proc, outs=()) -> int:
             except subprocess.TimeoutExpired:
                 pass
             now = time.monotonic()
+            if outs:
+                for line in status_messages(status_dir):
+                    outs[-1].report(line)
             failed = min((o.failed_at for o in outs if o.failed_at is not None), default=None)
             if failed is not None and now - failed > ABORT_GRACE:
                 stop()

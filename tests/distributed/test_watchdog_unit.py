@@ -122,3 +122,20 @@ def test_only_the_early_searches_teach_the_bound():
         hb.level_started -= 1.0 if search <= 1 + watchdog.LEARN_SEARCHES else 50.0   # then a crawl
         hb.end_search()
     assert 1.0 <= hb.slowest_level < 2.0                    # the crawling search did not raise the bound
+
+
+def test_a_failure_line_left_in_a_status_file_stands_for_one_open_mpi_dropped(tmp_path):
+    import json
+
+    from breadth.distributed.faults.mpilog import status_messages
+
+    stall = "breadth: rank 2 of 3 (host h3) stalled in search 7: waited 5 s in Barrier (control) for the other ranks"
+    (tmp_path / "rank2.json").write_text(json.dumps({"rank": 2, "host": "h3", "where": "search 7", "message": stall}))
+    (tmp_path / "rank0.json").write_text(json.dumps({"rank": 0, "host": "h1", "where": "search 7"}))
+    assert status_messages(str(tmp_path)) == [stall] and status_messages(None) == []
+    log = io.StringIO()
+    out = MpiexecOutput(log, io.StringIO())
+    out.report(stall)
+    out.report(stall)                       # polled again: still one failure
+    assert out.failed_at is not None and out.rank_failures == [stall] and "status file" in log.getvalue()
+    assert failure_line(out, 1, "/tmp/x.log").startswith("breadth: the MPI job failed: rank 2 of 3 (host h3) stalled")

@@ -61,6 +61,17 @@ class MpiexecOutput:
             self.sink.flush()
             self.partial = ""
 
+    def report(self, line: str) -> None:
+        """A rank's failure line that reached the launcher another way (its status file)."""
+        with self.lock:
+            if self.log is not None:
+                self.log.write(f"[from the rank's status file] {line}\n")
+                self.log.flush()
+            if line not in self.rank_failures:
+                self.rank_failures.append(line)
+            if self.failed_at is None:
+                self.failed_at = time.monotonic()
+
     def close(self) -> None:
         if self.partial:
             self._line(self.partial)
@@ -166,6 +177,12 @@ def read_status(directory: str | None) -> dict | None:
             except (OSError, ValueError, KeyError, TypeError):
                 continue
     return found or None
+
+
+def status_messages(directory: str | None) -> list[str]:
+    """The failure lines ranks left in their status files (``watchdog``), in rank order."""
+    status = read_status(directory) or {}
+    return [status[r]["message"] for r in sorted(status) if isinstance(status[r].get("message"), str)]
 
 
 def _where(status: dict | None) -> str:

@@ -184,9 +184,12 @@ def _watch(rank: int, size: int, parent: int, stop: threading.Event) -> None:
         if waited <= bound + delay or hb.since != since:
             continue
         how = "--stall-timeout" if _state["timeout"] else "the automatic bound; --stall-timeout sets it"
-        _say(f"breadth: rank {rank} of {size} (host {host}) stalled in {hb.where()}: waited {waited:.0f} s in "
-             f"{waiting} for the other ranks (bound {bound:.0f} s, {how}); a rank has stopped, lost its "
-             f"network or is far too slow; ending the job")
+        line = (f"breadth: rank {rank} of {size} (host {host}) stalled in {hb.where()}: waited {waited:.0f} s in "
+                f"{waiting} for the other ranks (bound {bound:.0f} s, {how}); a rank has stopped, lost its "
+                f"network or is far too slow; ending the job")
+        _say(line)
+        if status_dir:      # also where the launcher looks: Open MPI may drop a line printed as the job aborts
+            _write_status(status_dir, rank, size, host, hb, None, message=line)
         _abort()
         return
 
@@ -214,10 +217,13 @@ def _abort() -> None:
         os._exit(1)
 
 
-def _write_status(directory, rank, size, host, hb: Heartbeat, last):
-    """This rank's phase, level and wait, as JSON in DIRECTORY/rankR.json (atomic rename; only on change)."""
+def _write_status(directory, rank, size, host, hb: Heartbeat, last, message=None):
+    """This rank's phase, level and wait (and the line it ended the job with, ``message``), as JSON in
+    DIRECTORY/rankR.json (atomic rename; only on change)."""
     now = {"rank": rank, "size": size, "host": host, "pid": os.getpid(), "where": hb.where(),
            "waiting": hb.waiting}
+    if message:
+        now["message"] = message
     if now == last:
         return last
     path = os.path.join(directory, f"rank{rank}.json")
