@@ -62,12 +62,11 @@ def test_cli_streams_where_tuple_arrays_would_be_refused(tmp_path, warm_kernels)
 
 def test_delegates_stream_estimate_is_the_1d_streamed_peak_plus_its_subgraphs():
     from breadth.distributed import registry
-    from breadth.distributed.delegates.layout import estimate_bytes
 
-    layout = registry.get("delegates", "alltoall")
+    layout = registry.get("delegates", "alltoall")      # through the registry: it imports the layouts in order
     assert layout.build_stream is not None and layout.estimate_stream is not None
     n, m = 1 << 25, 16 << 25
-    listed = estimate_bytes(n, m, 2, None, False)
+    listed = layout.estimate_bytes(n, m, 2, None, False)
     streamed = layout.estimate_stream(n, m, 2, None, False)
     assert streamed < listed
     assert streamed - estimate_rank_bytes(n, m, 2, "alltoall", 1, False, True) == \

@@ -19,6 +19,7 @@ Graph500 edge counts; the report gives the subgraphs' bytes next to that 1D CSR 
 """
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -116,11 +117,8 @@ def estimate_bytes(num_vertices, num_tuples, nprocs, options, directed, streamed
     return estimate_rank_bytes(num_vertices, num_tuples, P, "alltoall", 1, directed, streamed) + int(40 * arcs)
 
 
-def estimate_stream_bytes(num_vertices, num_tuples, nprocs, options, directed) -> int:
-    return estimate_bytes(num_vertices, num_tuples, nprocs, options, directed, streamed=True)
-
-
 register(Layout("delegates", "alltoall", _build, _slice, DelegatesSearch, validate_owned, estimate_bytes,
-                build_stream=_stream, estimate_stream=estimate_stream_bytes, default=True, summary="degree separation (Pan et al.): delegates replicated, their mask "
-                                      "OR-reduced per level; normal->normal discoveries routed with Alltoallv",
+                build_stream=_stream, estimate_stream=functools.partial(estimate_bytes, streamed=True), default=True,
+                summary="degree separation (Pan et al.): delegates replicated, their mask OR-reduced per level; "
+                        "normal->normal discoveries routed with Alltoallv",
                 check_params=check_params))
