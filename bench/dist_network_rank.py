@@ -26,18 +26,15 @@ sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402
 
+from breadth.distributed import registry  # noqa: E402
 from breadth.distributed.comm import Comm  # noqa: E402
 from breadth.distributed.engine import DistEngine  # noqa: E402
-from breadth.distributed.one_d.build import tuple_share  # noqa: E402
+from breadth.distributed.owned.build import tuple_share  # noqa: E402
 from breadth.distributed.planner import choose, graph  # noqa: E402
 from breadth.distributed.planner.probe import probe  # noqa: E402
 from breadth.distributed.runtime import auto_threads, get_mpi, install_abort_hook  # noqa: E402
 from breadth.distributed.two_d.grid import default_grid  # noqa: E402
 from breadth.graph.generators import kronecker_edges, uniform_random_edges  # noqa: E402
-
-MODELS = {("1d", "alltoall"): "alltoall_cost", ("1d", "butterfly"): "butterfly_cost", ("2d", "fold"): "fold_cost",
-          ("2d", "scan"): "scan_cost", ("delegates", "alltoall"): "delegates_cost"}
-
 
 def model_params(part, ex, params, P):
     if part == "2d":
@@ -50,7 +47,7 @@ def model_params(part, ex, params, P):
 
 
 def price(model, prof, machine, mp):
-    """The model's prediction, with its latency-only part (the same machine, bandwidth unbounded)."""
+    """The layout's (``model``) prediction, with its latency-only part (the same machine, bandwidth unbounded)."""
     pr = choose.predict(model, prof, machine, mp)
     fast = dataclasses.replace(machine, beta_local=1e18, beta_remote=1e18, beta_remote_bulk=None,
                                beta_remote_p2p=None)
@@ -143,14 +140,14 @@ def main():
             row["ops"].append(c.get("operations", {}))
             row["per_rank_bytes"].append(c["per_rank"]["bytes"])
             if comm.rank == 0:
-                model = __import__(f"breadth.distributed.planner.{MODELS[part, ex]}", fromlist=["x"])
+                model = registry.get(part, ex)
                 prof = graph.from_levels(n, m, [lv.as_dict() for lv in res.levels], skew, "measured")
                 row["pred"].append(price(model, prof, machine, model_params(part, ex, params, comm.size)))
     if comm.rank != 0:
         return
     got = []
     for row, (part, ex, params) in zip(rows, layouts):
-        model = __import__(f"breadth.distributed.planner.{MODELS[part, ex]}", fromlist=["x"])
+        model = registry.get(part, ex)
         ops = {}
         for o in row["ops"]:
             for name, t in o.items():

@@ -100,7 +100,8 @@ def cycles(graph) -> list[list[str]]:
 def test_the_graph_is_read():
     graph = import_graph()
     assert "breadth.distributed.engine" in graph
-    assert "breadth.distributed.registry" in graph["breadth.distributed.one_d.layout"]
+    assert "breadth.distributed.layout" in graph["breadth.distributed.one_d.layout"]
+    assert "breadth.distributed.owned.build" in graph["breadth.distributed.two_d.build"]
     assert "breadth.kernels.top_down" in graph["breadth.multisource.ibfs"]
 
 

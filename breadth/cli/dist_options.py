@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 from ..errors import InputError
-
-DEFAULT_FANOUT = 1
-
+from .messages import translate
 
 def add_dist_options(p):
+    """The distributed options; the layouts' own flags come from their descriptions (``registry``)."""
     from ..distributed import registry
 
     parts = registry.partitions()
@@ -14,40 +13,22 @@ def add_dist_options(p):
         "distributed search (MPI)",
         "Run under 'mpiexec -n P breadth ...' (or let --ranks start mpiexec). Rank 0 prints; every rank "
         "holds only its share of the graph.")
+    about = "; ".join(f"{q}: {_about(q)}" for q in parts)
     g.add_argument("--partition", choices=("auto", "none") + parts, default="auto",
-                   help=f"none: one process, no MPI; 1d: contiguous vertex ranges balanced by edge count, one "
-                        f"per rank; 2d: a processor grid; delegates: degree separation; auto (default): under "
-                        f"mpiexec with more than one rank, measure the network and the ranks' kernels at job "
-                        f"start, estimate the graph's level profile, predict every layout (with its best grid, "
-                        f"fanout and threshold) and run the fastest, printing why and, after the run, predicted "
-                        f"vs measured (a layout flag such as --exchange, --grid or --threshold fixes the "
-                        f"partition instead); else none")
+                   help=f"none: one process, no MPI; {about}; auto (default): under mpiexec with more than one "
+                        f"rank, measure the network and the ranks' kernels at job start, estimate the graph's "
+                        f"level profile, predict every layout (with its best parameters: "
+                        f"{', '.join(q.flag for q in registry.params())}) and run the fastest, printing why and, "
+                        f"after the run, predicted vs measured (a layout flag such as --exchange fixes the partition "
+                        f"instead); else none")
     g.add_argument("--exchange", choices=registry.exchanges(), default=None,
                    help="how each level's discoveries are exchanged (default: the partition's own, "
-                        + ", ".join(f"{q}: {registry.default_exchange(q)}" for q in parts)
-                        + "): alltoall routes (vertex, parent) pairs to their owners; butterfly synchronises "
-                          "a replicated level array over a butterfly network (Green, ButterFly BFS); with --partition "
-                          "2d, fold expands the frontier along grid columns and folds (vertex, parent) pairs along "
-                          "rows (Beamer, Bulu\u00e7), scan OR-contracts bitmap frontiers along rows in ceil(log2 C) "
-                          "rounds and computes parents from the levels (MapGraph)")
-    g.add_argument("--fanout", type=int, default=DEFAULT_FANOUT, metavar="F",
-                   help="butterfly partners per round (1: pairwise): a network of radix F+1 in ceil(log_(F+1) P) "
-                        "rounds, P*F*log_(F+1)(P) messages per level when P is a power of F+1")
-    g.add_argument("--grid", default=None, metavar="RxC",
-                   help="with --partition 2d: the processor grid, R rows x C columns with R*C ranks (default: the "
-                        "most square factorisation, R <= C); edges are cut into R x C blocks, the frontier is "
-                        "expanded along grid columns and discoveries folded along grid rows (Beamer, Bulu\u00e7)")
-    g.add_argument("--threshold", default=None, metavar="TH|auto",
-                   help="with --partition delegates: vertices of out-degree > TH are delegates, replicated on "
-                        "every rank (Pan et al.); auto (default): the smallest power of two leaving at most "
-                        "n/P delegates (the paper's rule)")
-    g.add_argument("--delegate-mask", default=None, choices=("allreduce", "iallreduce", "overlap"),
-                   help="with --partition delegates: how the delegates found in a level are shared; allreduce "
-                        "(default): their count rides in the normal exchange's count Alltoall, then nothing, their "
-                        "numbers (Allgatherv) or the d-bit mask (blocking Allreduce), whichever is smallest; "
-                        "overlap: the same forms, non-blocking, overlapped with the normal ids' Alltoallv; "
-                        "iallreduce: always the d-bit mask, its Iallreduce overlapped with the whole normal "
-                        "exchange (the paper's IR)")
+                        + ", ".join(f"{q}: {registry.default_exchange(q)}" for q in parts) + "): "
+                        + "; ".join(f"{lay.exchange} (--partition {lay.partition}) {lay.summary}"
+                                    for lay in registry.layouts() if lay.summary))
+    for q in registry.params():
+        g.add_argument(q.flag, default=q.default, metavar=q.metavar, choices=q.choices, type=q.type,
+                       help=f"with {_where(q)}: {q.help}")
     g.add_argument("--ranks", type=int, default=None, metavar="P",
                    help=f"start 'mpiexec -n P' with this same command yourself (implies --partition "
                         f"{registry.DEFAULT_PARTITION} unless another is given; adds --oversubscribe when P "
@@ -60,6 +41,41 @@ def add_dist_options(p):
                         "unreachable or far too slow (default: 20 x the slowest level of the 3 searches after the "
                         "first, at least "
                         "30 s, 120 s during construction; 0: never)")
+
+
+def _about(partition) -> str:
+    """The --partition help of ``partition``: its default layout's ``about``."""
+    from ..distributed import registry
+
+    return registry.get(partition).about or partition
+
+
+def _owners(param) -> list:
+    """The layouts that take ``param``'s flag."""
+    from ..distributed import registry
+
+    return [lay for lay in registry.layouts() if any(q.flag == param.flag for q in lay.params)]
+
+
+def _where(param) -> str:
+    """Where ``param``'s flag applies, as flags: "--partition 2d", "--exchange butterfly"."""
+    from ..distributed import registry
+
+    owners, out = _owners(param), []
+    for part in dict.fromkeys(lay.partition for lay in owners):
+        mine = [lay for lay in owners if lay.partition == part]
+        if len(mine) == len(registry.exchanges(part)):
+            out.append(f"--partition {part}")
+            continue
+        for lay in mine:
+            shared = sum(lay.exchange in registry.exchanges(q) for q in registry.partitions()) > 1
+            out.append(f"--partition {part} --exchange {lay.exchange}" if shared else f"--exchange {lay.exchange}")
+    return " or ".join(out)
+
+
+def _given(args, param) -> bool:
+    """Whether the command line sets ``param`` (callers may build args without some layout options)."""
+    return getattr(args, param.dest, param.default) != param.default
 
 
 def partition_mode(args) -> str:
@@ -86,9 +102,7 @@ def partition_mode(args) -> str:
         mode = implied
     if mode == "auto":
         mode = "none"
-    grid = getattr(args, "grid", None)           # callers may build args without the 2D option
-    if grid is not None and mode != "2d":
-        raise InputError("--grid applies to --partition 2d")
+    given = [q for q in registry.params() if _given(args, q)]
     if mode == "none":
         if world is not None and world > 1:
             raise InputError(f"--partition none runs on one process, but mpiexec started {world}; "
@@ -96,24 +110,21 @@ def partition_mode(args) -> str:
         if args.exchange is not None:
             raise InputError(f"--exchange applies to distributed runs: add --partition {registry.DEFAULT_PARTITION} "
                              f"or --ranks P")
-        for flag in ("threshold", "delegate_mask"):
-            if getattr(args, flag, None) is not None:
-                raise InputError(f"--{flag.replace('_', '-')} applies to --partition delegates")
         if getattr(args, "stall_timeout", None) is not None:
             raise InputError(f"--stall-timeout applies to distributed runs: add --partition "
                              f"{registry.DEFAULT_PARTITION} or --ranks P")
-        if args.fanout != DEFAULT_FANOUT:
-            raise InputError(f"--fanout applies to distributed runs: add --partition {registry.DEFAULT_PARTITION} "
-                             f"or --ranks P")
+        for q in given:
+            raise InputError(f"{q.flag} applies to {_where(q)}")
         return mode
-    registry.get(mode, args.exchange)              # the pair exists (its names are the flags' values)
-    for flag in ("threshold", "delegate_mask"):
-        if getattr(args, flag, None) is not None and mode != "delegates":
-            raise InputError(f"--{flag.replace('_', '-')} applies to --partition delegates")
-    if args.fanout < 1:
-        raise InputError(f"--fanout must be >= 1, got {args.fanout}")
-    if args.fanout != DEFAULT_FANOUT and (args.exchange or registry.default_exchange(mode)) != "butterfly":
-        raise InputError("--fanout applies to --exchange butterfly")
+    layout = registry.get(mode, args.exchange)     # the pair exists (its names are the flags' values)
+    for q in given:
+        if layout.param(q.name) is None:
+            raise InputError(f"{q.flag} applies to {_where(q)}")
+        if q.check is not None:
+            try:
+                q.check(getattr(args, q.dest))
+            except InputError as exc:               # the library's words, as flags
+                raise InputError(translate(str(exc))) from None
     return mode
 
 
@@ -121,16 +132,14 @@ def _implied_partition(args):
     """The partition the layout flags name when --partition is auto (None: no layout flag given)."""
     from ..distributed import registry
 
-    if getattr(args, "device", "cpu") == "cuda":
-        return registry.DEFAULT_PARTITION          # the GPU runs 1d/butterfly only
-    if getattr(args, "grid", None) is not None:
-        return "2d"
-    if getattr(args, "threshold", None) is not None or getattr(args, "delegate_mask", None) is not None:
-        return "delegates"
+    device = getattr(args, "device", "cpu")
+    if device != "cpu":
+        return next((lay.partition for lay in registry.layouts() if device in lay.devices), registry.DEFAULT_PARTITION)
+    for q in registry.params():
+        if _given(args, q):
+            return _owners(q)[0].partition
     if args.exchange is not None:
         return next(p for p in registry.partitions() if args.exchange in registry.exchanges(p))
-    if args.fanout != DEFAULT_FANOUT:
-        return next(p for p in registry.partitions() if "butterfly" in registry.exchanges(p))
     return None
 
 
@@ -189,32 +198,18 @@ def format_choice(choice, measured_seconds=None) -> str:
 def engine_options(args, choice=None) -> dict:
     """``DistEngine`` keyword arguments from the parsed options (its errors name API parameters;
     ``messages.translate`` turns them into these flags); under --partition auto, ``choice``'s layout."""
+    from ..distributed import registry
+
     mode = partition_mode(args)
+    common = {"algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads,
+              "device": getattr(args, "device", "cpu"), "stall_timeout": getattr(args, "stall_timeout", None)}
     if mode == "auto":
         if choice is None:
             raise InputError("--partition auto needs the planner's choice (dist_options.choose_layout)")
-        kw = choice.engine_kwargs()
-        return {"fanout": DEFAULT_FANOUT, **kw, "algorithm": args.algorithm, "alpha": args.alpha,
-                "beta": args.beta, "threads": args.threads, "device": getattr(args, "device", "cpu"),
-                "stall_timeout": getattr(args, "stall_timeout", None)}
-    params = {}
-    if getattr(args, "grid", None) is not None:
-        params["grid"] = args.grid
-    if mode == "delegates" and getattr(args, "threshold", None) is not None:
-        params["threshold"] = _threshold(args.threshold)
-    if mode == "delegates" and getattr(args, "delegate_mask", None) is not None:
-        params["mask"] = args.delegate_mask
-    return {"partition": mode, "exchange": args.exchange, "fanout": args.fanout, "params": params,
-            "algorithm": args.algorithm, "alpha": args.alpha, "beta": args.beta, "threads": args.threads,
-            "device": getattr(args, "device", "cpu"), "stall_timeout": getattr(args, "stall_timeout", None)}
-
-
-def _threshold(text):
-    """--threshold's value for the library: "auto", an int, or the text itself (the library's check names it)."""
-    try:
-        return int(text)
-    except ValueError:
-        return text
+        return {**choice.engine_kwargs(), **common}
+    layout = registry.get(mode, args.exchange)
+    kw = layout.engine_kwargs({q.name: getattr(args, q.dest) for q in layout.params if _given(args, q)})
+    return {**kw, "exchange": args.exchange, **common}
 
 
 def comm_summary(searches: list[dict], construction: dict | None = None) -> dict:

@@ -17,7 +17,8 @@ import logging
 import re
 import sys
 
-# (API wording, CLI wording), applied in order: specific forms before general ones
+# (API wording, CLI wording), applied in order: specific forms before general ones; the distributed
+# layouts' parameters add their own (``Param.translations``) once the layouts are loaded
 TRANSLATIONS = [
     (r"\bformat='([\w-]+)'", r"--from \1"),
     (r"\bpass format=", "pass --from/--to"),
@@ -36,21 +37,25 @@ TRANSLATIONS = [
     (r"^group size must", "--group-size must"),
     (r"^words must", "--words must"),
     (r"^nroots must", "--roots must"),
-    (r"^fanout must", "--fanout must"),
     (r"^stall_timeout must", "--stall-timeout must"),
     (r"^threads must", "--threads must"),
-    (r"\bgrid=", "--grid "),
-    (r"^threshold must", "--threshold must"),
-    (r"^mask must", "--delegate-mask must"),
 ]
 _COMPILED = [(re.compile(api), cli) for api, cli in TRANSLATIONS]
 
 
 def translate(message: str) -> str:
     """A library message with its API parameter names replaced by the CLI's flags."""
-    for pattern, cli in _COMPILED:
+    for pattern, cli in _COMPILED + _layout_translations():
         message = pattern.sub(cli, message)
     return message
+
+
+def _layout_translations() -> list:
+    """The registered layouts' (pattern, CLI wording) pairs, without loading any layout."""
+    registry = sys.modules.get("breadth.distributed.registry")
+    if registry is None:
+        return []
+    return [(re.compile(api), cli) for api, cli in registry.translations()]
 
 
 class StderrHandler(logging.Handler):

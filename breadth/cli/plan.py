@@ -75,8 +75,8 @@ def run(args) -> int:
     rows = []
     for p in preds:
         lay = registry.get(p.partition, p.exchange)
-        opts = SearchOptions(fanout=p.params.get("fanout", 1),
-                             params={k: v for k, v in p.params.items() if k != "fanout"})
+        kw = lay.engine_kwargs(p.params)
+        opts = SearchOptions(fanout=kw.get("fanout", 1), params=kw["params"])
         # a generated graph streams into the layouts that can (the peak they run in where memory is short)
         estimate = lay.estimate_stream if not args.graph and lay.estimate_stream is not None else lay.estimate_bytes
         mem = estimate(int(prof.n), tuples, args.ranks, opts, False)

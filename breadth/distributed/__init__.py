@@ -21,7 +21,8 @@ Layout families (each package's header names its paper and sections):
 * ``delegates`` -- degree separation with replicated delegates (Pan, Pearce, Owens).
 """
 from .exchange import Exchange
-from .partition import OneD, Partition
+from .one_d.partition import OneD
+from .owned.partition import Partition
 
 __all__ = ["Comm", "DistEngine", "Exchange", "OneD", "Partition"]
 

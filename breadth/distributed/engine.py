@@ -48,7 +48,7 @@ from ..result import BFSResult
 from . import registry
 from .comm import Comm
 from .faults.watchdog import HEARTBEAT, check_stall_timeout, start_watchdog
-from .one_d.build import tuple_share
+from .owned.build import tuple_share
 from .runtime import auto_threads, check_threads, get_mpi, numba_threads
 from .search_base import SearchOptions, collective
 
@@ -66,7 +66,7 @@ class DistEngine:
     """MPI engine over a registered layout: ``partition`` ("1d"), ``exchange`` ("alltoall" or
     "butterfly" with ``fanout`` and ``encoding``; None: the partition's default), ``params``
     for layout-specific options; ``device="cuda"``: one rank per GPU, the local steps on the GPU
-    (``breadth.gpu.dist_butterfly``; 1d/butterfly only). ``stall_timeout``: seconds a rank may wait in
+    (the layout's ``devices`` variant: ``breadth.gpu.dist_butterfly`` for 1d/butterfly). ``stall_timeout``: seconds a rank may wait in
     one MPI operation before the job is aborted (None: an automatic bound, 0: no watchdog; see
     ``distributed.faults.watchdog``). ``streaming``: stream a generated graph's tuples into the build
     (True; layouts with a ``build_stream``), build from the tuple arrays (False), or stream only when
@@ -188,10 +188,8 @@ class DistEngine:
 
     def _make_state(self):
         with self.comm.phase("construct"):
-            if self.device == "cuda":           # one rank per GPU (breadth.gpu.dist_butterfly)
-                from ..gpu.dist_butterfly import GpuButterflySearch
-
-                self.state = self._agreed(GpuButterflySearch, self.comm, self.lg, self.options)
+            if self.device != "cpu":            # the layout's variant for the device (one rank per GPU)
+                self.state = self._agreed(self.layout.devices[self.device], self.comm, self.lg, self.options)
             else:
                 self.state = self.layout.search(self.comm, self.lg, self.options)
 
@@ -317,19 +315,21 @@ def _check_streaming(streaming, layout):
     if streaming not in (None, True, False):
         raise InputError(f"streaming must be True, False or None, got {streaming!r}")
     if streaming and layout.build_stream is None:
-        raise InputError(f"streaming=True: the {layout.partition}/{layout.exchange} layout builds from tuple "
-                         f"arrays only; choose the 1d partition")
+        able = [lay.name for lay in registry.layouts() if lay.build_stream is not None]
+        raise InputError(f"streaming=True: the {layout.name} layout builds from tuple arrays only; choose one "
+                         f"of {', '.join(able)}")
     return streaming
 
 
 def _check_device(device, layout) -> str:
-    """``device="cuda"`` runs the 1D butterfly layout with the local steps on each rank's GPU."""
+    """A device other than the CPU runs a layout's variant for it (``Layout.devices``)."""
     from ..checks import check_device
 
     check_device(device)
-    if device == "cuda" and (layout.partition, layout.exchange) != ("1d", "butterfly"):
-        raise InputError(f"device='cuda' runs the 1d partition with the butterfly exchange, not "
-                         f"{layout.partition}/{layout.exchange}")
+    if device != "cpu" and device not in layout.devices:
+        able = [f"the {lay.partition} partition with the {lay.exchange} exchange" for lay in registry.layouts()
+                if device in lay.devices]
+        raise InputError(f"device={device!r} runs {' or '.join(able) or 'no layout'}, not {layout.name}")
     if device == "cuda":
         from ..gpu.device import require_cuda
 

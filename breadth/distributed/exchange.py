@@ -1,6 +1,6 @@
 """The ``Exchange`` interface: how one BFS level's discoveries reach the ranks that need them.
 
-A distributed search is a partition (who holds which vertices, ``partition.Partition``),
+A distributed search is a partition (who holds which vertices, ``owned.partition.Partition``),
 local steps (the single-node kernels with their own per-edge visits) and an exchange
 between levels. Every exchange implements this interface:
 
@@ -21,7 +21,7 @@ are used by the search written for that exchange (see ``registry``), which is wh
 are not part of this interface. Counting rule: every operation goes through the
 search's ``Comm`` with category ``"exchange"``.
 
-Implementations: ``one_d.alltoall_exchange.AllToAll``, ``one_d.butterfly_exchange.Butterfly``,
+Implementations: ``owned.alltoall.AllToAll``, ``one_d.butterfly_exchange.Butterfly``,
 ``two_d.fold_exchange.Fold``, ``two_d.scan_exchange.Scan``, ``delegates.exchange.DelegateExchange``.
 """
 from __future__ import annotations

@@ -1,64 +1,39 @@
-"""Layouts: the partition + exchange pairs the distributed engine runs, and what each plugs in.
+"""The registered layouts: the engine, ``breadth bfs/graph500 --partition P --exchange X``, ``--ranks``,
+the planner (``--partition auto``) and ``breadth plan`` find every layout here.
 
-A layout registers one ``Layout`` per (partition, exchange) pair; ``DistEngine``,
-``breadth bfs/graph500 --partition P --exchange X`` and ``--ranks`` look pairs up
-here, so adding a partition or an exchange touches no caller. A ``Layout`` names:
+A layout is one package that describes itself (``layout.Layout``: its search class, partition,
+construction, validator, memory estimate, parameters with their flags and checks, cost model and
+device variants) and one registration line:
 
-* ``one_d.build(comm, src, dst, num_vertices, directed, options) -> LocalGraph`` --
-  distributed construction from this rank's share of the edge tuples (collective);
-* ``slice_native(comm, graph, options) -> LocalGraph`` -- this rank's share of a
-  memory-mapped native graph (collective);
-* ``search(comm, lg, options) -> DistSearch`` -- the per-graph search state
-  (``search_base.DistSearch``; its ``exchange`` implements ``exchange.Exchange``);
-* ``one_d.validate(comm, lg, roots, parent, depth) -> ValidationReport`` -- the
-  distributed validator (raises ``ValidationError`` on every rank alike);
-* ``estimate_bytes(num_vertices, num_tuples, nprocs, options, directed) -> int`` --
-  one rank's peak memory, checked before anything is allocated;
-* ``build_stream(comm, source, num_vertices, directed, options) -> (LocalGraph, seconds)`` (optional) --
-  construction from a ``graph.stream.TupleSource`` (a generated graph), this rank's share of its
-  tuples regenerated chunk by chunk and never held whole (seconds: {"generation", "regeneration",
-  "construction"}); ``estimate_stream`` (same arguments as ``estimate_bytes``) is its peak.
-  Layouts without it build from the tuple arrays;
-* ``default``: the exchange a partition runs when none is named (one per partition);
-* ``check_params(params, nprocs) -> dict`` (optional) -- the layout's own options in
-  ``options.params`` checked (InputError naming the parameter) and completed with their
-  defaults for a job of ``nprocs`` ranks; ``DistEngine`` calls it before anything else.
+* built in: one line in ``_builtin`` below (its package's ``LAYOUTS``);
+* from elsewhere: ``register(layout)`` from a program, or the module that defines it named in the
+  environment variable ``BREADTH_LAYOUTS`` (comma-separated module names, each with a ``LAYOUTS``
+  tuple), which every rank of a job reads when it first looks a layout up.
 
-``options`` is a checked ``search_base.SearchOptions``; layout-specific parameters
-(a processor grid, a delegate threshold) travel by name in ``options.params``.
-
-Built-in layouts live in the modules of ``BUILTIN`` and register themselves when
-first imported; the registry imports them on first lookup, so importing
-``breadth.distributed`` stays light (no mpi4py, no kernels compiled).
+Layouts load on the first lookup, so importing ``breadth.distributed`` stays light (no mpi4py,
+no kernels compiled).
 """
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
-from typing import Callable
+import os
 
 from ..errors import InputError
+from .layout import Layout, Param
 
-BUILTIN = ("breadth.distributed.one_d.layout", "breadth.distributed.two_d.layout", "breadth.distributed.delegates.layout")
+__all__ = ["DEFAULT_PARTITION", "ENV", "Layout", "Param", "default_exchange", "exchanges", "get", "layouts",
+           "params", "partitions", "register", "translations"]
+
 DEFAULT_PARTITION = "1d"
+ENV = "BREADTH_LAYOUTS"
 
 
-@dataclass(frozen=True)
-class Layout:
-    """A partition + exchange pair and the functions the engine calls for it (see the module header)."""
+def _builtin() -> tuple:
+    from .delegates.layout import LAYOUTS as delegates
+    from .one_d.layout import LAYOUTS as one_d
+    from .two_d.layout import LAYOUTS as two_d
 
-    partition: str
-    exchange: str
-    build: Callable
-    slice_native: Callable
-    search: Callable
-    validate: Callable
-    estimate_bytes: Callable
-    default: bool = False
-    summary: str = ""
-    check_params: Callable | None = None
-    build_stream: Callable | None = None
-    estimate_stream: Callable | None = None
+    return one_d + two_d + delegates
 
 
 _LAYOUTS: dict[tuple[str, str], Layout] = {}
@@ -81,8 +56,45 @@ def _load():
     global _loaded
     if not _loaded:
         _loaded = True
-        for name in BUILTIN:
-            importlib.import_module(name)
+        extra = [_external(name.strip()) for name in os.environ.get(ENV, "").split(",") if name.strip()]
+        for layout in _builtin() + tuple(lay for group in extra for lay in group):
+            register(layout)
+
+
+def _external(name: str) -> tuple:
+    """The ``LAYOUTS`` of module ``name`` (named in ``BREADTH_LAYOUTS``); InputError when it has none."""
+    try:
+        return tuple(importlib.import_module(name).LAYOUTS)
+    except (ImportError, AttributeError) as exc:
+        raise InputError(f"{ENV}: {name} is not a module with a LAYOUTS tuple ({exc})") from None
+
+
+def loaded() -> bool:
+    """Whether the layouts have been loaded (``translations`` looks only then)."""
+    return _loaded
+
+
+def layouts() -> tuple[Layout, ...]:
+    """Every registered layout, in registration order."""
+    _load()
+    return tuple(_LAYOUTS.values())
+
+
+def params() -> tuple[Param, ...]:
+    """Every registered layout's parameters, one per flag, in registration order."""
+    out = {}
+    for lay in layouts():
+        for p in lay.params:
+            out.setdefault(p.flag, p)
+    return tuple(out.values())
+
+
+def translations() -> list:
+    """(API wording, CLI wording) of the registered layouts' parameters' messages (none before the
+    layouts are loaded: no layout has spoken then)."""
+    if not _loaded:
+        return []
+    return [t for p in params() for t in p.translations()]
 
 
 def partitions() -> tuple[str, ...]:

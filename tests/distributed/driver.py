@@ -27,10 +27,10 @@ import numpy as np
 
 import breadth
 from breadth.distributed import registry
-from breadth.distributed.one_d.build import tuple_share, vertex_dtype
 from breadth.distributed.comm import Comm
 from breadth.distributed.engine import DistEngine
 from breadth.distributed.one_d.butterfly_exchange import formula_messages, messages_per_level
+from breadth.distributed.owned.build import tuple_share, vertex_dtype
 from breadth.distributed.runtime import install_abort_hook, numba_threads
 from breadth.distributed.search_base import SearchOptions
 from breadth.graph500.engine import tuple_degree

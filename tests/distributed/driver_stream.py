@@ -2,7 +2,7 @@
 under ``mpiexec -n P python tests/distributed/driver_stream.py SCALE CHUNK``.
 
 For a Kronecker graph of SCALE (undirected and directed), every rank builds its share twice: from
-its tuple arrays (``build_1d``) and streamed in rounds of CHUNK tuples (``build_1d_stream``), and
+its tuple arrays (``build_ranges``) and streamed in rounds of CHUNK tuples (``build_ranges_stream``), and
 checks the two LocalGraphs are identical (partition, every CSR array, tuple degrees) and that its
 rows equal the single-node graph's rows. Then the engine runs the Graph500 kernels streamed and from
 tuple arrays, with the 1D and the delegates layouts, every tree validated, and compares the results. Prints "OK ..." lines on rank 0; a failed check raises.
@@ -14,8 +14,8 @@ import numpy as np
 import breadth
 from breadth.distributed.comm import Comm
 from breadth.distributed.engine import DistEngine
-from breadth.distributed.one_d.build import build_1d, tuple_share
-from breadth.distributed.one_d.stream_build import build_1d_stream, rounds
+from breadth.distributed.owned.build import build_ranges, tuple_share
+from breadth.distributed.owned.stream_build import build_ranges_stream, rounds
 from breadth.distributed.runtime import install_abort_hook
 from breadth.graph.generators import GeneratedTuples, kronecker_edges
 from breadth.graph500.engine import tuple_degree
@@ -31,8 +31,8 @@ def compare(comm, scale, chunk, directed):
     n, m = 1 << scale, 16 << scale
     start, stop = tuple_share(m, comm.rank, comm.size)
     src, dst = kronecker_edges(scale, 16, 7, start, stop)
-    old = build_1d(comm, src, dst, n, directed)
-    new, sec = build_1d_stream(comm, GeneratedTuples("kronecker", scale, 16, 7), n, directed, chunk=chunk)
+    old = build_ranges(comm, src, dst, n, directed)
+    new, sec = build_ranges_stream(comm, GeneratedTuples("kronecker", scale, 16, 7), n, directed, chunk=chunk)
     assert set(sec) == {"generation", "regeneration", "construction"} and min(sec.values()) >= 0
     same(new.partition.bounds, old.partition.bounds, "partition bounds")
     for name in ("indptr", "indices", "in_indptr", "in_indices", "tuple_degree"):

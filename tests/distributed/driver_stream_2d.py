@@ -19,8 +19,8 @@ import numpy as np
 import breadth
 from breadth.distributed.comm import Comm
 from breadth.distributed.engine import DistEngine
-from breadth.distributed.one_d.build import tuple_share
-from breadth.distributed.one_d.stream_build import rounds
+from breadth.distributed.owned.build import tuple_share
+from breadth.distributed.owned.stream_build import rounds
 from breadth.distributed.runtime import install_abort_hook
 from breadth.distributed.two_d.build import build_2d
 from breadth.distributed.two_d.stream_build import build_2d_stream

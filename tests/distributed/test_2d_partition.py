@@ -7,7 +7,7 @@ import pytest
 
 from breadth.distributed import registry
 from breadth.distributed.two_d.grid import Grid2D, check_params, default_grid, parse_grid
-from breadth.distributed.partition import balanced_bounds
+from breadth.distributed.owned.partition import balanced_bounds
 from breadth.errors import InputError
 
 GRIDS = [(1, 1), (1, 2), (2, 1), (1, 3), (3, 1), (2, 2), (2, 3), (3, 2), (3, 3), (4, 2)]

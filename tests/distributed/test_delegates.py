@@ -7,13 +7,13 @@ import pytest
 import breadth
 from breadth.checks import check_threshold
 from breadth.distributed import registry
-from breadth.distributed.one_d.build import LocalGraph
-from breadth.distributed.partition import OneD
 from breadth.distributed.delegates.partition import (AUTO_DIVISOR, Delegates, auto_threshold, degree_histogram,
                                                      delegates_above)
 from breadth.distributed.delegates.search import DelegatesSearch
-from breadth.distributed.search_base import SearchOptions
 from breadth.distributed.delegates.subgraphs import Subgraphs
+from breadth.distributed.one_d.partition import OneD
+from breadth.distributed.owned.build import LocalGraph
+from breadth.distributed.search_base import SearchOptions
 from breadth.errors import InputError
 
 

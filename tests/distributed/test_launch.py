@@ -78,7 +78,7 @@ def test_partition_mode(monkeypatch):
     (dict(ranks=2, partition="none"), "--partition 1d"),
     (dict(hostfile="h"), "--hostfile goes with --ranks"),
     (dict(exchange="alltoall"), "--exchange applies to distributed runs"),
-    (dict(fanout=2), "--fanout applies to distributed runs"),
+    (dict(fanout=2), "--fanout applies to --exchange butterfly"),
     (dict(partition="1d", fanout=0), "--fanout must be >= 1"),
     (dict(partition="1d", exchange="alltoall", fanout=2), "--fanout applies to --exchange butterfly"),
 ])

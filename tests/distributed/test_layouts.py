@@ -1,5 +1,6 @@
 """The engine's extension points without MPI: the layout registry, the Partition and Exchange
 interfaces (kernel maps answer as the Python methods do), the runtime's thread helpers."""
+import dataclasses
 import inspect
 
 import numba
@@ -10,9 +11,9 @@ from hypothesis import strategies as st
 from numba import njit
 
 from breadth.distributed import Exchange, OneD, Partition, registry, runtime
-from breadth.distributed.one_d.alltoall_exchange import AllToAll
 from breadth.distributed.one_d.butterfly_exchange import Butterfly
-from breadth.distributed.partition import balanced_bounds, global_of, local_of, owner_of
+from breadth.distributed.owned.alltoall import AllToAll
+from breadth.distributed.owned.partition import balanced_bounds, global_of, local_of, owner_of
 from breadth.distributed.search_base import DistSearch, SearchOptions
 from breadth.errors import InputError
 
@@ -28,6 +29,7 @@ def test_registry_lists_the_1d_layouts():
         assert not inspect.isabstract(layout.search)
         for fn in (layout.build, layout.slice_native, layout.validate, layout.estimate_bytes):
             assert callable(fn)
+        assert issubclass(layout.partition_type, OneD) and layout.cost is not None
         small = layout.estimate_bytes(1 << 10, 1 << 14, 4, SearchOptions(), False)
         assert layout.estimate_bytes(1 << 20, 1 << 24, 4, SearchOptions(), False) > small > 0
 
@@ -43,8 +45,7 @@ def test_registry_names_the_choices(partition, exchange, message):
 
 def test_registry_refuses_a_second_default():
     layout = registry.get("1d", "alltoall")
-    twin = registry.Layout("1d", "alltoall-copy", layout.build, layout.slice_native, layout.search,
-                           layout.validate, layout.estimate_bytes, default=True)
+    twin = dataclasses.replace(layout, exchange="alltoall-copy", default=True)
     with pytest.raises(ValueError, match="default exchange"):
         registry.register(twin)
     assert "alltoall-copy" not in registry.exchanges()

@@ -5,7 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import breadth
-from breadth.distributed.partition import BLOCK, OneD, balanced_bounds, block_weights
+from breadth.distributed.one_d.partition import OneD
+from breadth.distributed.owned.partition import BLOCK, balanced_bounds, block_weights
 from breadth.errors import InputError
 
 

@@ -1,4 +1,4 @@
-"""The streamed distributed build (``one_d.stream_build``) on real mpiexec ranks: the same local CSR
+"""The streamed distributed build (``owned.stream_build``) on real mpiexec ranks: the same local CSR
 per rank as the build from tuple arrays and as the single-node graph's rows, and the same Graph500
 results through the engine; and its memory estimate against the tuple-array build's."""
 import json
@@ -8,7 +8,7 @@ import pytest
 
 from mpi_helpers import run_cli, run_mpi
 from breadth.distributed.one_d.layout import estimate_rank_bytes
-from breadth.distributed.one_d.stream_build import rounds
+from breadth.distributed.owned.stream_build import rounds
 
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "driver_stream.py")
 

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 import breadth
-from breadth.distributed.one_d.build import tuple_share
+from breadth.distributed.owned.build import tuple_share
 from breadth.distributed.comm import Comm
 from breadth.distributed.engine import DistEngine
 from breadth.distributed.runtime import install_abort_hook

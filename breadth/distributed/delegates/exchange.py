@@ -11,7 +11,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...kernels.frontier import num_words
-from ..one_d.alltoall_exchange import AllToAll
+from ..owned.alltoall import AllToAll
 
 MASK_MODES = ("allreduce", "iallreduce", "overlap")
 DEFAULT_MASK = "allreduce"

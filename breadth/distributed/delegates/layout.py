@@ -1,18 +1,18 @@
 """The delegates layout (Pan, Pearce, Owens, IPDPS'18): degree-separated partition
 (``delegates.partition``), the four subgraphs (``delegates.subgraphs``), the search with the
-delegate-mask all-reduce and the nn all-to-all (``delegates.search``). Registered with
-``registry`` as "delegates"/"alltoall"; the threshold travels as ``options.params["threshold"]``
+delegate-mask all-reduce and the nn all-to-all (``delegates.search``). Described by ``LAYOUTS``
+as "delegates"/"alltoall"; the threshold travels as ``options.params["threshold"]``
 ("auto" or an integer, ``checks.check_threshold``).
 
-Construction (collective): the 1D build (``one_d.build.build_1d``, the streamed
-``one_d.stream_build.build_1d_stream`` for generated tuples, or ``one_d.build.slice_native`` for a
-native file) gives every rank the out-rows (and, directed, the in-rows) of its range; one
+Construction (collective): the owned rows' build (``owned.build.build_ranges``, the streamed
+``owned.stream_build.build_ranges_stream`` for generated tuples, or ``owned.build.slice_native`` for
+a native file) gives every rank the out-rows (and, directed, the in-rows) of its range; one
 Allreduce of an out-degree histogram fixes TH (``auto_threshold``), one Allgatherv the
 delegate list, then every rank cuts its subgraphs locally (``Subgraphs``) and an Allreduce
 sums the nn/nd/dn/dd counts and the memory figures for the report.
 
 Memory: the search reads only the subgraphs (``Subgraphs.nbytes``). The 1D rows are kept
-beside them as the validator's independent view of the graph (``one_d.validate.validate_owned``
+beside them as the validator's independent view of the graph (``owned.validate.validate_owned``
 checks the trees against the original adjacency, not against the subgraphs) and for the
 Graph500 edge counts; the report gives the subgraphs' bytes next to that 1D CSR and to a
 16-byte-per-arc edge list, the paper's comparison (Sec. III-C).
@@ -25,13 +25,15 @@ import time
 import numpy as np
 
 from ...checks import check_threshold
-from ..one_d.build import LocalGraph, build_1d, slice_native
-from ..one_d.layout import estimate_rank_bytes
-from ..one_d.stream_build import build_1d_stream
-from ..one_d.validate import validate_owned
-from ..registry import Layout, register
+from ..layout import Layout, Param
+from ..owned.alltoall import alltoall_state_bytes
+from ..owned.build import LocalGraph, build_ranges, slice_native
+from ..owned.memory import owned_rank_bytes
+from ..owned.stream_build import build_ranges_stream
+from ..owned.validate import validate_owned
 from ..search_base import collective
-from .exchange import DEFAULT_MASK, check_mask
+from . import cost
+from .exchange import DEFAULT_MASK, MASK_MODES, check_mask
 from .partition import Delegates, auto_threshold, degree_histogram
 from .search import DelegatesSearch
 from .subgraphs import Subgraphs
@@ -92,7 +94,7 @@ def check_params(params: dict, nprocs: int) -> dict:
 
 def _build(comm, src, dst, num_vertices, directed, options):
     collective(check_threshold, options.params.get("threshold", "auto"))       # before any work
-    return separate(comm, build_1d(comm, src, dst, num_vertices, directed), options)
+    return separate(comm, build_ranges(comm, src, dst, num_vertices, directed), options)
 
 
 def _slice(comm, graph, options):
@@ -103,22 +105,47 @@ def _slice(comm, graph, options):
 def _stream(comm, source, num_vertices, directed, options):
     """The streamed 1D build, then the same separation; the separation counts as construction."""
     collective(check_threshold, options.params.get("threshold", "auto"))
-    lg1, seconds = build_1d_stream(comm, source, num_vertices, directed)
+    lg1, seconds = build_ranges_stream(comm, source, num_vertices, directed)
     t0 = time.perf_counter()
     lg = separate(comm, lg1, options)
     return lg, dict(seconds, construction=seconds["construction"] + time.perf_counter() - t0)
 
 
 def estimate_bytes(num_vertices, num_tuples, nprocs, options, directed, streamed=False) -> int:
-    """1D alltoall's peak (tuple-list or streamed build) plus the subgraphs and their construction
-    temporaries (about 40 bytes per arc of the rank: row/column numbers, masks, the sorted copies)."""
+    """The owned rows' peak with the all-to-all's state (tuple-list or streamed build) plus the subgraphs
+    and their construction temporaries (about 40 bytes per arc of the rank: row/column numbers, masks,
+    the sorted copies)."""
     P = max(1, int(nprocs))
     arcs = num_tuples * (1 if directed else 2) / P * (2 if directed else 1)
-    return estimate_rank_bytes(num_vertices, num_tuples, P, "alltoall", 1, directed, streamed) + int(40 * arcs)
+    return owned_rank_bytes(num_vertices, num_tuples, P, alltoall_state_bytes, directed, streamed) + int(40 * arcs)
 
 
-register(Layout("delegates", "alltoall", _build, _slice, DelegatesSearch, validate_owned, estimate_bytes,
-                build_stream=_stream, estimate_stream=functools.partial(estimate_bytes, streamed=True), default=True,
-                summary="degree separation (Pan et al.): delegates replicated, their mask OR-reduced per level; "
-                        "normal->normal discoveries routed with Alltoallv",
-                check_params=check_params))
+def _threshold(text):
+    """--threshold's value for the library: "auto", an int, or the text itself (the library's check names it)."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+PARAMS = (
+    Param("threshold", "--threshold", metavar="TH|auto", type=_threshold,
+          help="vertices of out-degree > TH are delegates, replicated on every rank (Pan et al.); auto "
+               "(default): the smallest power of two leaving at most n/P delegates (the paper's rule)"),
+    Param("mask", "--delegate-mask", choices=MASK_MODES,
+          help="how the delegates found in a level are shared; allreduce (default): their count rides in the "
+               "normal exchange's count Alltoall, then nothing, their numbers (Allgatherv) or the d-bit mask "
+               "(blocking Allreduce), whichever is smallest; overlap: the same forms, non-blocking, overlapped "
+               "with the normal ids' Alltoallv; iallreduce: always the d-bit mask, its Iallreduce overlapped "
+               "with the whole normal exchange (the paper's IR)"),
+)
+
+LAYOUTS = (
+    Layout("delegates", "alltoall", DelegatesSearch, Delegates, _build, _slice, validate_owned, estimate_bytes,
+           cost=cost, params=PARAMS, build_stream=_stream,
+           estimate_stream=functools.partial(estimate_bytes, streamed=True), default=True,
+           summary="degree separation (Pan et al.): delegates replicated, their mask OR-reduced per level; "
+                   "normal->normal discoveries routed with Alltoallv",
+           about="degree separation: high-degree vertices replicated as delegates (Pan et al.)",
+           check_params=check_params),
+)

@@ -29,7 +29,7 @@ the search's control counts say so -- and there are no delegates):
    holds a candidate for; all global ids, in the graph's vertex id type.
 
 Invariant on exit: every reached owned vertex has a parent in [0, n) one level above it
-(validated by ``one_d.validate.validate_owned``); ``search.parent_stage`` has the bytes, split into
+(validated by ``owned.validate.validate_owned``); ``search.parent_stage`` has the bytes, split into
 the nn part (requests and answers) and the rest (counts, the shared delegates, their pairs).
 """
 from __future__ import annotations

@@ -4,13 +4,13 @@ Cluster", IPDPS'18, Sec. III-A and VI-B): the partition.
 Vertices of out-degree > TH (the *delegates*) are replicated on every rank: every rank
 keeps one bit per delegate in the delegate masks and its depth, numbered 0..d-1 in global
 id order (``delegates[j]`` is delegate j's global id; 32-bit wherever it is stored in a
-subgraph). All other vertices (the *normal* ones) are 1D exactly as ``partition.OneD``:
+subgraph). All other vertices (the *normal* ones) are 1D exactly as ``owned.partition.Ranges``:
 contiguous, 64-aligned ranges balanced by edge count.
 
 Interface (``Partition``): the result state of a vertex -- the parent and depth a search
 returns, gathered and validated -- is held by its range owner, delegates included (their
 "primary copy"); ``owner``/``to_local``/``local_counts``/``kernel_map`` are therefore
-OneD's and every generic piece (routing, validation, gather, Graph500 edge counts) works
+Ranges' and every generic piece (routing, validation, gather, Graph500 edge counts) works
 unchanged. The replicated delegate copies are search state: ``delegate_index(v)`` maps a
 global id to its delegate number (-1 for a normal vertex).
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...checks import check_threshold
-from ..partition import OneD
+from ..owned.partition import Ranges
 
 AUTO_DIVISOR = 1
 HIST_BINS = 65
@@ -59,8 +59,8 @@ def auto_threshold(hist, num_vertices: int, nprocs: int) -> int:
     return 1 << (HIST_BINS - 2)
 
 
-class Delegates(OneD):
-    """OneD ranges for result state plus ``delegates`` (global ids of out-degree > ``threshold``)
+class Delegates(Ranges):
+    """Owned ranges for result state plus ``delegates`` (global ids of out-degree > ``threshold``)
     replicated on every rank (see the module header)."""
 
     kind = "delegates"

@@ -1,7 +1,7 @@
 """Distributed BFS with degree separation (Pan, Pearce, Owens, "Scalable Breadth-First Search on a
 GPU Cluster", IPDPS'18, Sec. IV "local computation" and V "communication").
 
-Per level, on every rank (``delegates.steps``, ``one_d.owned_steps``):
+Per level, on every rank (``delegates.steps``, ``owned.steps``):
 
 1. nn, top-down only (Sec. IV-B: the nn subgraph is not symmetric and has low in-degrees):
    the normal frontier's nn edges claim local normals at once and emit the ids of remote
@@ -63,7 +63,7 @@ import numpy as np
 from ...kernels.frontier import fill, num_words, queue_to_bitmap
 from ...kernels.policy import BU, DIRECTIONS, TD, Policy
 from ...kernels.top_down import frontier_edge_offsets
-from ..one_d import owned_steps as steps_owned
+from ..owned import steps as steps_owned
 from ..search_base import DistSearch
 from .exchange import DEFAULT_MASK, DelegateExchange, check_mask
 from .parents import settle_parents

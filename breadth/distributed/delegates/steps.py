@@ -1,5 +1,5 @@
 """Local visits of the delegates search (Pan, Pearce, Owens, IPDPS'18, Sec. IV): the nd, dd and
-dn subgraphs in either direction (the nn subgraph reuses ``one_d.owned_steps.td_step`` and
+dn subgraphs in either direction (the nn subgraph reuses ``owned.steps.td_step`` and
 ``apply_received``: top-down only, Sec. IV-B).
 
 State read: the normal frontier (queue of local ids, or ``nfront`` its bitmap over local
@@ -22,7 +22,7 @@ from ...kernels.atomics import U, claim, cttz, set_bit
 from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
 from ...kernels.frontier import ELEM_BLOCK
 from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
-from ..one_d.owned_steps import every_vertex, no_words, settle_first
+from ..owned.steps import every_vertex, no_words, settle_first
 
 
 @njit(inline="always", cache=True)

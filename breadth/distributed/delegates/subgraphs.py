@@ -15,7 +15,7 @@ dn + dd over all ranks = the graph's arcs, tested):
   cluster in low ids; the paper's "symmetric" subgraphs: dd is its own transpose); directed,
   with the owner of the source's range; rows and columns delegate numbers (int32).
 
-They are cut from the rank's 1D rows (``one_d.build.build_1d`` routes every arc to its source's
+They are cut from the rank's 1D rows (``owned.build.build_ranges`` routes every arc to its source's
 owner and, for a directed graph, every in-arc to its destination's owner): nn, nd and dd
 from the out-rows, dn from the in-rows of the owned normal vertices. The bottom-up
 (reverse) visits of Sec. IV-B need the transposes of nd, dn and dd on the same rank; for

@@ -2,13 +2,13 @@
 
 Owners keep parent and depth of their vertices only. Per level:
 
-* top-down: the owned frontier is expanded (``one_d.owned_steps.td_step``); owned
+* top-down: the owned frontier is expanded (``owned.steps.td_step``); owned
   neighbours are settled at once, (vertex, parent) candidates for remote ones are
   routed to their owners (``AllToAll.route``: Alltoall of counts + Alltoallv) and
-  settled there (``one_d.owned_steps.apply_received``);
+  settled there (``owned.steps.apply_received``);
 * bottom-up: the frontier, as this rank's words of a bitmap, is all-gathered
   (``AllToAll.gather_frontier``) and owned unvisited vertices look for a parent in it
-  (``one_d.owned_steps.bu_step``);
+  (``owned.steps.bu_step``);
 * control: one small Allreduce gives every rank the global frontier size and scout
   count (termination and the direction decision); before the first level a second
   one sums the seeds' out-degrees, which only their owners know.
@@ -28,9 +28,9 @@ import numpy as np
 
 from ...kernels.frontier import bitmap_to_queue, num_words, queue_to_bitmap
 from ...kernels.top_down import frontier_edge_offsets
+from ..owned import steps as steps_owned
+from ..owned.alltoall import AllToAll
 from ..search_base import DirectionSearch
-from . import owned_steps as steps_owned
-from .alltoall_exchange import AllToAll
 
 
 class AllToAllSearch(DirectionSearch):

@@ -3,7 +3,7 @@
 Every rank keeps ``lvl``, the level of every vertex of the graph (-1 = unvisited),
 identical on all ranks between levels, and the CSR rows of the vertices it owns
 (local ids; columns global ids). Ownership is asked of the partition's kernel map
-(``partition.local_of`` / ``global_of``), so the steps serve any layout.
+(``owned.partition.local_of`` / ``global_of``), so the steps serve any layout.
 
 * top-down (``td_step``): the shared block walk (``kernels.top_down.walk_block``)
   over the owned frontier, claiming any unvisited neighbour with a compare-and-swap
@@ -31,8 +31,8 @@ from ...kernels.atomics import claim
 from ...kernels.bottom_up import FOUND, NONE, walk_words
 from ...kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
-from ..partition import global_of, local_of
-from .owned_steps import every_vertex, no_words, probe
+from ..owned.partition import global_of, local_of
+from ..owned.steps import every_vertex, no_words, probe
 
 V_BLOCK = 1024   # owned vertices per parallel block in vertex loops (bottom-up, parent recovery)
 

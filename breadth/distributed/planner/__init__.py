@@ -6,7 +6,8 @@ parameters and a graph's level profile, and picks the fastest (``--partition aut
 * ``network``: the alpha-beta machine (latency per message, bandwidth per byte, on one host and
   across hosts, per collective kind; local kernel rates) and the cost of one operation;
 * ``probe``: measures that machine at job start; ``graph``: the graph's level profile;
-* ``alltoall_cost``, ``butterfly_cost``, ``fold_cost``, ``scan_cost``, ``delegates_cost``: one
-  cost model per layout (the operations of each level);
-* ``choose``: predicts every layout with its best grid / fanout / threshold and picks one.
+* ``choose``: predicts every registered layout with a cost model (``Layout.cost``, which travels
+  with its layout: ``one_d.alltoall_cost``, ``one_d.butterfly_cost``, ``two_d.fold_cost``,
+  ``two_d.scan_cost``, ``delegates.cost``) over its candidate grids / fanouts / thresholds, and
+  picks the fastest.
 """

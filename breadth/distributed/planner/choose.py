@@ -1,6 +1,6 @@
 """Predict every layout's search time and pick the fastest (``--partition auto``, ``breadth plan``).
 
-For each registered layout with a cost model (``MODELS``) and each of its candidate parameters
+For each registered layout with a cost model (``Layout.cost``) and each of its candidate parameters
 (grids, fanouts, thresholds), the predicted time of one search is
 
     sum over levels of  local work / measured rate  +  sum over the level's operations of
@@ -12,18 +12,19 @@ fastest first; ``table`` formats them for ``-v`` and ``breadth plan``.
 """
 from __future__ import annotations
 
-import importlib
 import logging
 from dataclasses import dataclass, field
 
+from .. import registry
+
 log = logging.getLogger("breadth.planner")
 
-MODELS = ("alltoall_cost", "butterfly_cost", "fold_cost", "scan_cost", "delegates_cost")
 MEMORY_BANDWIDTH = 5e9          # bytes/s a rank clears per-search state at
 
 
-def models() -> list:
-    return [importlib.import_module(f"{__package__}.{name}") for name in MODELS]
+def modelled() -> list:
+    """The registered layouts that have a cost model, in registration order."""
+    return [lay for lay in registry.layouts() if lay.cost is not None]
 
 
 @dataclass
@@ -42,22 +43,16 @@ class Prediction:
     operations: dict = field(default_factory=dict)   # per operation name: {"seconds", "messages", "bytes"}
 
     def engine_kwargs(self) -> dict:
-        """``DistEngine`` keyword arguments for this layout."""
-        out = {"partition": self.partition, "exchange": self.exchange, "params": {}}
-        if "fanout" in self.params:
-            out["fanout"] = self.params["fanout"]
-        if "grid" in self.params:
-            out["params"]["grid"] = self.params["grid"]
-        if "threshold" in self.params:
-            out["params"]["threshold"] = self.params["threshold"]
-        return out
+        """``DistEngine`` keyword arguments for this layout (``Layout.engine_kwargs``)."""
+        return registry.get(self.partition, self.exchange).engine_kwargs(self.params)
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
 
 
-def predict(model, prof, machine, params) -> Prediction:
-    P = machine.size
+def predict(layout, prof, machine, params) -> Prediction:
+    """``layout``'s predicted search (its cost model ``layout.cost`` with ``params``)."""
+    model, P = layout.cost, machine.size
     compute = comm = msgs = vol = 0.0
     per_level, ops_total = [], {}
 
@@ -91,19 +86,18 @@ def predict(model, prof, machine, params) -> Prediction:
     if setup is not None:
         compute += setup(prof, P, params) / MEMORY_BANDWIDTH
     total = compute + comm
-    part, ex = model.NAME
-    return Prediction(part, ex, dict(params), model.label(params), total, compute, comm, msgs, vol,
+    return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
                       prof.m / total if total > 0 else 0.0, per_level, ops_total)
 
 
 def predict_all(prof, machine, only=None) -> list:
     """Every candidate layout (``only``: a list of (partition, exchange) to keep), fastest first."""
     out = []
-    for model in models():
-        if only is not None and model.NAME not in only:
+    for layout in modelled():
+        if only is not None and (layout.partition, layout.exchange) not in only:
             continue
-        for params in model.candidates(machine.size):
-            out.append(predict(model, prof, machine, params))
+        for params in layout.cost.candidates(machine.size):
+            out.append(predict(layout, prof, machine, params))
     out.sort(key=lambda p: p.seconds)
     return out
 

@@ -175,7 +175,7 @@ def assumed(P: int, hosts: int, cores: int, latency: float, bandwidth: float, ra
 
 
 def id_bytes(n: float) -> int:
-    """Bytes of a vertex id in messages (int32 while every id fits, as ``one_d.build.vertex_dtype``)."""
+    """Bytes of a vertex id in messages (int32 while every id fits, as ``owned.build.vertex_dtype``)."""
     return 4 if n < 2 ** 31 else 8
 
 

@@ -7,8 +7,8 @@ models and the benchmarks that set measured words against them (``bench/dist_2d.
   throughout moves w_t = 4m + n(p_r + 1) 64-bit words, one bottom-up step n(p_r + p_c + 1)/64,
   and eq. 2 gives their ratio on a square grid; solving eq. 2 for equality gives the number of
   bottom-up steps s_b that send as much as the whole top-down search.
-* Green, "ButterFly BFS", Sec. 3: P f log_(f+1) P messages per level (the schedule's size for
-  any P: ``one_d.butterfly_exchange.messages_per_level``).
+* Green, "ButterFly BFS", Sec. 3: P f log_(f+1) P messages per level -- with the 1D layout's model
+  (``one_d.butterfly_cost.butterfly_messages``).
 * Fu et al., "Parallel Breadth First Search on GPU Clusters" (MapGraph), Sec. 3: ceil(log2 C)
   pairwise rounds of the bitmap contraction along a processor row.
 * Pan, Pearce, Owens, "Scalable Breadth-First Search on a GPU Cluster", Sec. V: the d-bit
@@ -42,22 +42,6 @@ def b2d_ratio(k: float, p_c: int, s_b: float) -> float:
 def b2d_break_even_steps(k: float, p_c: int) -> float:
     """The s_b at which eq. 2's ratio is 1: bottom-up steps that send as much as the top-down search."""
     return (p_c + 4.0 * k + 1.0 - 2.0) * 64.0 / (2 * p_c + 1)
-
-
-def butterfly_messages(P: int, fanout: int) -> int:
-    """Messages per level summed over ranks (ButterFly Sec. 3; P f log_(f+1) P when P is a power of f+1)."""
-    from ..one_d.butterfly_exchange import messages_per_level
-
-    return messages_per_level(int(P), int(fanout))
-
-
-def butterfly_rounds(P: int, fanout: int) -> int:
-    """ceil(log_(f+1) P): the rounds of a radix-(f+1) butterfly network."""
-    r, k, q = int(fanout) + 1, 0, 1
-    while q < int(P):
-        q *= r
-        k += 1
-    return k
 
 
 def scan_rounds(C: int) -> int:

@@ -12,5 +12,7 @@ Two searches run on it:
   pairwise prefix scan, broadcast down columns, predecessors computed locally from levels) --
   ``scan_exchange``, ``scan_search``, ``scan_steps``.
 
-``layout`` registers both with the engine's ``registry``.
+Each rank's vertices are owned rows of the base package ``owned`` (routing, local CSRs, the owned
+steps, validation's verdict, memory constants). ``layout`` describes both layouts (``LAYOUTS``) with
+their cost models (``fold_cost``, ``scan_cost``).
 """

@@ -1,17 +1,17 @@
 """Distributed construction of a 2D-partitioned graph (``two_d.grid.Grid2D``): edge blocks, owned degrees.
 
-As for 1D (``one_d.build.py``), each rank starts from its own share of the edge tuples and no
+As for 1D (``owned.build``), each rank starts from its own share of the edge tuples and no
 rank ever holds the whole edge list:
 
 1. partition: block histograms of the tuples' endpoints, one Allreduce, the same
-   edge-balanced 64-aligned pieces as 1D (``partition.balanced_bounds``), laid out on
+   edge-balanced 64-aligned pieces as 1D (``owned.partition.balanced_bounds``), laid out on
    the R x C grid;
 2. routing: every non-self-loop tuple (u, v) becomes the arc u -> v (undirected: also
    v -> u) for the rank holding its block, P(row of v, column of u); arcs are packed by
    destination rank with a parallel counting sort and moved with one ``Alltoallv``;
 3. block CSRs: the received arcs by source (out-arcs; rows = column-range offsets) and
    by destination (in-arcs; rows = row-range offsets), both with the core builder's
-   sort/dedupe (``one_d.build.local_csr``), so every list is sorted and duplicate free and the
+   sort/dedupe (``owned.build.local_csr``), so every list is sorted and duplicate free and the
    blocks together hold exactly the single-node graph's arcs;
 4. owned vertex data: a vertex's arcs are spread over a processor column (out-arcs) and
    a processor row (in-arcs), so its degree -- which the owners need for the
@@ -33,8 +33,8 @@ import numpy as np
 from numba import njit, prange
 
 from ...errors import InputError
-from ..one_d.build import LocalGraph, counting_pack, local_csr, route_arcs, vertex_dtype
-from ..partition import RangeMap, block_weights
+from ..owned.build import LocalGraph, counting_pack, local_csr, route_arcs, vertex_dtype
+from ..owned.partition import RangeMap, block_weights
 from .grid import Grid2D, parse_grid
 
 
@@ -78,7 +78,7 @@ class BlockGraph(LocalGraph):
 
 
 class _Rows:
-    """What ``one_d.build.local_csr`` asks of a partition, for the rows [lo, hi) of a block."""
+    """What ``owned.build.local_csr`` asks of a partition, for the rows [lo, hi) of a block."""
 
     def __init__(self, bounds, lo, hi):
         self.bounds, self.lo, self.hi = bounds, int(lo), int(hi)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...kernels.policy import TD
-from ..one_d.build import pack_arcs
+from ..owned.build import pack_arcs
 from .grid import GridExchange
 
 OPERATIONS = ("transpose", "expand", "fold", "rotate")

@@ -7,10 +7,10 @@ edges live in the R x C blocks (``two_d.build.BlockGraph``). Per level, with the
 
 * top-down (Algorithm 3): the owned frontier (a queue) is transposed and expanded along
   the processor column as vertex ids; the block's out-arcs from those sources give
-  (vertex, parent) candidates (``one_d.owned_steps.td_step`` with an empty owner map, each
+  (vertex, parent) candidates (``owned.steps.td_step`` with an empty owner map, each
   vertex offered at most once per search by a rank), which the fold routes along the
   processor row to their owners, who settle the still-unvisited ones
-  (``one_d.owned_steps.apply_received``);
+  (``owned.steps.apply_received``);
 * bottom-up (Algorithm 4): the owned frontier as bitmap words is transposed and expanded
   along the column; the row range's pieces then circulate rightwards along the processor
   row in C sub-steps (``rotate``), each rank searching, in the piece it holds, the vertices not
@@ -37,7 +37,7 @@ import numpy as np
 
 from ...kernels.frontier import num_words, queue_to_bitmap, visited_bitmap
 from ...kernels.top_down import frontier_edge_offsets
-from ..one_d import owned_steps as steps_owned
+from ..owned import steps as steps_owned
 from ..search_base import DirectionSearch
 from .fold_exchange import Fold
 from .fold_steps import bu_piece, empty_map

@@ -1,6 +1,6 @@
 """Local steps of the 2D search on one edge block (Beamer, Buluç et al., Section III-B, Algorithm 4).
 
-Top-down needs no kernel of its own: ``one_d.owned_steps.td_step`` walks the block's out-arcs
+Top-down needs no kernel of its own: ``owned.steps.td_step`` walks the block's out-arcs
 from the expanded column frontier with an empty owner map (``empty_map``: this rank
 settles nothing itself), so every newly seen destination becomes a (vertex, parent)
 candidate for the fold, each at most once per search per rank (its ``sent`` bitmap).
@@ -22,8 +22,8 @@ from numba import njit, prange
 
 from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
 from ...kernels.frontier import WORD_BLOCK
-from ..one_d.owned_steps import flush_pairs
-from ..partition import RangeMap
+from ..owned.partition import RangeMap
+from ..owned.steps import flush_pairs
 
 
 def empty_map(bounds, col_lo) -> RangeMap:

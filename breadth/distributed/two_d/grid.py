@@ -20,7 +20,7 @@ block is stored twice (out-arcs by source, in-arcs by destination), as the paper
 both A and A^T.
 
 Vertex ownership (the ``Partition`` interface) is one owner per vertex: the vertex
-vector is cut into P contiguous, 64-aligned, edge-balanced pieces (``OneD``'s
+vector is cut into P contiguous, 64-aligned, edge-balanced pieces (``owned.partition.Ranges``'
 bounds), piece q owned by rank q, so local ids, ``allgather``, bitmap words and the
 kernel map (``RangeMap``) are exactly 1D's. The 2D part is the edge blocks:
 
@@ -36,7 +36,7 @@ is the identity (a 1 x P grid is 1D by source: a column range is one piece and t
 fold is an all-to-all over every rank; P x 1 is 1D by destination: the expand gathers
 the whole frontier and the fold stays on the rank).
 
-Invariants: bounds as ``OneD`` (non-decreasing, 64-aligned inner bounds, [0, n]);
+Invariants: bounds as ``Ranges`` (non-decreasing, 64-aligned inner bounds, [0, n]);
 ``word_bounds[q]`` = ceil(bounds[q] / 64), so piece q's bitmap words are
 [word_bounds[q], word_bounds[q+1]) and row and column ranges are whole words too.
 """
@@ -49,7 +49,7 @@ import numpy as np
 
 from ...errors import InputError
 from ..exchange import Exchange
-from ..partition import BLOCK, OneD, balanced_bounds
+from ..owned.partition import BLOCK, Ranges, balanced_bounds
 
 _GRID = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 
@@ -90,8 +90,8 @@ def check_params(params: dict, nprocs: int) -> dict:
     return out
 
 
-class Grid2D(OneD):
-    """Vertex pieces owned one per rank (``OneD``) plus the R x C grid's row and column ranges."""
+class Grid2D(Ranges):
+    """Vertex pieces owned one per rank (``Ranges``) plus the R x C grid's row and column ranges."""
 
     kind = "2d"
 

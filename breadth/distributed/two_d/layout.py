@@ -8,16 +8,18 @@ Construction: ``two_d.build.build_2d`` (block histogram -> pieces -> Alltoallv r
 blocks -> block CSRs by source and by destination) or ``two_d.build.slice_native_2d``.
 A generated graph can instead be streamed (``two_d.stream_build.build_2d_stream``: each rank's
 tuple share regenerated and routed to the blocks round by round, never held whole).
-Validation: ``two_d.validate.validate_2d``. Memory: ``estimate_rank_bytes`` below.
+Validation: ``two_d.validate.validate_2d``. Memory: ``estimate_rank_bytes`` below. Cost models:
+``fold_cost``, ``scan_cost``. Registered with ``registry`` through ``LAYOUTS``.
 """
 from __future__ import annotations
 
 from ...graph.memory import index_itemsize
-from ..one_d.layout import INTERPRETER_BYTES, stream_round_bytes
-from ..registry import Layout, register
+from ..owned.memory import INTERPRETER_BYTES, stream_round_bytes
+from ..layout import Layout, Param
+from . import fold_cost, scan_cost
 from .build import build_2d, slice_native_2d
 from .fold_search import FoldSearch
-from .grid import check_params, parse_grid
+from .grid import Grid2D, check_params, parse_grid
 from .scan_search import ScanSearch
 from .stream_build import build_2d_stream
 from .validate import validate_2d
@@ -65,13 +67,19 @@ def _estimate_stream(num_vertices, num_tuples, nprocs, options, directed):
     return estimate_rank_bytes(num_vertices, num_tuples, nprocs, options.params.get("grid"), directed, True)
 
 
-register(Layout("2d", "fold", _build, _slice, FoldSearch, validate_2d, _estimate, default=True,
-                build_stream=_stream, estimate_stream=_estimate_stream,
-                summary="R x C edge blocks: frontier expanded along columns, (vertex, parent) pairs folded "
-                        "along rows; bottom-up sub-steps rotate completed bitmaps (Beamer, Buluç)",
-                check_params=check_params))
-register(Layout("2d", "scan", _build, _slice, ScanSearch, validate_2d, _estimate,
-                build_stream=_stream, estimate_stream=_estimate_stream,
-                summary="R x C edge blocks, bitmap frontiers: discoveries OR-contracted along rows in "
-                        "ceil(log2 C) pairwise rounds, broadcast along columns; parents from levels (MapGraph)",
-                check_params=check_params))
+GRID = Param("grid", "--grid", metavar="RxC",
+             help="the processor grid, R rows x C columns with R*C ranks (default: the most square "
+                  "factorisation, R <= C); edges are cut into R x C blocks, the frontier is expanded along grid "
+                  "columns and discoveries folded along grid rows (Beamer, Bulu\u00e7)")
+_COMMON = dict(partition_type=Grid2D, build=_build, slice_native=_slice, validate=validate_2d,
+               estimate_bytes=_estimate, build_stream=_stream, estimate_stream=_estimate_stream, params=(GRID,),
+               check_params=check_params, about="a processor grid of edge blocks")
+
+LAYOUTS = (
+    Layout("2d", "fold", FoldSearch, cost=fold_cost, default=True,
+           summary="expands the frontier along grid columns and folds (vertex, parent) pairs along rows; "
+                   "bottom-up sub-steps rotate completed bitmaps (Beamer, Bulu\u00e7)", **_COMMON),
+    Layout("2d", "scan", ScanSearch, cost=scan_cost,
+           summary="OR-contracts bitmap frontiers along rows in ceil(log2 C) pairwise rounds, broadcasts them "
+                   "along columns, computes parents from the levels (MapGraph)", **_COMMON),
+)

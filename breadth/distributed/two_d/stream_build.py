@@ -1,7 +1,7 @@
 """Streaming 2D construction: each rank's share of a generated graph's tuples routed to the grid
 blocks in rounds, never held whole.
 
-The 1D streamed build's structure (``one_d.stream_build``), on the R x C grid of ``two_d.build``:
+The 1D streamed build's structure (``owned.stream_build``), on the R x C grid of ``two_d.build``:
 
 1. partition: this rank's tuple share (``TupleShare``) regenerated in rounds of at most ``CHUNK``
    tuples, its block histogram summed over them, one Allreduce, the same pieces on the grid as
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import time
 
-from ..one_d.build import vertex_dtype
-from ..one_d.stream_build import CHUNK, TupleShare, stream_csrs
+from ..owned.build import vertex_dtype
+from ..owned.stream_build import CHUNK, TupleShare, stream_csrs
 from .build import BlockGraph, block_graph, in_rows, out_rows, pack_blocks
 from .grid import Grid2D, parse_grid
 

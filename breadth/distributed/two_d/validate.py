@@ -1,4 +1,4 @@
-"""Distributed validation of a 2D result by the Graph500 rules (the rules of ``one_d.validate.py``).
+"""Distributed validation of a 2D result by the Graph500 rules (the rules of ``owned.validate``).
 
 A vertex's in-arcs are spread over the C blocks of its processor row, so the checks
 split: with parent and depth all-gathered (O(V) per rank, as ``validate_owned``'s
@@ -23,7 +23,7 @@ from numba import njit, prange
 from ...kernels.frontier import parallel_chunksize
 from ...kernels.tree_checks import EDGE, RANGE, RULES, check_in_edges, check_vertex
 from ...result import ValidationReport
-from ..one_d.validate import V_BLOCK, verdict
+from ..owned.validate import V_BLOCK, verdict
 
 
 @njit(parallel=True, cache=True)

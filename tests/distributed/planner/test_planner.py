@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
+from breadth.distributed.one_d import alltoall_cost, butterfly_cost
 from breadth.distributed.planner import choose, network, words
-from breadth.distributed.planner import alltoall_cost, butterfly_cost, fold_cost, scan_cost
+from breadth.distributed.two_d import fold_cost, scan_cost
 from breadth.distributed.planner.graph import Level, Profile
 
 
@@ -19,8 +20,8 @@ def test_b2d_section_v_break_even():
 
 
 def test_butterfly_and_scan_counts():
-    assert words.butterfly_messages(16, 1) == 64              # the ButterFly paper's 16 ranks
-    assert words.butterfly_rounds(16, 1) == 4 and words.butterfly_rounds(9, 2) == 2
+    assert butterfly_cost.butterfly_messages(16, 1) == 64              # the ButterFly paper's 16 ranks
+    assert butterfly_cost.butterfly_rounds(16, 1) == 4 and butterfly_cost.butterfly_rounds(9, 2) == 2
     assert [words.scan_rounds(c) for c in (1, 2, 3, 4, 5, 8)] == [0, 1, 2, 2, 3, 3]
     assert words.pan_mask_bytes(65) == 16
 
@@ -71,7 +72,7 @@ def test_butterfly_model_messages_equal_the_schedule():
     prof = _profile()
     for P, f in ((4, 1), (6, 1), (8, 3)):
         ops = butterfly_cost.level_ops(prof, prof.levels[0], P, {"fanout": f})
-        assert sum(o.messages for o in ops) == pytest.approx(words.butterfly_messages(P, f))
+        assert sum(o.messages for o in ops) == pytest.approx(butterfly_cost.butterfly_messages(P, f))
 
 
 def test_plan_cli_json_and_text(tmp_path):

@@ -2,7 +2,9 @@
 ``bench/dist_network.py``), and the probe's bandwidth slope against a token-bucket link."""
 import pytest
 
-from breadth.distributed.planner import delegates_cost, probe, scan_cost, words
+from breadth.distributed.delegates import cost as delegates_cost
+from breadth.distributed.planner import probe, words
+from breadth.distributed.two_d import scan_cost
 from breadth.distributed.planner.graph import Level, Profile
 
 

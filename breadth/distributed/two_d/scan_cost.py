@@ -15,12 +15,11 @@ a pass over the rank's arcs to propose them.
 """
 from __future__ import annotations
 
+from ..planner.network import Op, control_op, rounds_of, world
+from ..planner.words import scan_rounds
 from .fold_cost import candidates as _grid_candidates
 from .fold_cost import col, dims, row
-from .network import Op, control_op, rounds_of, world
-from .words import scan_rounds
 
-NAME = ("2d", "scan")
 DEPTH_BYTES = 8          # the depths gathered for the parents step are int64 (``scan_search``)
 CANDIDATE_BYTES = 8      # and so are the candidate parents min-reduced along the row
 

@@ -35,7 +35,7 @@ from ...errors import ValidationError
 from ...kernels.frontier import parallel_chunksize
 from ...kernels.tree_checks import EDGE, RANGE, RULES, check_in_edges, check_vertex
 from ...result import ValidationReport
-from ..partition import global_of
+from .partition import global_of
 from ..runtime import collective_error
 
 V_BLOCK = 1024

@@ -2,7 +2,7 @@
 and Buluç and Madduri's 1D algorithm that B2D Sec. III-A describes; B2D Table I with p_r = 1,
 p_c = P).
 
-Per level on P ranks (counted as ``one_d.alltoall_exchange`` does):
+Per level on P ranks (counted as ``owned.alltoall`` does):
 
 * top-down: an Alltoall of counts (8 bytes per peer) and an Alltoallv of (vertex, parent) pairs:
   2(P - 1) latency steps; a rank sends its distinct unreached targets of the X/P arcs it scans
@@ -12,11 +12,8 @@ Per level on P ranks (counted as ``one_d.alltoall_exchange`` does):
 """
 from __future__ import annotations
 
-from .network import Op, control_op, id_bytes, rounds_of, world
-from .words import alltoall_messages, distinct
-
-NAME = ("1d", "alltoall")
-
+from ..planner.network import Op, control_op, id_bytes, rounds_of, world
+from ..planner.words import alltoall_messages, distinct
 
 def candidates(P: int) -> list:
     return [{}]

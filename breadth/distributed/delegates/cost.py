@@ -18,10 +18,9 @@ int32 numbers gathered by every rank, (delegate, parent) pairs back to the owner
 """
 from __future__ import annotations
 
-from .network import Op, control_op, id_bytes, rounds_of, world
-from .words import distinct, pan_mask_bytes
+from ..planner.network import Op, control_op, id_bytes, rounds_of, world
+from ..planner.words import distinct, pan_mask_bytes
 
-NAME = ("delegates", "alltoall")
 # Share of the delegates whose owner cannot settle their parent from its own arcs (``delegates.parents``):
 # they are shared with every rank and their finders send (delegate, parent) pairs back. Not in the
 # level profile; 3-4% of the delegates in Kronecker searches at 4 ranks (bench/dist_network.py).

@@ -17,10 +17,8 @@ Per level on an R x C grid (rank r = (r // C, r % C); ``two_d.fold_exchange``):
 """
 from __future__ import annotations
 
-from .network import Op, control_op, id_bytes, rounds_of
-from .words import distinct
-
-NAME = ("2d", "fold")
+from ..planner.network import Op, control_op, id_bytes, rounds_of
+from ..planner.words import distinct
 
 
 def grids(P: int) -> list:

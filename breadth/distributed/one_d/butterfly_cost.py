@@ -10,11 +10,25 @@ N discoveries to its replicated level array. No control messages.
 """
 from __future__ import annotations
 
-from .network import Op, id_bytes
-from .words import butterfly_messages, butterfly_rounds, distinct
+from ..planner.network import Op, id_bytes
+from ..planner.words import distinct
+from .butterfly_exchange import butterfly_schedule, messages_per_level
 
-NAME = ("1d", "butterfly")
 FANOUTS = (1, 2, 3, 4, 7)
+
+
+def butterfly_messages(P: int, fanout: int) -> int:
+    """Messages per level summed over ranks (ButterFly Sec. 3; P f log_(f+1) P when P is a power of f+1)."""
+    return messages_per_level(int(P), int(fanout))
+
+
+def butterfly_rounds(P: int, fanout: int) -> int:
+    """ceil(log_(f+1) P): the rounds of a radix-(f+1) butterfly network."""
+    r, k, q = int(fanout) + 1, 0, 1
+    while q < int(P):
+        q *= r
+        k += 1
+    return k
 
 
 def candidates(P: int) -> list:
@@ -26,8 +40,6 @@ def label(params) -> str:
 
 
 def _partners(P, f, i) -> tuple:
-    from ..one_d.butterfly_exchange import butterfly_schedule
-
     if P > 4096:                      # the schedule of huge P: rank 0's digit-i group directly
         step = (f + 1) ** i
         return tuple(q for q in range(0, (f + 1) * step, step) if q < P)

@@ -6,15 +6,15 @@ generator regenerates it), so rank r works on its share [m*r/P, m*(r+1)/P) (``tu
 ``rounds`` slices of at most ``CHUNK`` tuples, every rank the same number of rounds (each round
 is one collective ``Alltoallv``):
 
-1. partition: the block histogram (``partition.block_weights``) summed over the rounds, one
-   Allreduce, the edge-balanced ranges (the same partition as ``build_1d``'s);
+1. partition: the block histogram (``owned.partition.block_weights``) summed over the rounds, one
+   Allreduce, the edge-balanced ranges (the same partition as ``build.build_ranges``'s);
 2. count: each round's arcs are packed by owner (``build.pack_arcs``) and routed; each rank adds the
    arcs it receives to its rows' raw degrees, which give ``indptr`` (and the Graph500 TEPS count);
 3. place: the tuples are regenerated and routed again; each rank writes the targets it receives at
    its rows' cursors in the preallocated ``indices``;
 4. sort, deduplicate and compact the rows in place (``graph.rowsort.sort_compact``).
 
-The local CSR is row for row ``build_1d``'s (sorted, deduplicated, self-loop free). A rank's peak is
+The local CSR is row for row ``build_ranges``'s (sorted, deduplicated, self-loop free). A rank's peak is
 its ``indices`` before deduplication, a few int64 arrays per owned row, and one round's buffers
 (its tuples, the packed arcs and the received arcs), instead of its whole tuple share and twice its
 routed arcs.
@@ -31,8 +31,8 @@ import numba
 import numpy as np
 
 from ...graph.rowsort import sort_compact
-from ..partition import OneD, block_weights
 from .build import LocalGraph, _rows, pack_arcs, tuple_share, vertex_dtype
+from .partition import Ranges, block_weights
 
 CHUNK = 1 << 22          # tuples per rank and round: 64 MiB of int64 tuples, about as much of packed arcs
 
@@ -68,7 +68,7 @@ class TupleShare:
             yield self.src[:b - a], self.dst[:b - a]
 
     def weights(self, comm, num_vertices):
-        """The block histogram (``partition.block_weights``) of the whole graph: this rank's summed over
+        """The block histogram (``owned.partition.block_weights``) of the whole graph: this rank's summed over
         one pass, then over the ranks (one Allreduce). Collective."""
         weights = np.zeros((int(num_vertices) + 63) // 64, dtype=np.int64)
         for src, dst in self.passes():
@@ -143,8 +143,10 @@ def _stream_csr(comm, share, partition, swap, both, vdt, id_bound):
     return stream_csrs(comm, share, pack, [(partition, 0)], vdt, id_bound)[0]
 
 
-def build_1d_stream(comm, source, num_vertices, directed=False, chunk=CHUNK) -> tuple[LocalGraph, dict]:
-    """Edge-balanced 1D construction from ``source`` (a ``TupleSource``), this rank's share streamed.
+def build_ranges_stream(comm, source, num_vertices, directed=False, chunk=CHUNK,
+                        cls=Ranges) -> tuple[LocalGraph, dict]:
+    """Edge-balanced ranges' construction (a ``cls`` partition) from ``source`` (a ``TupleSource``),
+    this rank's share streamed.
 
     Returns (the LocalGraph, seconds: {"generation": the first pass's tuple generation, "regeneration":
     the later passes', "construction": the rest}).
@@ -152,7 +154,7 @@ def build_1d_stream(comm, source, num_vertices, directed=False, chunk=CHUNK) -> 
     t0 = time.perf_counter()
     n = int(num_vertices)
     share = TupleShare(source, comm.rank, comm.size, chunk)
-    partition = OneD.from_weights(share.weights(comm, n), n, comm.size, comm.rank)
+    partition = cls.from_weights(share.weights(comm, n), n, comm.size, comm.rank)
     vdt = vertex_dtype(n)
     indptr, indices, tdeg = _stream_csr(comm, share, partition, False, not directed, vdt, n)
     if not directed:

@@ -1,4 +1,4 @@
-"""Distributed graph construction (Graph500 kernel 1 across ranks): routing by owner, local CSR.
+"""The rows a rank owns and their construction (Graph500 kernel 1 across ranks): routing by owner, local CSR.
 
 Each rank starts from its own share of the edge tuples -- generated with the
 counter-based Kronecker generator (tuple slice [m*r/P, m*(r+1)/P), so the global
@@ -7,7 +7,7 @@ of a Graph500 binary file -- and no rank ever holds the whole edge list:
 
 1. partition: every rank histograms its tuples' endpoints per 64-vertex block, an
    Allreduce sums the histograms, and every rank cuts the same edge-balanced,
-   64-aligned ranges (``partition.balanced_bounds``);
+   64-aligned ranges (``owned.partition.balanced_bounds``);
 2. routing: each non-self-loop tuple (u, v) becomes the arc u->v for owner(u)
    and, undirected, v->u for owner(v) (directed: the in-arc v<-u for owner(v),
    routed separately); arcs are packed by destination with a parallel counting
@@ -18,9 +18,10 @@ of a Graph500 binary file -- and no rank ever holds the whole edge list:
    single-node graph's.
 
 Routing (``pack_arcs``) and the local CSR (``local_csr``) ask the partition's kernel
-map who owns a vertex and where it lives (``partition.owner_of`` / ``local_of``), so
+map who owns a vertex and where it lives (``owned.partition.owner_of`` / ``local_of``), so
 any layout whose ranks hold whole adjacency rows of their own vertices reuses them;
-step 1 and ``slice_native`` are 1D's (``build_1d``).
+step 1 and ``slice_native`` cut ``Ranges`` (``build_ranges``; a family passes its own subclass,
+e.g. ``one_d.partition.OneD``).
 
 A native ``.npz`` file needs no routing: each rank maps the file and copies only
 its rows. Each rank also keeps, per owned vertex, its count of non-self-loop input
@@ -36,7 +37,7 @@ from ...errors import InputError
 from ...graph.build import _windows, sorted_csr
 from ...graph.memory import index_itemsize
 from ...graph.types import Graph
-from ..partition import OneD, Partition, block_weights, local_of, owner_of
+from .partition import Partition, Ranges, block_weights, local_of, owner_of
 
 
 def vertex_dtype(num_vertices):
@@ -202,10 +203,10 @@ def local_csr(pairs, partition: Partition, index_dtype):
 
 
 # ---------------------------------------------------------------------- construction
-def partition_1d(comm, src, dst, num_vertices) -> OneD:
-    """Edge-balanced 1D partition agreed by all ranks from their local tuples (one Allreduce)."""
+def agree_ranges(comm, src, dst, num_vertices, cls=Ranges) -> Ranges:
+    """Edge-balanced ranges (a ``cls``) agreed by all ranks from their local tuples (one Allreduce)."""
     weights = comm.allreduce(block_weights(src, dst, num_vertices))
-    return OneD.from_weights(weights, num_vertices, comm.size, comm.rank)
+    return cls.from_weights(weights, num_vertices, comm.size, comm.rank)
 
 
 def build_local(comm, partition: Partition, src, dst, directed=False) -> LocalGraph:
@@ -231,12 +232,14 @@ def _routed_csr(comm, partition, keys, others, both, vdt):
     return local_csr(pairs, partition, vdt)
 
 
-def build_1d(comm, src, dst, num_vertices, directed=False, partition: OneD | None = None) -> LocalGraph:
-    """Edge-balanced 1D construction from this rank's tuples (the partition agreed first, unless given)."""
+def build_ranges(comm, src, dst, num_vertices, directed=False, partition: Ranges | None = None,
+                 cls=Ranges) -> LocalGraph:
+    """Edge-balanced ranges' construction from this rank's tuples (the ``cls`` partition agreed first,
+    unless given)."""
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
     if partition is None:
-        partition = partition_1d(comm, src, dst, num_vertices)
+        partition = agree_ranges(comm, src, dst, num_vertices, cls)
     return build_local(comm, partition, src, dst, directed)
 
 
@@ -245,7 +248,7 @@ def tuple_share(num_tuples: int, rank: int, nprocs: int) -> tuple[int, int]:
     return num_tuples * rank // nprocs, num_tuples * (rank + 1) // nprocs
 
 
-def slice_native(comm, graph) -> LocalGraph:
+def slice_native(comm, graph, cls=Ranges) -> LocalGraph:
     """This rank's rows of a (memory-mapped) native graph: no routing, only its own rows are read."""
     n = graph.num_vertices
     ip = graph.indptr
@@ -256,7 +259,7 @@ def slice_native(comm, graph) -> LocalGraph:
         iip = graph.in_indptr
         edges = edges + (np.asarray(iip[np.minimum(np.arange(1, nblocks + 1) * 64, n)])
                          - np.asarray(iip[np.arange(nblocks) * 64]))
-    part = OneD.from_weights(edges, n, comm.size, comm.rank)      # native rows: ranges are 1D's
+    part = cls.from_weights(edges, n, comm.size, comm.rank)       # native rows: cut into ranges
     vdt = vertex_dtype(n)
 
     def rows(indptr, indices, what):

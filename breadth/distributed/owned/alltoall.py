@@ -1,8 +1,10 @@
-"""All-to-all frontier exchange for 1D-partitioned BFS (the classic pattern the ButterFly paper replaces).
+"""All-to-all frontier exchange on owned rows (the classic 1D pattern the ButterFly paper replaces;
+Buluç & Madduri, SC'11, 1D algorithm). The 1D all-to-all layout runs it, the delegates
+exchange extends it.
 
 Top-down levels: every rank routes the (vertex, parent) pairs it discovered for
 vertices it does not own to their owners -- grouped by owner with the routing
-kernels of ``one_d.build.py`` and moved with one ``Alltoallv`` (after an ``Alltoall``
+kernels of ``owned.build`` and moved with one ``Alltoallv`` (after an ``Alltoall``
 of the counts) -- and each owner settles the pairs for its still-unvisited
 vertices. Per level every rank sends 2(P - 1) messages (counts and data, empty
 ones included), P(P - 1) each summed over ranks: the O(P^2) of the paper.
@@ -19,6 +21,12 @@ from __future__ import annotations
 from ...kernels.policy import TD
 from ..exchange import Exchange
 from .build import pack_arcs
+
+
+def alltoall_state_bytes(n, isz, arcs) -> float:
+    """The exchange's state beside the rows (``memory.owned_rank_bytes``): the two V-bit bitmaps and
+    the candidate pairs (16 bytes per routed arc at most)."""
+    return n / 4 + 16 * arcs
 
 
 class AllToAll(Exchange):

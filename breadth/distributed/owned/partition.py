@@ -1,7 +1,8 @@
 """Vertex partitions of a distributed graph: who holds a vertex's state, local <-> global ids.
 
-``Partition`` is the interface every distributed layout implements (``OneD`` here, used by
-the 1D layouts and extended by ``delegates.partition.Delegates``; ``two_d.grid.Grid2D``). Callers -- the searches, the
+``Partition`` is the interface every distributed layout implements; ``Ranges`` here is the
+base of every family's partition (``one_d.partition.OneD``, ``delegates.partition.Delegates``,
+``two_d.grid.Grid2D``). Callers -- the searches, the
 validator, the engine, the exchanges -- use only this interface, never a layout's own
 attributes:
 
@@ -24,16 +25,16 @@ attributes:
 
 Local ids number the vertices whose state this rank holds, 0..num_local-1.
 
-``OneD`` is the ButterFly paper's 1D partition (Green, Sec. 4 "Graph
-Partitioning"): every rank owns one contiguous range of vertex ids and their
-whole adjacency, the ranges chosen so that every rank holds about the same
+``Ranges`` is the owned-rows partition of the ButterFly paper (Green, Sec. 4 "Graph
+Partitioning"), which every family starts from: every rank owns one contiguous range of
+vertex ids and their whole adjacency, the ranges chosen so that every rank holds about the same
 number of edges. Ranges start on multiples of 64, so a rank's slice of a
 frontier bitmap is whole 64-bit words (the bottom-up all-gather concatenates
 words). A rank may own no vertex at all (a tiny graph, or one hub carrying most
 edges); every algorithm must accept empty ranges. Its kernel map is
 ``RangeMap(bounds, lo, hi)``.
 
-Invariants (OneD): ``bounds`` is non-decreasing, ``bounds[0] == 0``, ``bounds[P] == n``,
+Invariants (Ranges): ``bounds`` is non-decreasing, ``bounds[0] == 0``, ``bounds[P] == n``,
 every inner bound is a multiple of 64 or n; rank r owns [bounds[r], bounds[r+1]).
 """
 from __future__ import annotations
@@ -45,7 +46,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
-from ..errors import InputError
+from ...errors import InputError
 
 BLOCK = 64   # partition granularity in vertices (one bitmap word)
 
@@ -214,10 +215,10 @@ def balanced_bounds(weights, num_vertices: int, nprocs: int) -> np.ndarray:
     return bounds
 
 
-class OneD(Partition):
+class Ranges(Partition):
     """Contiguous vertex ranges, 64-aligned, balanced by edge count."""
 
-    kind = "1d"
+    kind = "ranges"
 
     def __init__(self, bounds, rank: int):
         bounds = np.ascontiguousarray(bounds, dtype=np.int64)
@@ -225,7 +226,7 @@ class OneD(Partition):
         inner = bounds[1:-1]
         if (P < 1 or bounds[0] != 0 or np.any(np.diff(bounds) < 0)
                 or np.any((inner % BLOCK != 0) & (inner != bounds[-1]))):
-            raise InputError(f"invalid 1D partition bounds {bounds.tolist()}")
+            raise InputError(f"invalid partition bounds {bounds.tolist()}")
         if not 0 <= rank < P:
             raise InputError(f"rank {rank} outside a {P}-rank partition")
         self.bounds = bounds
@@ -236,11 +237,11 @@ class OneD(Partition):
         self.hi = int(bounds[rank + 1])
 
     @classmethod
-    def from_weights(cls, weights, num_vertices, nprocs, rank) -> "OneD":
+    def from_weights(cls, weights, num_vertices, nprocs, rank) -> "Ranges":
         return cls(balanced_bounds(weights, num_vertices, nprocs), rank)
 
     @classmethod
-    def even(cls, num_vertices, nprocs, rank) -> "OneD":
+    def even(cls, num_vertices, nprocs, rank) -> "Ranges":
         """Equal vertex counts (64-aligned), ignoring edges."""
         nblocks = (num_vertices + BLOCK - 1) // BLOCK
         return cls.from_weights(np.zeros(nblocks, dtype=np.int64), num_vertices, nprocs, rank)

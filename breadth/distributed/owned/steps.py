@@ -2,7 +2,7 @@
 of its own vertices only (Buluç & Madduri, SC'11, 1D algorithm; the pattern ButterFly replaces).
 
 Rows are local ids, columns global ids; ownership is asked of the partition's kernel map
-(``partition.local_of`` / ``global_of``), so the steps serve any layout whose ranks hold
+(``owned.partition.local_of`` / ``global_of``), so the steps serve any layout whose ranks hold
 the rows of the vertices they own.
 
 * top-down (``td_step``): the shared block walk (``kernels.top_down.walk_block``) over
@@ -26,7 +26,7 @@ from ...kernels.atomics import U, atomic_add, claim, set_bit
 from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
 from ...kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
-from ..partition import global_of, local_of
+from .partition import global_of, local_of
 
 # the top-down visit's ctx: shared state, then this block's candidate buffers and the shared candidate lists
 (_PARENT, _DEPTH, _INDPTR, _PMAP, _SENT, _NEXT_LEVEL, _ATOMIC,

@@ -1,0 +1,102 @@
+"""What a layout is: one ``Layout`` per (partition, exchange) pair describes everything the engine,
+the command line and the planner need of it, and ``Param`` one of its parameters.
+
+A ``Layout`` carries:
+
+* ``search`` -- the search class, ``search(comm, lg, options) -> DistSearch`` (``search_base``);
+  ``devices`` -- its variants on other devices, ``{"cuda": search(comm, lg, options)}`` (loaded when
+  called, so describing a layout imports no device library);
+* ``partition_type`` -- its ``Partition`` class (``owned.partition.Ranges`` or a subclass);
+* ``build(comm, src, dst, num_vertices, directed, options) -> LocalGraph`` -- distributed
+  construction from this rank's share of the edge tuples (collective);
+  ``slice_native(comm, graph, options) -> LocalGraph`` -- this rank's share of a memory-mapped
+  native graph (collective); ``build_stream(comm, source, num_vertices, directed, options) ->
+  (LocalGraph, seconds)`` (optional) -- construction from a ``graph.stream.TupleSource``, this rank's
+  share regenerated chunk by chunk (seconds: {"generation", "regeneration", "construction"});
+* ``validate(comm, lg, roots, parent, depth) -> ValidationReport`` -- the distributed validator
+  (raises ``ValidationError`` on every rank alike);
+* ``estimate_bytes(num_vertices, num_tuples, nprocs, options, directed) -> int`` -- one rank's peak
+  memory, checked before anything is allocated; ``estimate_stream`` (same arguments) that of
+  ``build_stream``;
+* ``params`` -- its parameters (``Param``: flag, default, help, check), ``check_params(params,
+  nprocs) -> dict`` (optional) -- ``options.params`` checked (InputError naming the parameter) and
+  completed with the defaults for a job of ``nprocs`` ranks; ``DistEngine`` calls it first;
+* ``cost`` -- its cost model for the planner (``--partition auto``, ``breadth plan``): an object with
+  ``candidates(P) -> [params]``, ``label(params)``, ``level_ops(prof, level, P, params)``,
+  ``after_ops(prof, P, params)`` and optionally ``setup_bytes(prof, P, params)`` (``planner.choose``);
+* ``default`` -- whether it is its partition's exchange when none is named; ``summary`` (the
+  ``--exchange`` help) and ``about`` (the ``--partition`` help, from the partition's default layout).
+
+``options`` is a checked ``search_base.SearchOptions``; parameters travel by name in
+``options.params``, or as a ``SearchOptions`` field for a ``Param`` marked ``keyword`` (fanout).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Param:
+    """One layout parameter: its name in ``options.params`` (or, ``keyword``, a ``DistEngine`` keyword and
+    ``SearchOptions`` field), its command-line flag and help, the flag's default, and its checks."""
+
+    name: str
+    flag: str
+    help: str
+    default: object = None            # the flag's default: None leaves the value to ``check_params``
+    metavar: str | None = None
+    choices: tuple | None = None
+    type: Callable | None = None      # the flag's text -> value
+    check: Callable | None = None     # check(value) -> value, or InputError in the library's words
+    keyword: bool = False
+
+    @property
+    def dest(self) -> str:
+        """The attribute of the parsed command line."""
+        return self.flag.lstrip("-").replace("-", "_")
+
+    def translations(self) -> list:
+        """(API wording, CLI wording) of this parameter's messages (``cli.messages.translate``)."""
+        return [(rf"^{self.name} must", f"{self.flag} must"), (rf"\b{self.name}=", f"{self.flag} ")]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A partition + exchange pair and everything it plugs in (see the module header)."""
+
+    partition: str
+    exchange: str
+    search: Callable
+    partition_type: type
+    build: Callable
+    slice_native: Callable
+    validate: Callable
+    estimate_bytes: Callable
+    cost: object = None
+    params: tuple = ()
+    devices: dict = field(default_factory=dict)
+    default: bool = False
+    summary: str = ""
+    about: str = ""
+    check_params: Callable | None = None
+    build_stream: Callable | None = None
+    estimate_stream: Callable | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.partition}/{self.exchange}"
+
+    def param(self, name: str) -> Param | None:
+        """The parameter called ``name`` (None: the layout has none)."""
+        return next((p for p in self.params if p.name == name), None)
+
+    def engine_kwargs(self, params: dict) -> dict:
+        """``DistEngine`` keyword arguments for this layout with ``params`` (its parameters' values by
+        name; names it does not declare are left out)."""
+        out = {"partition": self.partition, "exchange": self.exchange, "params": {}}
+        for key, value in params.items():
+            spec = self.param(key)
+            if spec is not None:
+                (out if spec.keyword else out["params"])[key] = value
+        return out
