@@ -248,18 +248,11 @@ def tuple_share(num_tuples: int, rank: int, nprocs: int) -> tuple[int, int]:
     return num_tuples * rank // nprocs, num_tuples * (rank + 1) // nprocs
 
 
-def slice_native(comm, graph, cls=Ranges) -> LocalGraph:
-    """This rank's rows of a (memory-mapped) native graph: no routing, only its own rows are read."""
+def slice_native(comm, graph, partition: Ranges | None = None, cls=Ranges) -> LocalGraph:
+    """This rank's rows of a (memory-mapped) native graph: no routing, only its own rows are read
+    (``partition``: the ranges, else edge-balanced ``cls`` ranges cut from the file's row pointers)."""
     n = graph.num_vertices
-    ip = graph.indptr
-    nblocks = (n + 63) // 64
-    edges = np.asarray(ip[np.minimum(np.arange(1, nblocks + 1) * 64, n)]) - np.asarray(ip[np.arange(nblocks) * 64]) \
-        if nblocks else np.zeros(0, np.int64)
-    if graph.directed:
-        iip = graph.in_indptr
-        edges = edges + (np.asarray(iip[np.minimum(np.arange(1, nblocks + 1) * 64, n)])
-                         - np.asarray(iip[np.arange(nblocks) * 64]))
-    part = cls.from_weights(edges, n, comm.size, comm.rank)       # native rows: cut into ranges
+    part = _native_ranges(comm, graph, cls) if partition is None else partition
     vdt = vertex_dtype(n)
 
     def rows(indptr, indices, what):
@@ -283,3 +276,17 @@ def slice_native(comm, graph, cls=Ranges) -> LocalGraph:
     if graph.directed:
         return LocalGraph(part, indptr, indices, in_indptr, in_indices, directed=True)
     return LocalGraph(part, indptr, indices)
+
+
+def _native_ranges(comm, graph, cls) -> Ranges:
+    """Edge-balanced ranges of a native graph, weighed from its row pointers (every rank alike)."""
+    n = graph.num_vertices
+    ip = graph.indptr
+    nblocks = (n + 63) // 64
+    edges = np.asarray(ip[np.minimum(np.arange(1, nblocks + 1) * 64, n)]) - np.asarray(ip[np.arange(nblocks) * 64]) \
+        if nblocks else np.zeros(0, np.int64)
+    if graph.directed:
+        iip = graph.in_indptr
+        edges = edges + (np.asarray(iip[np.minimum(np.arange(1, nblocks + 1) * 64, n)])
+                         - np.asarray(iip[np.arange(nblocks) * 64]))
+    return cls.from_weights(edges, n, comm.size, comm.rank)

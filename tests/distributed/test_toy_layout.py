@@ -1,0 +1,96 @@
+"""A layout from a test package (``toy_layout``), registered by one line: ``-h``, ``breadth bfs
+--partition toy`` on real mpiexec ranks, ``--partition auto`` and ``breadth plan`` list it and run it,
+and no file under ``breadth/`` names it."""
+import json
+import os
+import re
+import sys
+
+import numpy as np
+from scipy.sparse.csgraph import shortest_path
+
+import breadth
+
+sys.path.insert(0, os.path.dirname(__file__))
+from mpi_helpers import ROOT, run_cli  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REGISTRATION = {"BREADTH_LAYOUTS": "toy_layout"}          # the one line that adds the layout
+ENV = dict(REGISTRATION, PYTHONPATH=os.pathsep.join([ROOT, HERE]))
+
+
+def _graph(tmp_path):
+    g = breadth.kronecker(8, seed=3)
+    path = tmp_path / "k8.npz"
+    breadth.save(g, path)
+    return g, path, int(np.argmax(g.degree()))
+
+
+def _reference(g, root) -> np.ndarray:
+    """Depths by scipy's unweighted shortest paths (-1: unreached)."""
+    d = shortest_path(g.to_scipy(), unweighted=True, indices=root)
+    return np.where(np.isinf(d), -1, d).astype(np.int64)
+
+
+def test_only_the_registration_line_names_it():
+    from breadth.distributed import registry
+
+    assert registry.ENV in REGISTRATION and "toy" not in registry.partitions()
+    named = []
+    for dirpath, _, files in os.walk(os.path.join(ROOT, "breadth")):
+        for name in files:
+            if name.endswith((".py", ".md", ".toml")):
+                with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                    if re.search(r"\btoy\b|toy_layout", f.read(), re.IGNORECASE):
+                        named.append(name)
+    assert named == []
+
+
+def test_help_lists_it_and_checks_its_flag(tmp_path):
+    proc = run_cli(["bfs", "-h"], **ENV)
+    assert proc.returncode == 0, proc.stderr
+    assert "--toy-weight" in proc.stdout and "toy:" in proc.stdout
+    assert "--toy-weight" not in run_cli(["bfs", "-h"]).stdout
+    _, path, root = _graph(tmp_path)
+    bad = run_cli(["bfs", str(path), "--root", str(root), "--ranks", "2", "--partition", "toy",
+                   "--toy-weight", "rows"], **ENV)
+    assert bad.returncode == 2 and "--toy-weight" in bad.stderr
+    wrong = run_cli(["bfs", str(path), "--root", str(root), "--ranks", "2", "--partition", "1d",
+                     "--toy-weight", "edges"], **ENV)
+    assert wrong.returncode == 2 and "--toy-weight applies to --partition toy" in wrong.stderr
+
+
+def test_bfs_partition_toy_runs_on_ranks(tmp_path, warm_kernels):
+    g, path, root = _graph(tmp_path)
+    depth, out = tmp_path / "d.npy", tmp_path / "r.json"
+    proc = run_cli(["bfs", str(path), "--root", str(root), "--ranks", "2", "--partition", "toy", "--toy-weight",
+                    "vertices", "--validate", "--out", str(depth), "--json", str(out)], timeout=300, **ENV)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    s = json.loads(out.read_text())
+    part = s["graph"]["partition"]
+    assert part["partition"] == "toy" and s["validation"]["passed"]
+    assert part["bounds"] == [0, 128, 256]             # balanced by vertex count, as the flag asked
+    assert np.array_equal(np.load(depth), _reference(g, root))
+
+
+def test_auto_lists_it_picks_it_and_runs_it(tmp_path, warm_kernels):
+    g, path, root = _graph(tmp_path)
+    depth, out = tmp_path / "d.npy", tmp_path / "r.json"
+    proc = run_cli(["bfs", str(path), "--root", str(root), "--ranks", "2", "--validate", "--out", str(depth),
+                    "--json", str(out)], timeout=300, **ENV)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    s = json.loads(out.read_text())
+    plan = s["planner"]
+    labels = [c["layout"] for c in plan["candidates"]]
+    assert plan["chosen"] == "toy vertices" and "1d alltoall" in labels and len(labels) == 6
+    assert s["graph"]["partition"]["partition"] == "toy"
+    assert np.array_equal(np.load(depth), _reference(g, root))
+
+
+def test_plan_lists_it():
+    proc = run_cli(["plan", "--scale", "12", "--ranks", "4", "--hosts", "2", "--json", "-"], **ENV)
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads(proc.stdout)
+    rows = {r["label"]: r for r in d["layouts"]}
+    assert "toy vertices" in rows and rows["toy vertices"]["memory_per_rank"] > 0
+    assert d["recommendation"] == "toy vertices" and "1d alltoall" in rows
