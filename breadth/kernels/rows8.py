@@ -1,10 +1,10 @@
 """Eight-word rows as one 512-bit vector: numba intrinsics for bit-sliced status rows.
 
 The bitwise iBFS status of a vertex at W = 8 is eight uint64 words, one cache
-line. Held as eight scalars in numba code, the bottom-up in-neighbour loop kept
-16 words live (the row and the idle mask) with the loop's indices and pointers,
-more than the x86-64 registers, and spilled them to the stack on every edge.
-Here the row is an LLVM ``<8 x i64>`` value: one 64-byte load and OR per
+line. As eight scalars, the row and the idle mask (16 words) with the loop's
+indices and pointers need more than the x86-64 registers, so the bottom-up
+in-neighbour loop would spill them on every edge. Here the row is an LLVM
+``<8 x i64>`` value: one 64-byte load and OR per
 in-neighbour, and "every bit set" is one vector compare (AVX-512: ``vporq`` and
 ``vpcmpeqq`` into a mask register; other targets get LLVM's lowering of the same
 IR). The accumulated row lives in a caller's 8-word array between calls.

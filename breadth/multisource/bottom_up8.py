@@ -4,15 +4,13 @@ level (same invariants, same results) with a vertex's eight status words as one 
 W = 8 is the default from 449 sources on (groups of 512). What differs from the
 general kernel (``bottom_up._bu_block``) is how the time is spent:
 
-* The row is ORed and tested as one 512-bit vector (``kernels.rows8``) instead
-  of eight scalars, which with the idle mask did not fit in the registers and
-  were spilled to the stack on every in-edge.
+* The row is ORed and tested as one 512-bit vector (``kernels.rows8``): eight
+  scalars and the idle mask do not fit in the registers.
 * The in-neighbour loop depends on the share h of the arcs that leave the
   joint frontier (its scout count over all arcs: about the share of scanned
-  in-edges whose source is in the JFQ). Below SPARSE_FRONT (0.9), as on the
-  first bottom-up level (on Kronecker graphs about half the in-edges still lead
-  to JFQ hubs there) or uniform random graphs' middle level (h 0.86), the frontier
-  test is hard to predict, so a per-edge branch mispredicts; the sparse loop of ``bu_block8`` reads the
+  in-edges whose source is in the JFQ). Below SPARSE_FRONT (0.9), as on a
+  first bottom-up level, the frontier test is hard to predict, so a per-edge
+  branch would mispredict; the sparse loop of ``bu_block8`` reads the
   in-neighbours in chunks of CHUNK, gathers the chunk's JFQ members into a
   small buffer without a branch, then ORs their rows and tests early
   termination once per chunk. Dense (h >= 0.9):

@@ -23,7 +23,7 @@ from ..planner.words import distinct, pan_mask_bytes
 
 # Share of the delegates whose owner cannot settle their parent from its own arcs (``delegates.parents``):
 # they are shared with every rank and their finders send (delegate, parent) pairs back. Not in the
-# level profile; 3-4% of the delegates in Kronecker searches at 4 ranks (bench/dist_network.py).
+# level profile, so assumed (bench/dist_network.py measures it).
 UNRESOLVED = 0.04
 
 
