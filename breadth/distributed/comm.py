@@ -1,42 +1,33 @@
 """The communicator every distributed algorithm in breadth uses: mpi4py with counters.
 
-``Comm`` wraps an mpi4py communicator and times and counts every operation it
-performs, per BFS level and per phase (construction, search, validation). What
-is counted, exactly (the rule the tests and reports rely on):
+``Comm`` wraps an mpi4py communicator and times and counts every operation it performs, per BFS
+level and per phase (construction, search, validation). What is counted, exactly (the rule the
+tests and reports rely on):
 
-* a point-to-point send to another rank is **one message** carrying its payload
-  bytes -- an empty send included, since the receiver still waits for it;
-* a collective counts, for this rank, **one message per peer that its data
-  logically reaches**, carrying that data: ``Alltoall(v)`` P-1 messages with the
-  per-destination blocks (empty blocks included: every pair exchanges);
-  ``Allgather(v)`` P-1 messages of this rank's block; ``Allreduce`` P-1 messages
-  of the whole buffer; ``Bcast`` P-1 messages from the root. This is the
-  information flow of the "all-to-all" pattern the ButterFly paper compares
-  against, independent of the algorithm MPI runs underneath;
-* messages to oneself and barriers carry nothing and are not counted (a barrier's
-  time is);
-* seconds are wall time inside the MPI calls (waiting included).
+* a point-to-point send to another rank is **one message** carrying its payload bytes -- an
+  empty send included, since the receiver still waits for it;
+* a collective counts, for this rank, **one message per peer that its data logically reaches**,
+  carrying that data: ``Alltoall(v)`` P-1 messages with the per-destination blocks (empty blocks
+  included: every pair exchanges); ``Allgather(v)`` P-1 messages of this rank's block;
+  ``Allreduce`` P-1 messages of the whole buffer; ``Bcast`` P-1 messages from the root. This is
+  the information flow of the "all-to-all" pattern the ButterFly paper compares against,
+  independent of the algorithm MPI runs underneath;
+* messages to oneself and barriers carry nothing and are not counted (a barrier's time is);
+  seconds are wall time inside the MPI calls (waiting included).
 
-Counts are kept per *category*: ``exchange`` (the frontier exchange, what the
-paper's message formula counts) and ``control`` (small collectives that steer the
-search: frontier sizes, scout counts). ``Comm.level_log`` holds the per-level
-tallies of the search in progress; ``Comm.totals`` the per-phase totals.
+Counts are kept per *category*: ``exchange`` (the frontier exchange, what the paper's message
+formula counts) and ``control`` (small collectives that steer the search: frontier sizes, scout
+counts); per level of the search in progress (``Comm.level_log``) and per phase (``Comm.totals``).
 
-``Comm.split`` makes sub-communicators (the rows and columns of a 2D processor
-grid) whose operations are counted in the same tallies, phases and levels as the
-communicator they came from, by the same rules (a collective on a sub-communicator
-of size q counts q - 1 messages; ``sendrecv`` counts one message unless the
-destination is this rank).
+``Comm.split`` makes sub-communicators (the rows and columns of a 2D processor grid) counted in
+the same tallies, phases and levels as their parent, by the same rules (a collective on q ranks
+counts q - 1 messages; ``sendrecv`` one message unless the destination is this rank). Inside
+``with comm.operation("fold"):`` every message is also counted under that name for the current
+level (``Comm.operation_log``), so an exchange made of several steps (transpose, expand, fold,
+rotate ...) reports each step's messages and bytes separately.
 
-Operations can also be labelled: inside ``with comm.operation("fold"):`` every
-message is counted, in addition, under that name for the current level
-(``Comm.operation_log``), so that an exchange made of several steps (transpose,
-expand, fold, rotate ...) reports each step's messages and bytes separately.
-
-Around every MPI operation the communicator updates the stall watchdog's heartbeat
-(``faults.watchdog.HEARTBEAT``: the operation waited in, the phase, the search level).
-
-mpi4py is imported lazily (``runtime.get_mpi``), so single-node breadth works without it.
+Every MPI operation updates the stall watchdog's heartbeat (``faults.watchdog.HEARTBEAT``: the
+operation, phase, level). mpi4py is imported lazily (``runtime.get_mpi``).
 """
 from __future__ import annotations
 
@@ -87,10 +78,8 @@ def _mpi_type(dtype):
 
 
 def _displacements(counts) -> np.ndarray:
-    d = np.zeros(len(counts), dtype=np.int64)
-    if len(counts) > 1:
-        np.cumsum(counts[:-1], out=d[1:])
-    return d
+    """Each rank's block offset (``counts`` has one entry per rank, at least one)."""
+    return np.concatenate(([0], np.cumsum(counts[:-1]))).astype(np.int64)
 
 
 class _Ledger:
@@ -396,8 +385,7 @@ class Comm:
 
 
 class PendingReduce:
-    """A started ``Comm.iallreduce`` or ``Comm.iallgatherv``: ``wait()`` completes it (once) and returns
-    the result."""
+    """A started ``Comm.iallreduce`` or ``Comm.iallgatherv``: ``wait()`` completes it (once), returns the result."""
 
     def __init__(self, comm, req, send, out, category):
         self.comm, self.req, self.send, self.out, self.category = comm, req, send, out, category

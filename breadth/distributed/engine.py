@@ -66,9 +66,9 @@ class DistEngine:
     """MPI engine over a registered layout: ``partition`` ("1d"), ``exchange`` ("alltoall" or
     "butterfly" with ``fanout`` and ``encoding``; None: the partition's default), ``params``
     for layout-specific options; ``device="cuda"``: one rank per GPU, the local steps on the GPU
-    (the layout's ``devices`` variant: ``breadth.gpu.dist_butterfly`` for 1d/butterfly). ``stall_timeout``: seconds a rank may wait in
-    one MPI operation before the job is aborted (None: an automatic bound, 0: no watchdog; see
-    ``distributed.faults.watchdog``). ``streaming``: stream a generated graph's tuples into the build
+    (the layout's ``devices`` variant: ``breadth.gpu.dist_butterfly`` for 1d/butterfly).
+    ``stall_timeout``: seconds a rank may wait in one MPI operation before the job is aborted (None:
+    an automatic bound, 0: no watchdog; see ``distributed.faults.watchdog``). ``streaming``: stream a generated graph's tuples into the build
     (True; layouts with a ``build_stream``), build from the tuple arrays (False), or stream only when
     the arrays' build would not fit (None). Construction is collective."""
 
