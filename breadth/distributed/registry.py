@@ -20,6 +20,7 @@ import os
 
 from ..errors import InputError
 from .layout import Layout, Param
+from .owned.partition import Partition
 
 __all__ = ["DEFAULT_PARTITION", "ENV", "Layout", "Param", "default_exchange", "exchanges", "get", "layouts",
            "params", "partitions", "register", "translations"]
@@ -41,8 +42,11 @@ _loaded = False
 
 
 def register(layout: Layout) -> Layout:
-    """Add ``layout`` (a pair may be registered once; one default exchange per partition)."""
+    """Add ``layout`` (a pair may be registered once; one default exchange per partition; its
+    ``partition_type`` a ``Partition``)."""
     key = (layout.partition, layout.exchange)
+    if not (isinstance(layout.partition_type, type) and issubclass(layout.partition_type, Partition)):
+        raise ValueError(f"layout {key}: partition_type must be a Partition class, got {layout.partition_type!r}")
     if key in _LAYOUTS and _LAYOUTS[key] != layout:
         raise ValueError(f"layout {key} is already registered")
     if layout.default and any(lay.default for lay in _LAYOUTS.values()

@@ -125,3 +125,26 @@ def test_world_from_the_launcher_environment(monkeypatch):
     with pytest.raises(InputError) as info:
         runtime.agree(None, InputError("alone"))
     assert info.value.collective
+
+
+LIGHT = """
+import sys
+from numba.core.registry import CPUDispatcher
+import breadth.distributed
+from breadth.distributed import registry
+assert registry.layouts() and registry.params()
+compiled = [f"{m}.{k}" for m, mod in list(sys.modules.items()) if m.startswith("breadth.")
+            for k, v in vars(mod).items() if isinstance(v, CPUDispatcher) and v.signatures]
+print("mpi4py" in sys.modules, compiled)
+"""
+
+
+def test_describing_the_layouts_stays_light():
+    """Importing breadth.distributed and reading every layout's description loads no mpi4py and
+    compiles (or loads) no kernel."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", LIGHT], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "[]"]

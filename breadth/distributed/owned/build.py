@@ -1,5 +1,10 @@
 """The rows a rank owns and their construction (Graph500 kernel 1 across ranks): routing by owner, local CSR.
 
+The partitioning is the ButterFly paper's (O. Green, "ButterFly BFS", Sec. 4 "Graph Partitioning").
+Invariants: every rank's rows are exactly its owned vertices' adjacency in the single-node graph
+(sorted, deduplicated, self-loop free), and ``tuple_degree[v]`` counts the non-self-loop input
+tuples at owned vertex v (duplicates included).
+
 Each rank starts from its own share of the edge tuples -- generated with the
 counter-based Kronecker generator (tuple slice [m*r/P, m*(r+1)/P), so the global
 graph is the single-node generator's for the same seed) or read from its slice
