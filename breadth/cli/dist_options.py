@@ -8,7 +8,10 @@ def add_dist_options(p):
     """The distributed options; the layouts' own flags come from their descriptions (``registry``)."""
     from ..distributed import registry
 
-    parts = registry.partitions()
+    try:
+        parts = registry.partitions()
+    except InputError as exc:                       # a layout named in BREADTH_LAYOUTS that is not one
+        p.exit(2, f"breadth: error: {exc}\n")
     g = p.add_argument_group(
         "distributed search (MPI)",
         "Run under 'mpiexec -n P breadth ...' (or let --ranks start mpiexec). Rank 0 prints; every rank "

@@ -59,10 +59,10 @@ def register(layout: Layout) -> Layout:
 def _load():
     global _loaded
     if not _loaded:
-        _loaded = True
         extra = [_external(name.strip()) for name in os.environ.get(ENV, "").split(",") if name.strip()]
         for layout in _builtin() + tuple(lay for group in extra for lay in group):
             register(layout)
+        _loaded = True
 
 
 def _external(name: str) -> tuple:

@@ -51,6 +51,10 @@ def test_help_lists_it_and_checks_its_flag(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "--toy-weight" in proc.stdout and "toy:" in proc.stdout
     assert "--toy-weight" not in run_cli(["bfs", "-h"]).stdout
+    missing = run_cli(["bfs", "-h"], BREADTH_LAYOUTS="no_such_layout")
+    assert missing.returncode == 2 and missing.stderr.strip().splitlines() == [
+        "breadth: error: BREADTH_LAYOUTS: no_such_layout is not a module with a LAYOUTS tuple "
+        "(No module named 'no_such_layout')"]
     _, path, root = _graph(tmp_path)
     bad = run_cli(["bfs", str(path), "--root", str(root), "--ranks", "2", "--partition", "toy",
                    "--toy-weight", "rows"], **ENV)
