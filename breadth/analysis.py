@@ -32,7 +32,20 @@ from .search import bfs
 
 @dataclass(frozen=True)
 class Components:
-    """Connected components: ``labels[v]`` is v's component (0..count-1), ``sizes[c]`` its vertex count."""
+    """Connected components: ``labels[v]`` is v's component (0..count-1), ``sizes[c]`` its vertex count.
+
+    Attributes:
+        count: the number of components.
+        labels: each vertex's component label (int64).
+        sizes: each component's vertex count.
+
+    Examples:
+        >>> c = breadth.connected_components(breadth.Graph.from_edges([0, 2, 3], [1, 3, 4]))
+        >>> c.count, c.sizes, c.largest
+        (2, array([2, 3]), 1)
+        >>> c.members(1)
+        array([2, 3, 4])
+    """
 
     count: int
     labels: np.ndarray
@@ -58,7 +71,19 @@ class Components:
 
 @dataclass(frozen=True)
 class DiameterEstimate:
-    """A lower bound on the diameter of a component; None when no sweep ran (no vertices, no samples)."""
+    """A lower bound on the diameter of a component; None when no sweep ran (no vertices, no samples).
+
+    Attributes:
+        lower_bound: the largest distance the sweeps found, or None.
+        bfs_runs: the searches run.
+        endpoints: ``[u, v]`` with d(u, v) == ``lower_bound``.
+        method: how the bound was found ("double sweep").
+
+    Examples:
+        >>> est = breadth.estimate_diameter(breadth.kronecker(6, seed=1), samples=2)
+        >>> est.lower_bound >= 1, est.bfs_runs
+        (True, 4)
+    """
 
     lower_bound: int | None
     bfs_runs: int
@@ -74,7 +99,19 @@ class DiameterEstimate:
 
 
 def connected_components(graph) -> Components:
-    """The connected components of ``graph`` (weakly connected ones if it is directed)."""
+    """The connected components of ``graph`` (weakly connected ones if it is directed).
+
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix.
+
+    Returns:
+        A ``Components``: the count, each vertex's label and each component's size.
+
+    Examples:
+        >>> c = breadth.connected_components(breadth.Graph.from_edges([0, 2], [1, 3]))
+        >>> c.count, c.labels
+        (2, array([0, 0, 1, 1]))
+    """
     g = as_graph(graph)
     n = g.num_vertices
     if n == 0:
@@ -95,6 +132,17 @@ def estimate_diameter(graph, samples: int = 4, seed: int = 1, components: Compon
         samples: sweeps (two BFS each); 0 runs none.
         seed: chooses the start vertices.
         components: ``connected_components(graph)`` when already computed.
+
+    Returns:
+        A ``DiameterEstimate``: the bound, the pair of vertices at that distance, the BFS runs.
+
+    Raises:
+        InputError: ``samples`` not a non-negative integer.
+
+    Examples:
+        >>> est = breadth.estimate_diameter(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]))
+        >>> est.lower_bound, est.endpoints
+        (3, [0, 3])
     """
     g = as_graph(graph)
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 0:

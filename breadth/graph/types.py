@@ -42,7 +42,42 @@ def _check_csr(indptr, indices, n, what):
 
 
 class Graph:
-    """A CSR graph; build one with ``Graph.from_edges`` or a generator."""
+    """A graph in compressed sparse row (CSR) form, directed or undirected.
+
+    Most programs build one with ``Graph.from_edges``, a generator (``breadth.kronecker``,
+    ``breadth.uniform_random``), a reader (``breadth.read``, ``breadth.load``) or a converter
+    (``from_scipy``, ``from_networkx``, ``from_igraph``); the constructor takes CSR arrays
+    directly. An undirected graph stores each edge in both directions.
+
+    Args:
+        indptr: int64 offsets, n + 1 of them: the out-neighbours of v are
+            ``indices[indptr[v]:indptr[v + 1]]``.
+        indices: int32 or int64 neighbour ids, sorted within each vertex's list.
+        directed: whether the edges have a direction (then the in-edges are needed too).
+        in_indptr: offsets of the in-edge CSR (directed graphs only).
+        in_indices: sources of the in-edges, per vertex (directed graphs only).
+        build_info: what construction removed (``BuildInfo``), if the graph was built from tuples.
+        check: verify dtypes, offsets and the id range (``check()``).
+        vertex_ids: each vertex's label (original ids of a relabelled file, networkx nodes),
+            or None when the labels are the ids.
+        in_edges: a callable returning ``(in_indptr, in_indices)``, called on first use
+            (a directed graph whose in-edges are built lazily).
+
+    Raises:
+        InputError: the arrays do not form a valid CSR graph (wrong dtype, shape, offsets or
+            an id out of range), or a directed graph has no in-edges.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> g
+        Graph(undirected, 4 vertices, 3 edges)
+        >>> g.neighbors(1)
+        array([0, 2])
+        >>> g.degree()
+        array([1, 2, 2, 1])
+        >>> breadth.Graph(np.array([0, 1, 2]), np.array([1, 0]))
+        Graph(undirected, 2 vertices, 1 edges)
+    """
 
     __slots__ = ("indptr", "indices", "_in_indptr", "_in_indices", "_in_edges", "directed", "build_info",
                  "_vertex_ids", "_label_index", "__weakref__")     # weak refs: scratch kept with a graph
