@@ -31,8 +31,17 @@ log = logging.getLogger("breadth.graph500")
 
 @runtime_checkable
 class Engine(Protocol):
-    """What ``run_benchmark`` needs of an engine. Multi-process engines run every method on every
-    process (collectively, in this order); ``is_root`` says which one reports."""
+    """What ``run_benchmark`` needs of an engine (a ``typing.Protocol``).
+
+    Multi-process engines run every method on every process (collectively, in this order);
+    ``is_root`` says which one reports. ``LocalEngine`` (one process) and
+    ``breadth.distributed.DistEngine`` (MPI) are the two breadth provides.
+
+    Examples:
+        >>> from breadth.graph500 import Engine, LocalEngine
+        >>> isinstance(LocalEngine(), Engine)
+        True
+    """
 
     name: str
     nprocs: int
@@ -116,13 +125,33 @@ def _reached_tuple_endpoints(parent, tdeg):
 class LocalEngine:
     """One process, all threads: breadth's numba kernels.
 
-    ``streaming`` (``--stream``; None, the default: when the tuple-list build would not fit in the
-    memory available, decided by ``choose_build``): kernels 0 and 1 are fused; the tuples are
-    generated chunk by chunk into the streaming build's two passes and never held (``graph/stream.py``).
-    ``kernel_times`` then splits the build's time: the count pass (generation with the degree count
-    in one kernel) is kernel 0, the rest of the build is kernel 1, and the place pass's regeneration
-    is reported on its own. Without streaming the tuple list is generated whole (kernel 0) and built
-    from (kernel 1), as the reference does.
+    With streaming, kernels 0 and 1 are fused: the tuples are generated chunk by chunk into
+    the streaming build's two passes and never held (``graph/stream.py``). ``kernel_times``
+    then splits the build's time: the count pass (generation with the degree count in one
+    kernel) is kernel 0, the rest of the build is kernel 1, and the place pass's regeneration
+    is reported on its own. Without streaming the tuple list is generated whole (kernel 0) and
+    built from (kernel 1), as the reference does.
+
+    Args:
+        algorithm: the search: "do" (direction-optimizing), "td" or "bu".
+        alpha: Beamer's top-down to bottom-up switch (see ``breadth.bfs``).
+        beta: Beamer's bottom-up to top-down switch.
+        directed: build a directed graph from the tuples.
+        streaming: True streams (``--stream``), False builds from the tuple list, None (the
+            default) streams when the tuple-list build would not fit in the memory available.
+        validate_tuples: also check every tree against the regenerated tuples.
+
+    Examples:
+        >>> from breadth.graph500 import LocalEngine
+        >>> engine = LocalEngine()
+        >>> engine.generate(6, 16, 1)
+        >>> engine.construct()
+        >>> engine.after_construct()
+        >>> r = engine.search(17)
+        >>> engine.validate(17, r).reached, engine.nedge(r)
+        (63, 969)
+        >>> engine.graph_summary()
+        {'vertices': 64, 'edges': 386, 'directed': False}
     """
 
     name = "numba"

@@ -42,9 +42,53 @@ def msbfs(graph, sources=None, *, max_depth=None, keep_depths=False, direction="
           group_size=None, words=None, algorithm="do", alpha=ALPHA, beta=BETA, p_values=None, q=None,
           seed=0, progress=False, checkpoint=None, comm=None, keep_reach=False,
           device="cpu") -> MultiResult | None:
-    """BFS from every source at once; a MultiResult of per-source summaries (and depths if kept).
+    """BFS from every source at once (iBFS): per-source summaries, and the depths if kept.
 
-    direction "in" follows edges backwards (distances *to* each source).
+    The sources run in groups of joint traversals with bitwise status arrays (up to 64 W
+    sources a group); each group's traversal counts, per level, the vertices each instance
+    reaches first, from which the per-source sums are folded.
+
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix.
+        sources: the source vertices (None: every vertex; repeats allowed).
+        max_depth: stop each search after this many levels.
+        keep_depths: also keep the |S| x n depth matrix (``MultiResult.depths``).
+        direction: "out" follows out-edges; "in" follows them backwards (distances *to* each
+            source).
+        groupby: "rules" (the paper's out-degree GroupBy, ``rule_groups``) or "random".
+        group_size: sources per group (default: 64 W).
+        words: W, the 64-bit status words per vertex (default: from the source count and the
+            memory available, ``choose_words``).
+        algorithm: each group's search: "do" direction-optimizing, "td" or "bu".
+        alpha: the top-down to bottom-up switch (see ``breadth.bfs``).
+        beta: the bottom-up to top-down switch.
+        p_values: GroupBy's out-degree classes (default 4, 16, 64, 128).
+        q: GroupBy's hub degree (default 128).
+        seed: the seed of the random grouping.
+        progress: a bar over groups on stderr: False none (the default), None on a terminal,
+            True always.
+        checkpoint: a directory: each finished group is saved there, and a rerun with the same
+            arguments resumes.
+        comm: an mpi4py communicator: groups are shared among its ranks and the result is
+            returned on rank 0.
+        keep_reach: keep each source's reach set (what ``khop_reachability`` returns).
+        device: "cpu", or "cuda": groups run on the GPU with the kernels of ``breadth.gpu``.
+
+    Returns:
+        A ``MultiResult``; None on the ranks other than 0 when ``comm`` has several ranks.
+
+    Raises:
+        InputError: no sources, a source out of range, or a bad option.
+
+    Examples:
+        >>> from breadth.multisource import msbfs
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> r = msbfs(g, [0, 3], keep_depths=True)
+        >>> r.reached, r.distance_sum, r.eccentricity
+        (array([4, 4]), array([6, 6]), array([3, 3]))
+        >>> r.depths
+        array([[0, 1, 2, 3],
+               [3, 2, 1, 0]], dtype=uint8)
     """
     g = as_graph(graph)
     src = as_sources(g, sources)

@@ -164,7 +164,34 @@ def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, 
 
 def read_with_stats(path, *, format=None, directed=None, relabel=False, num_vertices=None, index_dtype=None,
                     mmap=True, check=True, progress=None, verbose=False):
-    """Like ``read`` but returns ``(graph, ReadStats)``; ``verbose`` defaults to False (DEBUG) here."""
+    """Like ``breadth.read`` but also returns what reading did; ``verbose`` defaults to False here.
+
+    Args:
+        path: the file (see ``breadth.read`` for this and the other arguments).
+        format: one of ``FORMATS``; inferred from the extension when None.
+        directed: None keeps what the file says; True/False forces it.
+        relabel: number the ids that occur densely 0..k-1, keeping the originals as labels.
+        num_vertices: the declared vertex count.
+        index_dtype: the dtype of the neighbour ids.
+        mmap: native files only: map the arrays instead of reading them.
+        check: native files only: verify the CSR structure.
+        progress: progress bars on stderr (None: only on a terminal).
+        verbose: the logging level of the summary line: None INFO, True WARNING, False DEBUG.
+
+    Returns:
+        ``(graph, stats)``: the ``Graph`` and its ``ReadStats``.
+
+    Raises:
+        InputError: a missing or unreadable file, an unknown format, or malformed content.
+        MemoryEstimateError: the graph would not fit in memory.
+
+    Examples:
+        >>> from breadth.graph.io import read_with_stats
+        >>> np.savetxt("path.txt", [[0, 1], [1, 2], [2, 3], [3, 3], [1, 0]], fmt="%d")
+        >>> g, stats = read_with_stats("path.txt")
+        >>> g, stats.tuples, stats.self_loops, stats.duplicates
+        (Graph(undirected, 4 vertices, 3 edges), 5, 1, 1)
+    """
     t0 = time.perf_counter()
     path = check_input(path)
     fmt = infer_format(path, format)
