@@ -23,7 +23,20 @@ from ..graph.types import Graph
 
 
 class BreadthGraph:
-    """A networkx graph converted for breadth (what ``convert_from_nx`` returns)."""
+    """A networkx graph converted for breadth (what ``convert_from_nx`` returns).
+
+    Args:
+        graph: the ``breadth.Graph`` (vertex i is ``nodes[i]``).
+        nodes: networkx's node list, in ``list(G)`` order.
+        multigraph: whether it came from a MultiGraph or MultiDiGraph.
+
+    Examples:
+        >>> import networkx as nx
+        >>> from breadth.nx.graph import BreadthGraph
+        >>> bg = BreadthGraph.from_networkx(nx.DiGraph([("x", "y")]))
+        >>> bg.graph, len(bg), bg.is_directed()
+        (Graph(directed, 2 vertices, 1 edges), 2, True)
+    """
 
     __networkx_backend__ = "breadth"
 
