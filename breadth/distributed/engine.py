@@ -63,14 +63,45 @@ def _threaded(method):
 
 
 class DistEngine:
-    """MPI engine over a registered layout: ``partition`` ("1d"), ``exchange`` ("alltoall" or
-    "butterfly" with ``fanout`` and ``encoding``; None: the partition's default), ``params``
-    for layout-specific options; ``device="cuda"``: one rank per GPU, the local steps on the GPU
-    (``breadth.gpu.dist_butterfly``; 1d/butterfly only). ``stall_timeout``: seconds a rank may wait in
-    one MPI operation before the job is aborted (None: an automatic bound, 0: no watchdog; see
-    ``distributed.faults.watchdog``). ``streaming``: stream a generated graph's tuples into the build
-    (True; layouts with a ``build_stream``), build from the tuple arrays (False), or stream only when
-    the arrays' build would not fit (None). Construction is collective."""
+    """MPI engine over a registered layout (Graph500 kernels 0-2 and validation). Construction is collective.
+
+    Run one per rank under ``mpiexec`` (or ``breadth ... --ranks N``); it is also a
+    ``breadth.graph500.Engine``, so ``run_benchmark`` drives it. A job of one rank needs no
+    launcher.
+
+    Args:
+        exchange: the frontier exchange ("alltoall", "butterfly", ...; None: the partition's
+            default, ``registry.default_exchange``).
+        fanout: the ButterFly exchange's fan-out.
+        algorithm: the search: "do" (direction-optimizing), "td" or "bu".
+        alpha: the top-down to bottom-up switch (see ``breadth.bfs``).
+        beta: the bottom-up to top-down switch.
+        directed: build a directed graph.
+        comm: an mpi4py communicator or a ``Comm`` (None: the world).
+        threads: numba threads per rank (None: the cores divided among the ranks of a host).
+        encoding: the ButterFly exchange's frontier encoding ("auto" picks per level).
+        partition: the vertex partition ("1d", "2d", "delegates"; ``registry.partitions()``).
+        params: layout-specific options by name (a processor grid, a delegate threshold).
+        device: "cpu", or "cuda": one rank per GPU, the local steps on the GPU (1d/butterfly only).
+        stall_timeout: seconds a rank may wait in one MPI operation before the job is aborted
+            (None: an automatic bound, 0: no watchdog).
+        streaming: stream a generated graph's tuples into the build (True; layouts with a
+            ``build_stream``), build from the tuple arrays (False), or stream only when the
+            arrays' build would not fit (None).
+
+    Raises:
+        InputError: an unknown layout or a bad option (the same on every rank).
+
+    Examples:
+        >>> from breadth.distributed import DistEngine
+        >>> engine = DistEngine(partition="1d", exchange="alltoall")
+        >>> engine.generate(6, 16, 1)
+        >>> engine.construct()
+        >>> engine.after_construct()
+        >>> r = engine.search(17)
+        >>> engine.validate(17, r).reached, engine.nedge(r)
+        (63, 969)
+    """
 
     def __init__(self, exchange=None, fanout=1, algorithm="do", alpha=ALPHA, beta=BETA, directed=False,
                  comm=None, threads=None, encoding="auto", partition=registry.DEFAULT_PARTITION, params=None,

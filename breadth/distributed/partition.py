@@ -51,7 +51,13 @@ BLOCK = 64   # partition granularity in vertices (one bitmap word)
 
 
 class Partition(ABC):
-    """Interface of a vertex partition over ``nprocs`` ranks, seen from ``rank`` (see the module header)."""
+    """Interface of a vertex partition over ``nprocs`` ranks, seen from ``rank`` (see the module header).
+
+    Examples:
+        >>> from breadth.distributed import OneD, Partition
+        >>> isinstance(OneD([0, 64, 100], rank=1), Partition)
+        True
+    """
 
     num_vertices: int
     nprocs: int
@@ -215,7 +221,24 @@ def balanced_bounds(weights, num_vertices: int, nprocs: int) -> np.ndarray:
 
 
 class OneD(Partition):
-    """Contiguous vertex ranges, 64-aligned, balanced by edge count."""
+    """Contiguous vertex ranges, 64-aligned, balanced by edge count.
+
+    Args:
+        bounds: the ranges' limits: rank r owns ids ``bounds[r]:bounds[r + 1]`` (inner limits
+            multiples of 64).
+        rank: this rank.
+
+    Raises:
+        InputError: bounds that are not a valid partition, or a rank outside it.
+
+    Examples:
+        >>> from breadth.distributed import OneD
+        >>> p = OneD([0, 64, 100], rank=1)
+        >>> p.owner(np.array([3, 70])), p.to_local(np.array([70])), p.num_local
+        (array([0, 1]), array([6]), 36)
+        >>> OneD.even(100, 2, 0).bounds
+        array([  0,  64, 100])
+    """
 
     kind = "1d"
 

@@ -45,7 +45,28 @@ DEFAULT_PARTITION = "1d"
 
 @dataclass(frozen=True)
 class Layout:
-    """A partition + exchange pair and the functions the engine calls for it (see the module header)."""
+    """A partition + exchange pair and the functions the engine calls for it (see the module header).
+
+    Attributes:
+        partition: the partition's name ("1d", ...).
+        exchange: the exchange's name.
+        build: distributed construction from this rank's tuples.
+        slice_native: this rank's share of a memory-mapped native graph.
+        search: the per-graph search state.
+        validate: the distributed validator.
+        estimate_bytes: one rank's peak memory.
+        default: the exchange the partition runs when none is named.
+        summary: one line for ``--help`` and ``describe``.
+        check_params: checks and completes the layout's own options (optional).
+        build_stream: construction from a tuple source, never held whole (optional).
+        estimate_stream: the streamed build's peak memory (optional).
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> layout = registry.get("1d", "alltoall")
+        >>> layout.partition, layout.exchange
+        ('1d', 'alltoall')
+    """
 
     partition: str
     exchange: str
@@ -66,7 +87,23 @@ _loaded = False
 
 
 def register(layout: Layout) -> Layout:
-    """Add ``layout`` (a pair may be registered once; one default exchange per partition)."""
+    """Add ``layout`` (a pair may be registered once; one default exchange per partition).
+
+    Args:
+        layout: the ``Layout``.
+
+    Returns:
+        ``layout`` (so a module can keep what it registered).
+
+    Raises:
+        ValueError: another layout holds the pair, or the partition already has a default.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> layout = registry.get("1d", "alltoall")
+        >>> registry.register(layout) is layout
+        True
+    """
     key = (layout.partition, layout.exchange)
     if key in _LAYOUTS and _LAYOUTS[key] != layout:
         raise ValueError(f"layout {key} is already registered")
@@ -86,19 +123,52 @@ def _load():
 
 
 def partitions() -> tuple[str, ...]:
-    """Registered partition names, in registration order."""
+    """Registered partition names, in registration order.
+
+    Returns:
+        A tuple of names.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> "1d" in registry.partitions()
+        True
+    """
     _load()
     return tuple(dict.fromkeys(p for p, _ in _LAYOUTS))
 
 
 def exchanges(partition: str | None = None) -> tuple[str, ...]:
-    """Exchange names registered for ``partition`` (any partition: None), in registration order."""
+    """Exchange names registered for ``partition`` (any partition: None), in registration order.
+
+    Args:
+        partition: a partition's name, or None for every exchange.
+
+    Returns:
+        A tuple of names.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> "alltoall" in registry.exchanges("1d")
+        True
+    """
     _load()
     return tuple(dict.fromkeys(x for p, x in _LAYOUTS if partition is None or p == partition))
 
 
 def default_exchange(partition: str) -> str:
-    """The exchange ``partition`` runs when none is named."""
+    """The exchange ``partition`` runs when none is named.
+
+    Args:
+        partition: a partition's name.
+
+    Returns:
+        The exchange's name.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> registry.default_exchange("1d") in registry.exchanges("1d")
+        True
+    """
     _load()
     for lay in _LAYOUTS.values():
         if lay.partition == partition and lay.default:
@@ -107,7 +177,23 @@ def default_exchange(partition: str) -> str:
 
 
 def get(partition: str, exchange: str | None = None) -> Layout:
-    """The layout of a pair (``exchange`` None: the partition's default); InputError naming the choices."""
+    """The layout of a pair (``exchange`` None: the partition's default).
+
+    Args:
+        partition: the partition's name.
+        exchange: the exchange's name (None: the partition's default).
+
+    Returns:
+        The registered ``Layout``.
+
+    Raises:
+        InputError: an unknown partition or exchange, naming the choices.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> registry.get("1d").exchange == registry.default_exchange("1d")
+        True
+    """
     _load()
     if partition not in partitions():
         raise InputError(f"unknown partition {partition!r}; choose from {', '.join(partitions())}")

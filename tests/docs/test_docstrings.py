@@ -1,0 +1,152 @@
+"""Every object of the API reference documents its parameters, its result and an example.
+
+The objects are the ``::: dotted.path`` entries of docs/api/*.md (see test_api_pages.py).
+Their docstrings are parsed as mkdocstrings renders them (griffe's Google-style parser) and
+must have:
+
+* an Examples section with a ``>>>`` example (test_doctests.py runs them);
+* an Args section naming every parameter of the signature, ``*args``/``**options`` included
+  (a class: its constructor's, in Args or Attributes); keyword-only names starting with ``_``
+  are internal and need none;
+* a Returns (or Yields) section when a function returns a value: a return annotation other
+  than None, or a ``return``/``yield`` of a value in its body.
+"""
+import ast
+import inspect
+import os
+import sys
+import textwrap
+
+import pytest
+
+griffe = pytest.importorskip("griffe")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))    # api_objects.py
+from api_objects import NEEDS_CUDA, entries, resolve  # noqa: E402
+from test_doctests import cuda_usable  # noqa: E402
+
+
+def sections(doc):
+    """{section kind: [section]} of a Google-style docstring, as mkdocstrings parses it."""
+    parsed = griffe.Docstring(doc or "", lineno=1).parse("google", warn_unknown_params=False)
+    found = {}
+    for section in parsed:
+        found.setdefault(section.kind.value, []).append(section)
+    return found
+
+
+def documented_names(found, kinds):
+    names = set()
+    for kind in kinds:
+        for section in found.get(kind, []):
+            names |= {p.name.lstrip("*") for p in section.value}
+    return names
+
+
+def parameters(func, skip_first):
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    if skip_first and params and params[0].name in ("self", "cls"):
+        params = params[1:]
+    return [p.name for p in params if not p.name.startswith("_")]
+
+
+def returns_value(func):
+    """True when ``func`` gives its caller a value (annotation, or a return/yield of one)."""
+    func = inspect.unwrap(func)
+    ann = inspect.signature(func).return_annotation
+    if ann not in (inspect.Signature.empty,):
+        return ann not in (None, "None")
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    return any(node.value is not None and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+               for node in own_nodes(tree.body[0]) if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)))
+
+
+def own_nodes(func):
+    """The nodes of a function's body, without those of functions or classes nested in it."""
+    stack = list(func.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def problems(path):
+    obj = resolve(path)
+    doc = inspect.getdoc(obj)
+    found = sections(doc)
+    missing = []
+    examples = [text for section in found.get("examples", []) for kind, text in section.value]
+    if not any(">>>" in text for text in examples):
+        missing.append("an Examples section with a >>> example")
+    if inspect.isclass(obj):
+        internal = getattr(obj, "_is_protocol", False) or issubclass(obj, BaseException) and "__init__" not in vars(obj)
+        names = [] if internal else parameters(obj, skip_first=False)
+        undocumented = [n for n in names if n not in documented_names(found, ("parameters", "attributes"))]
+        if undocumented:
+            missing.append(f"Args or Attributes for {undocumented}")
+        return missing
+    names = parameters(obj, skip_first=False)
+    undocumented = [n for n in names if n not in documented_names(found, ("parameters", "other parameters"))]
+    if undocumented:
+        missing.append(f"Args for {undocumented}")
+    if returns_value(obj) and not (found.get("returns") or found.get("yields")):
+        missing.append("a Returns section")
+    return missing
+
+
+def paths():
+    seen = []
+    for path in entries():
+        if path not in seen:
+            seen.append(path)
+    return seen
+
+
+@pytest.mark.parametrize("path", paths())
+def test_docstring_is_complete(path):
+    if path in NEEDS_CUDA.values() and not cuda_usable():
+        pytest.skip("needs numba-cuda with a GPU or NUMBA_ENABLE_CUDASIM=1")
+    missing = problems(path)
+    assert not missing, f"{path}: the docstring lacks " + "; ".join(missing)
+
+
+def test_the_check_catches_a_thin_docstring():
+    def thin(graph, k, **options):
+        """Only a summary line."""
+        return k
+
+    def full(graph, k, **options):
+        """A summary line.
+
+        Args:
+            graph: a graph.
+            k: a count.
+            **options: none.
+
+        Returns:
+            k.
+
+        Examples:
+            >>> full(None, 1)
+            1
+        """
+        return k
+
+    import api_objects
+
+    api = {"thin": thin, "full": full}
+    original = api_objects.resolve
+    try:
+        globals()["resolve"] = api.__getitem__
+        assert problems("full") == []
+        assert problems("thin") == ["an Examples section with a >>> example", "Args for ['graph', 'k', 'options']",
+                                    "a Returns section"]
+    finally:
+        globals()["resolve"] = original
