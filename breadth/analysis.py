@@ -57,11 +57,30 @@ class Components:
         return int(np.argmax(self.sizes)) if self.count else -1
 
     def members(self, label: int) -> np.ndarray:
-        """The vertices of component ``label``, ascending."""
+        """The vertices of component ``label``, ascending.
+
+        Args:
+            label: a component label (0..count-1).
+
+        Returns:
+            An int64 array of vertex ids.
+
+        Examples:
+            >>> breadth.connected_components(breadth.Graph.from_edges([0, 2], [1, 3])).members(1)
+            array([2, 3])
+        """
         return np.flatnonzero(self.labels == label)
 
     def summary(self) -> dict:
-        """count, largest (size), largest_fraction, singletons and largest_label."""
+        """count, largest (size), largest_fraction, singletons and largest_label.
+
+        Returns:
+            A JSON-ready dict (``largest_label`` only when there is a component).
+
+        Examples:
+            >>> breadth.connected_components(breadth.Graph.from_edges([0, 2], [1, 3])).summary()
+            {'count': 2, 'largest': 2, 'largest_fraction': 0.5, 'singletons': 0, 'largest_label': 0}
+        """
         if not self.count:
             return {"count": 0, "largest": 0, "largest_fraction": 0.0, "singletons": 0}
         largest = int(self.sizes.max())
@@ -91,7 +110,15 @@ class DiameterEstimate:
     method: str = "double sweep"
 
     def summary(self) -> dict:
-        """The lower bound, the endpoints and the number of BFS runs, JSON-ready."""
+        """The lower bound, the endpoints and the number of BFS runs, JSON-ready.
+
+        Returns:
+            A dict; only ``lower_bound`` (None) and ``bfs_runs`` when no sweep ran.
+
+        Examples:
+            >>> breadth.estimate_diameter(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])).summary()
+            {'lower_bound': 3, 'bfs_runs': 8, 'endpoints': [0, 3], 'method': 'double sweep'}
+        """
         if self.lower_bound is None:
             return {"lower_bound": None, "bfs_runs": 0}
         return {"lower_bound": self.lower_bound, "bfs_runs": self.bfs_runs, "endpoints": list(self.endpoints),

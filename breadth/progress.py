@@ -88,7 +88,7 @@ def wanted(progress=None) -> bool:
 
     Returns:
         False inside ``quiet()`` or for ``progress=False``; else True for ``progress=True``
-        and, for None, whether stderr is a terminal.
+            and, for None, whether stderr is a terminal.
 
     Examples:
         >>> from breadth.progress import wanted

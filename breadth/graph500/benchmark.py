@@ -96,7 +96,11 @@ class Graph500Result:
 
     def timed(self) -> list[int]:
         """The searches whose times the statistics use: those run by this process (all of them when
-        a checkpoint held every search)."""
+        a checkpoint held every search).
+
+        Returns:
+            Indices into ``times``.
+        """
         fresh = [i for i in range(self.nbfs) if i not in set(self.resumed)]
         return fresh or list(range(self.nbfs))
 
@@ -106,7 +110,12 @@ class Graph500Result:
 
     def as_dict(self) -> dict:
         """Every statistic of the run under the reference code's names (``SCALE``, ``bfs_TEPS``, ...),
-        JSON-ready."""
+        JSON-ready.
+
+        Returns:
+            A dict: ``SCALE``, ``edgefactor``, ``NBFS``, the kernel times, ``bfs_time`` and
+                ``bfs_TEPS`` statistics, the per-search lists and breadth's extras.
+        """
         timed = self.timed()
         times = [self.times[i] for i in timed]
         vt = [self.validate_times[i] for i in timed] if self.config.validate else [-1.0] * len(timed)

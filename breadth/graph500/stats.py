@@ -22,7 +22,7 @@ def statistics(values) -> dict:
 
     Returns:
         A dict with ``min``, ``firstquartile``, ``median``, ``thirdquartile``, ``max``,
-        ``mean`` and ``stddev`` (sample standard deviation); NaN for each when empty.
+            ``mean`` and ``stddev`` (sample standard deviation); NaN for each when empty.
 
     Examples:
         >>> from breadth.graph500 import statistics
@@ -56,7 +56,7 @@ def teps_statistics(times, nedges) -> dict:
 
     Returns:
         A dict with ``min``, ``firstquartile``, ``median``, ``thirdquartile``, ``max``,
-        ``harmonic_mean`` and ``harmonic_stddev`` (edges per second).
+            ``harmonic_mean`` and ``harmonic_stddev`` (edges per second).
 
     Examples:
         >>> from breadth.graph500 import teps_statistics

@@ -177,7 +177,7 @@ def sharing_degree(stats) -> float:
 
     Returns:
         The sharing degree: the expected speedup of the joint traversal over running its
-        instances one by one (1 when they share nothing).
+            instances one by one (1 when they share nothing).
 
     Examples:
         >>> from breadth.multisource import msbfs, sharing_degree

@@ -125,7 +125,7 @@ def multi_bfs(graph, sources, max_depth=None, **options) -> np.ndarray | None:
 
     Returns:
         The depth matrix, or None on the ranks other than 0 when ``comm`` spreads the work
-        over MPI ranks (rank 0 gets the whole matrix).
+            over MPI ranks (rank 0 gets the whole matrix).
 
     Raises:
         InputError: a source out of range or a bad option.
@@ -189,7 +189,7 @@ def closeness(graph, sources=None, *, wf_improved=True, direction="in", **option
 
     Returns:
         float64 scores, one per source; None on the ranks other than 0 when ``comm`` spreads
-        the work over MPI ranks.
+            the work over MPI ranks.
 
     Raises:
         InputError: a source out of range or a bad option.
@@ -221,7 +221,7 @@ def harmonic_centrality(graph, sources=None, *, direction="in", **options) -> np
 
     Returns:
         float64 scores, one per source; None on the ranks other than 0 when ``comm`` spreads
-        the work over MPI ranks.
+            the work over MPI ranks.
 
     Raises:
         InputError: a source out of range or a bad option.
@@ -251,7 +251,7 @@ def eccentricity(graph, sources=None, *, direction="out", **options) -> np.ndarr
 
     Returns:
         int64 eccentricities, one per source; None on the ranks other than 0 when ``comm``
-        spreads the work over MPI ranks.
+            spreads the work over MPI ranks.
 
     Raises:
         InputError: a source out of range or a bad option.
@@ -280,8 +280,8 @@ def khop_reachability(graph, sources, k: int, **options):
 
     Returns:
         A len(sources) x n ``scipy.sparse.csr_array`` of bool, entry (i, v) True when v is
-        within k hops of sources[i] (the source itself included); None on the ranks other
-        than 0 when ``comm`` spreads the work over MPI ranks.
+            within k hops of sources[i] (the source itself included); None on the ranks other
+            than 0 when ``comm`` spreads the work over MPI ranks.
 
     Raises:
         InputError: a negative or non-integer ``k``, a source out of range, a bad option.

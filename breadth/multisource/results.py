@@ -176,7 +176,13 @@ class MultiResult:
         return np.array([r.sharing_degree for r in self.group_results])
 
     def summary(self) -> dict:
-        """Sources, groups, W, sharing degrees and levels of the run, JSON-ready."""
+        """Sources, groups, W, sharing degrees and levels of the run, JSON-ready.
+
+        Returns:
+            A JSON-ready dict: sources, groups, words, group_size, seconds, compile_seconds,
+                resumed_groups, the sharing degrees (mean, min, max, per group), per-group seconds
+                and levels, and ``extra``.
+        """
         sd = self.sharing_degrees
         levels = [int(r.stats.shape[0]) for r in self.group_results]
         return {

@@ -73,7 +73,7 @@ def can_run(name, args, kwargs):
 
     Returns:
         True, or the reason breadth declines (a function it does not implement, a weight, a
-        callable ``sort_neighbors``, a non-numeric level limit).
+            callable ``sort_neighbors``, a non-numeric level limit).
 
     Examples:
         >>> import networkx as nx
@@ -108,8 +108,8 @@ def should_run(name, args, kwargs):
 
     Returns:
         True to run in breadth, or a string saying why networkx should run it itself (a
-        graph smaller than ``nx.config.backends.breadth.min_nodes``, default 1000, not yet
-        converted, for a search from one source).
+            graph smaller than ``nx.config.backends.breadth.min_nodes``, default 1000, not yet
+            converted, for a search from one source).
 
     Examples:
         >>> import networkx as nx

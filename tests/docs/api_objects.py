@@ -1,5 +1,6 @@
 """The objects the API reference documents: the ``::: dotted.path`` entries of docs/api/*.md."""
 import importlib
+import inspect
 import os
 import re
 
@@ -33,3 +34,30 @@ def resolve(path):
             obj = getattr(obj, attr)
         return obj
     raise ImportError(path)
+
+
+def member_options():
+    """{entry: its ``members:`` option as written (a list, "false"), or None} of the API pages."""
+    found = {}
+    for name in sorted(os.listdir(API)):
+        if name.endswith(".md"):
+            text = open(os.path.join(API, name)).read()
+            for m in re.finditer(r"^:::\s+([\w.]+)[ \t]*\n((?:[ \t]+\S.*\n)*)", text, re.M):
+                opt = re.search(r"^\s*members:\s*(\[[^\]]*\]|false|true)\s*$", m.group(2), re.M)
+                found[m.group(1)] = opt.group(1) if opt else None
+    return found
+
+
+def rendered_members(path, cls):
+    """The methods and properties of class ``cls`` that its entry renders: its ``members:`` list,
+    or (mkdocstrings' default) the public ones defined in the class itself."""
+    option = member_options().get(path)
+    if option == "false":
+        return []
+    if option and option.startswith("["):
+        names = [n.strip() for n in option.strip("[]").split(",") if n.strip()]
+    else:
+        names = [n for n in vars(cls) if not n.startswith("_")]
+    kinds = (property, classmethod, staticmethod)
+    return [(n, vars(cls)[n]) for n in names
+            if n in vars(cls) and (inspect.isfunction(vars(cls)[n]) or isinstance(vars(cls)[n], kinds))]

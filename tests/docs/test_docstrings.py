@@ -8,8 +8,12 @@ must have:
 * an Args section naming every parameter of the signature, ``*args``/``**options`` included
   (a class: its constructor's, in Args or Attributes); keyword-only names starting with ``_``
   are internal and need none;
+* for the methods a class entry renders: Args and Returns by the same rules (a property is
+  described by its summary line; examples are optional), except on the distributed page,
+  whose classes' methods are the layout authors' interface (see its module headers);
 * a Returns (or Yields) section when a function returns a value: a return annotation other
-  than None, or a ``return``/``yield`` of a value in its body.
+  than None, or a ``return``/``yield`` of a value in its body; one entry, since a wrapped
+  line indented like the first one renders as a second returned value.
 """
 import ast
 import inspect
@@ -22,7 +26,7 @@ import pytest
 griffe = pytest.importorskip("griffe")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))    # api_objects.py
-from api_objects import NEEDS_CUDA, entries, resolve  # noqa: E402
+from api_objects import NEEDS_CUDA, entries, rendered_members, resolve  # noqa: E402
 from test_doctests import cuda_usable  # noqa: E402
 
 
@@ -98,6 +102,9 @@ def problems(path):
         missing.append(f"Args for {undocumented}")
     if returns_value(obj) and not (found.get("returns") or found.get("yields")):
         missing.append("a Returns section")
+    for kind in ("returns", "yields"):
+        if any(len(section.value) > 1 for section in found.get(kind, [])):
+            missing.append(f"one {kind} entry (indent a wrapped line of its description by 4 more spaces)")
     return missing
 
 
@@ -107,6 +114,37 @@ def paths():
         if path not in seen:
             seen.append(path)
     return seen
+
+
+def method_problems(path):
+    """What the rendered methods of a class entry lack, as "Class.method: what" lines."""
+    cls = resolve(path)
+    lines = []
+    for name, member in rendered_members(path, cls):
+        if isinstance(member, property):
+            continue
+        func = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
+        found = sections(inspect.getdoc(func))
+        names = parameters(func, skip_first=not isinstance(member, staticmethod))
+        undocumented = [n for n in names if n not in documented_names(found, ("parameters",))]
+        lacks = [f"Args for {undocumented}"] if undocumented else []
+        if returns_value(func) and not (found.get("returns") or found.get("yields")):
+            lacks.append("a Returns section")
+        if any(len(section.value) > 1 for section in found.get("returns", [])):
+            lacks.append("one returns entry")
+        if lacks:
+            lines.append(f"{name}: " + "; ".join(lacks))
+    return lines
+
+
+CLASSES = [p for p in paths() if not p.startswith("breadth.distributed.") and p not in NEEDS_CUDA.values()
+           and isinstance(resolve(p), type)]
+
+
+@pytest.mark.parametrize("path", CLASSES)
+def test_methods_are_documented(path):
+    lacking = method_problems(path)
+    assert not lacking, f"{path}: " + "\n".join(lacking)
 
 
 @pytest.mark.parametrize("path", paths())

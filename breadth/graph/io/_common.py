@@ -145,14 +145,22 @@ class ReadStats:
         return self.file_bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
     def as_dict(self) -> dict:
-        """Every statistic and note, JSON-ready."""
+        """Every statistic and note, JSON-ready.
+
+        Returns:
+            A dict of every field, with ``mb_per_s``.
+        """
         d = dict(self.__dict__)
         d["notes"] = list(self.notes)
         d["mb_per_s"] = round(self.mb_per_s, 3)
         return d
 
     def summary(self) -> str:
-        """The one-line summary the reader logs (vertices, edges, removals, speed)."""
+        """The one-line summary the reader logs (vertices, edges, removals, speed).
+
+        Returns:
+            The line, e.g. ``path.txt [edgelist]: 4 vertices, 3 edges (undirected), ...``.
+        """
         kind = "directed" if self.directed else "undirected"
         parts = [f"{self.vertices:,} vertices", f"{self.edges:,} edges ({kind})"]
         if self.memory_mapped:

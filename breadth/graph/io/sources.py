@@ -110,7 +110,7 @@ def estimate_in_memory_bytes(path, num_vertices=None, directed=False, format="ed
 
     Returns:
         The estimate in bytes; 0 when the file's content cannot be read (the reader then
-        names the problem).
+            names the problem).
 
     Raises:
         InputError: no such file.
