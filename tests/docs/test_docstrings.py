@@ -156,7 +156,7 @@ def test_docstring_is_complete(path):
     assert not missing, f"{path}: the docstring lacks " + "; ".join(missing)
 
 
-def test_the_check_catches_a_thin_docstring():
+def test_the_check_catches_a_thin_docstring(monkeypatch):
     def thin(graph, k, **options):
         """Only a summary line."""
         return k
@@ -178,14 +178,35 @@ def test_the_check_catches_a_thin_docstring():
         """
         return k
 
-    import api_objects
+    def wrapped(x):
+        """Two results.
 
-    api = {"thin": thin, "full": full}
-    original = api_objects.resolve
-    try:
-        globals()["resolve"] = api.__getitem__
-        assert problems("full") == []
-        assert problems("thin") == ["an Examples section with a >>> example", "Args for ['graph', 'k', 'options']",
-                                    "a Returns section"]
-    finally:
-        globals()["resolve"] = original
+        Args:
+            x: a number.
+
+        Returns:
+            x, and on a wrapped line not indented further
+            the same x.
+
+        Examples:
+            >>> wrapped(1)
+            1
+        """
+        return x
+
+    api = {"thin": thin, "full": full, "wrapped": wrapped}
+    monkeypatch.setitem(globals(), "resolve", api.__getitem__)
+    assert problems("full") == []
+    assert problems("thin") == ["an Examples section with a >>> example", "Args for ['graph', 'k', 'options']",
+                                "a Returns section"]
+    assert problems("wrapped") == ["one returns entry (indent a wrapped line of its description by 4 more spaces)"]
+
+
+def test_the_method_check_catches_an_undocumented_method(monkeypatch):
+    class Thing:
+        def grow(self, by):
+            """Grow."""
+            return by
+
+    monkeypatch.setitem(globals(), "resolve", {"Thing": Thing}.__getitem__)
+    assert method_problems("Thing") == ["grow: Args for ['by']; a Returns section"]

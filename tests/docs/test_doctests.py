@@ -22,20 +22,11 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))    # api_objects.py
 from api_objects import NEEDS_CUDA, entries, resolve  # noqa: E402
+from test_examples import cuda_usable  # noqa: E402
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 MPI_MARKS = ("Comm(", "DistEngine(")          # examples that initialise MPI
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def cuda_usable():
-    try:
-        from breadth.gpu import device
-
-        device.require_cuda()
-        return True
-    except Exception:                       # no numba-cuda, no GPU and no simulator
-        return False
 
 
 def documented_paths():
