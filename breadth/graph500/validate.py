@@ -131,7 +131,7 @@ def validate(graph, root, parent, depth=None) -> ValidationReport:
         >>> breadth.validate(g, 0, bad)
         Traceback (most recent call last):
         ...
-        breadth.errors.ValidationError: validation failed [edge] at vertex 3: tree edge (0, 3) is not an edge of the graph
+        breadth.errors.ValidationError: validation failed [edge] at vertex 3: tree edge (0, 3) is not an edge ...
     """
     t0 = time.perf_counter()
     g = as_graph(graph)
