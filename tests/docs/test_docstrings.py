@@ -1,6 +1,7 @@
 """Every object of the API reference documents its parameters, its result and an example.
 
-The objects are the ``::: dotted.path`` entries of docs/api/*.md (see test_api_pages.py).
+The objects are the ``::: dotted.path`` entries of docs/api/*.md (see test_api_pages.py) that
+name a function or a class (a module's entry shows its header).
 Their docstrings are parsed as mkdocstrings renders them (griffe's Google-style parser) and
 must have:
 
@@ -110,9 +111,10 @@ def problems(path):
 
 
 def paths():
+    """The entries naming a function or a class, each once (a module entry shows its header)."""
     seen = []
     for path in entries():
-        if path not in seen:
+        if path not in seen and (path in NEEDS_CUDA.values() or not inspect.ismodule(resolve(path))):
             seen.append(path)
     return seen
 

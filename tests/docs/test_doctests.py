@@ -1,7 +1,8 @@
 """The examples of the API reference run: every ``>>>`` of a documented object's docstring.
 
-The documented objects are the ``::: dotted.path`` entries of docs/api/*.md (what the site
-renders, see test_api_pages.py), with the methods and properties of documented classes. Each
+The documented objects are the ``::: dotted.path`` entries of docs/api/*.md that name a
+function or a class (what the site renders, see test_api_pages.py), with the methods and
+properties of documented classes. Each
 object's examples run as one doctest (ELLIPSIS and NORMALIZE_WHITESPACE on), inside a fresh
 temporary directory so examples may write files, with ``breadth`` and ``np`` imported.
 Examples of ``breadth.gpu`` run where numba-cuda can run kernels (a GPU, or
@@ -30,10 +31,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def documented_paths():
-    """The entries of the API pages, each once, in page order."""
+    """The entries of the API pages naming a function or a class, each once, in page order."""
     seen, paths = set(), []
     for path in entries():
-        if path not in seen:
+        if path not in seen and (needs_cuda(path) or not inspect.ismodule(resolve(path))):
             seen.add(path)
             paths.append(path)
     return paths
