@@ -32,7 +32,20 @@ from .search import bfs
 
 @dataclass(frozen=True)
 class Components:
-    """Connected components: ``labels[v]`` is v's component (0..count-1), ``sizes[c]`` its vertex count."""
+    """Connected components: ``labels[v]`` is v's component (0..count-1), ``sizes[c]`` its vertex count.
+
+    Attributes:
+        count: the number of components.
+        labels: each vertex's component label (int64).
+        sizes: each component's vertex count.
+
+    Examples:
+        >>> c = breadth.connected_components(breadth.Graph.from_edges([0, 2, 3], [1, 3, 4]))
+        >>> c.count, c.sizes, c.largest
+        (2, array([2, 3]), 1)
+        >>> c.members(1)
+        array([2, 3, 4])
+    """
 
     count: int
     labels: np.ndarray
@@ -44,11 +57,30 @@ class Components:
         return int(np.argmax(self.sizes)) if self.count else -1
 
     def members(self, label: int) -> np.ndarray:
-        """The vertices of component ``label``, ascending."""
+        """The vertices of component ``label``, ascending.
+
+        Args:
+            label: a component label (0..count-1).
+
+        Returns:
+            An int64 array of vertex ids.
+
+        Examples:
+            >>> breadth.connected_components(breadth.Graph.from_edges([0, 2], [1, 3])).members(1)
+            array([2, 3])
+        """
         return np.flatnonzero(self.labels == label)
 
     def summary(self) -> dict:
-        """count, largest (size), largest_fraction, singletons and largest_label."""
+        """count, largest (size), largest_fraction, singletons and largest_label.
+
+        Returns:
+            A JSON-ready dict (``largest_label`` only when there is a component).
+
+        Examples:
+            >>> breadth.connected_components(breadth.Graph.from_edges([0, 2], [1, 3])).summary()
+            {'count': 2, 'largest': 2, 'largest_fraction': 0.5, 'singletons': 0, 'largest_label': 0}
+        """
         if not self.count:
             return {"count": 0, "largest": 0, "largest_fraction": 0.0, "singletons": 0}
         largest = int(self.sizes.max())
@@ -58,7 +90,19 @@ class Components:
 
 @dataclass(frozen=True)
 class DiameterEstimate:
-    """A lower bound on the diameter of a component; None when no sweep ran (no vertices, no samples)."""
+    """A lower bound on the diameter of a component; None when no sweep ran (no vertices, no samples).
+
+    Attributes:
+        lower_bound: the largest distance the sweeps found, or None.
+        bfs_runs: the searches run.
+        endpoints: ``[u, v]`` with d(u, v) == ``lower_bound``.
+        method: how the bound was found ("double sweep").
+
+    Examples:
+        >>> est = breadth.estimate_diameter(breadth.kronecker(6, seed=1), samples=2)
+        >>> est.lower_bound >= 1, est.bfs_runs
+        (True, 4)
+    """
 
     lower_bound: int | None
     bfs_runs: int
@@ -66,7 +110,15 @@ class DiameterEstimate:
     method: str = "double sweep"
 
     def summary(self) -> dict:
-        """The lower bound, the endpoints and the number of BFS runs, JSON-ready."""
+        """The lower bound, the endpoints and the number of BFS runs, JSON-ready.
+
+        Returns:
+            A dict; only ``lower_bound`` (None) and ``bfs_runs`` when no sweep ran.
+
+        Examples:
+            >>> breadth.estimate_diameter(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])).summary()
+            {'lower_bound': 3, 'bfs_runs': 8, 'endpoints': [0, 3], 'method': 'double sweep'}
+        """
         if self.lower_bound is None:
             return {"lower_bound": None, "bfs_runs": 0}
         return {"lower_bound": self.lower_bound, "bfs_runs": self.bfs_runs, "endpoints": list(self.endpoints),
@@ -74,7 +126,19 @@ class DiameterEstimate:
 
 
 def connected_components(graph) -> Components:
-    """The connected components of ``graph`` (weakly connected ones if it is directed)."""
+    """The connected components of ``graph`` (weakly connected ones if it is directed).
+
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix.
+
+    Returns:
+        A ``Components``: the count, each vertex's label and each component's size.
+
+    Examples:
+        >>> c = breadth.connected_components(breadth.Graph.from_edges([0, 2], [1, 3]))
+        >>> c.count, c.labels
+        (2, array([0, 0, 1, 1]))
+    """
     g = as_graph(graph)
     n = g.num_vertices
     if n == 0:
@@ -95,6 +159,17 @@ def estimate_diameter(graph, samples: int = 4, seed: int = 1, components: Compon
         samples: sweeps (two BFS each); 0 runs none.
         seed: chooses the start vertices.
         components: ``connected_components(graph)`` when already computed.
+
+    Returns:
+        A ``DiameterEstimate``: the bound, the pair of vertices at that distance, the BFS runs.
+
+    Raises:
+        InputError: ``samples`` not a non-negative integer.
+
+    Examples:
+        >>> est = breadth.estimate_diameter(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]))
+        >>> est.lower_bound, est.endpoints
+        (3, [0, 3])
     """
     g = as_graph(graph)
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 0:

@@ -7,23 +7,63 @@ validation. The full table of exit codes is ``breadth.cli.EXIT_CODES``.
 
 
 class BreadthError(Exception):
-    """Base class of every error caused by the user's input or environment."""
+    """Base class of every error caused by the user's input or environment.
+
+    ``exit_code`` is the command line's exit status for it (2; 3 for a failed validation).
+
+    Examples:
+        >>> try:
+        ...     breadth.bfs(breadth.Graph.from_edges([0], [1]), 5)
+        ... except breadth.BreadthError as e:
+        ...     print(type(e).__name__, e.exit_code)
+        InputError 2
+    """
 
     exit_code = 2
 
 
 class InputError(BreadthError, ValueError):
-    """Malformed or out-of-range input (a bad root, a corrupt file, a bad argument)."""
+    """Malformed or out-of-range input (a bad root, a corrupt file, a bad argument).
+
+    Also a ``ValueError``, so code catching that keeps working.
+
+    Examples:
+        >>> breadth.bfs(breadth.Graph.from_edges([0, 1], [1, 2]), 7)
+        Traceback (most recent call last):
+        ...
+        breadth.errors.InputError: root 7 does not exist (graph has 3 vertices: 0..2)
+    """
 
 
 class MemoryEstimateError(BreadthError, MemoryError):
-    """The requested work would not fit in memory; raised before allocating."""
+    """The requested work would not fit in memory; raised before allocating.
+
+    Also a ``MemoryError``.
+
+    Examples:
+        >>> breadth.kronecker(40)
+        Traceback (most recent call last):
+        ...
+        breadth.errors.MemoryEstimateError: ...
+    """
 
 
 class ValidationError(BreadthError):
-    """A BFS tree broke a Graph500 validation rule.
+    """A BFS tree broke a Graph500 validation rule (``exit_code`` 3).
 
-    ``rule`` names the rule, ``vertex`` the first vertex found breaking it.
+    Args:
+        rule: the rule broken ("edge", "depth", "cycle", ...).
+        vertex: the first vertex found breaking it.
+        message: what is wrong.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1], [1, 2])
+        >>> parent = np.array([0, 0, 0])
+        >>> try:
+        ...     breadth.validate(g, 0, parent)
+        ... except breadth.ValidationError as e:
+        ...     print(e.rule, e.vertex)
+        edge 2
     """
 
     exit_code = 3

@@ -54,7 +54,21 @@ class NoBar:
 
 @contextlib.contextmanager
 def quiet(enabled: bool = True):
-    """No progress bars inside this block (when ``enabled``)."""
+    """No progress bars inside this block (when ``enabled``); blocks nest.
+
+    The command line wraps a command in it for ``--quiet`` and ``--json -``.
+
+    Args:
+        enabled: switch the bars off (False: a block that changes nothing).
+
+    Examples:
+        >>> from breadth.progress import quiet, wanted
+        >>> with quiet():
+        ...     wanted(True)
+        False
+        >>> wanted(True)
+        True
+    """
     _QUIET[0] += bool(enabled)
     try:
         yield
@@ -67,7 +81,20 @@ def is_quiet() -> bool:
 
 
 def wanted(progress=None) -> bool:
-    """Whether a bar would be drawn for this wish (see the module docstring)."""
+    """Whether a bar would be drawn for this wish (see the module docstring).
+
+    Args:
+        progress: None (a bar when stderr is a terminal), True (a bar) or False (none).
+
+    Returns:
+        False inside ``quiet()`` or for ``progress=False``; else True for ``progress=True``
+            and, for None, whether stderr is a terminal.
+
+    Examples:
+        >>> from breadth.progress import wanted
+        >>> wanted(True), wanted(False)
+        (True, False)
+    """
     if progress is False or is_quiet():
         return False
     return bool(progress) or _isatty(sys.stderr)
@@ -83,7 +110,29 @@ def _isatty(stream) -> bool:
 def bar(total=None, desc: str = "", progress=None, *, unit: str = "it", initial: int = 0, leave: bool = False):
     """A tqdm bar on stderr counting ``total`` units (None: a counter without an end).
 
-    Counts are shown scaled (``unit="B"`` by 1024: KiB, MiB; other units by 1000).
+    Counts are shown scaled (``unit="B"`` by 1024: KiB, MiB; other units by 1000). A bar that
+    is not wanted (see ``wanted``) is a real tqdm object that draws nothing, so callers never
+    test for it; without tqdm installed it is a ``NoBar`` with the same calls.
+
+    Args:
+        total: the units of the whole work, or None.
+        desc: the text before the bar.
+        progress: the caller's wish: None a bar on a terminal after ``DELAY`` seconds of work,
+            True a bar now, False none (and none inside ``quiet()``).
+        unit: the unit shown ("B" for bytes).
+        initial: units already done (a resumed run).
+        leave: keep the finished bar on the screen.
+
+    Returns:
+        The bar (a context manager with ``update(n)``).
+
+    Examples:
+        >>> from breadth.progress import bar
+        >>> with bar(3, "steps", progress=False) as b:
+        ...     for _ in range(3):
+        ...         _ = b.update()
+        >>> b.total, b.disable
+        (3, True)
     """
     show = wanted(progress)
     try:

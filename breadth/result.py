@@ -13,7 +13,27 @@ from .kernels.policy import DIRECTIONS
 
 @dataclass
 class LevelStats:
-    """What one BFS level did. Communication fields stay 0 for single-node engines."""
+    """What one BFS level did. Communication fields stay 0 for single-node engines.
+
+    Attributes:
+        level: the depth of the frontier this level expanded (0: the seeds).
+        direction: "top-down" or "bottom-up".
+        frontier: vertices in the frontier.
+        edges_examined: edges scanned (top-down: the frontier's out-edges; bottom-up: the
+            edges checked before each unvisited vertex found a parent).
+        discovered: vertices first reached at depth ``level + 1``.
+        seconds: the level's wall time.
+        messages: messages sent, summed over ranks (distributed engines).
+        bytes: bytes sent, summed over ranks (distributed engines).
+        comm_seconds: time in communication, the maximum over ranks (distributed engines).
+
+    Examples:
+        >>> r = breadth.bfs(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]), 0)
+        >>> [(lv.level, lv.frontier) for lv in r.levels]
+        [(0, 1), (1, 1), (2, 1), (3, 1)]
+        >>> r.levels[0].direction in ("top-down", "bottom-up")
+        True
+    """
 
     level: int
     direction: str            # "top-down" or "bottom-up"
@@ -26,7 +46,16 @@ class LevelStats:
     comm_seconds: float = 0.0  # time in communication, max over ranks
 
     def as_dict(self) -> dict:
-        """The level's statistics as a JSON-ready dict."""
+        """The level's statistics as a JSON-ready dict.
+
+        Returns:
+            A dict field -> value.
+
+        Examples:
+            >>> r = breadth.bfs(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]), 0)
+            >>> r.levels[0].as_dict()["frontier"]
+            1
+        """
         return dict(self.__dict__)
 
 
@@ -73,7 +102,20 @@ class LevelList(Sequence):
 
 @dataclass
 class ValidationReport:
-    """Outcome of a passed validation (any engine's validator returns one)."""
+    """Outcome of a passed validation (any engine's validator returns one).
+
+    Attributes:
+        reached: vertices in the BFS tree (the roots included).
+        max_depth: the depth of the tree.
+        tree_edges: edges of the tree (reached vertices less the roots).
+        seconds: the validation's wall time.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> report = breadth.validate(g, 0, breadth.bfs(g, 0).parent)
+        >>> report.reached, report.tree_edges
+        (4, 3)
+    """
 
     reached: int
     max_depth: int
@@ -83,7 +125,29 @@ class ValidationReport:
 
 @dataclass
 class BFSResult:
-    """Parents and depths of one BFS (int64; -1 = unreachable; parent[seed] == seed)."""
+    """Parents and depths of one BFS (int64; -1 = unreachable; parent[seed] == seed).
+
+    Attributes:
+        parent: the BFS tree: each reached vertex's parent (a seed is its own parent; -1 unreached).
+        depth: each vertex's distance from the nearest seed (-1 unreached).
+        roots: the seeds (int64; one for a plain search).
+        algorithm: "do" (direction-optimizing), "td" (top-down) or "bu" (bottom-up).
+        seconds: the search's wall time, compilation excluded.
+        levels: per-level statistics, one record per level (``.level``, ``.direction``,
+            ``.frontier``, ``.edges_examined``, ``.seconds``).
+        engine: what ran the search ("numba", "cuda", ...).
+        extra: engine-specific entries added to ``summary()``.
+        compile_seconds: time spent compiling or loading kernels before the search.
+
+    Examples:
+        >>> r = breadth.bfs(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]), 0)
+        >>> r.depth, r.parent
+        (array([0, 1, 2, 3]), array([0, 0, 1, 2]))
+        >>> r.root, r.num_reached, r.max_depth
+        (0, 4, 3)
+        >>> [lv.frontier for lv in r.levels]
+        [1, 1, 1, 1]
+    """
 
     parent: np.ndarray
     depth: np.ndarray
@@ -111,7 +175,17 @@ class BFSResult:
         return int(self.depth.max()) if self.depth.size else -1
 
     def summary(self) -> dict:
-        """A JSON-ready summary (no per-vertex arrays)."""
+        """A JSON-ready summary (no per-vertex arrays).
+
+        Returns:
+            A dict: roots, algorithm, engine, seconds, compile_seconds, reached, max_depth and
+                the levels (``as_dict`` of each), with the engine's ``extra`` entries.
+
+        Examples:
+            >>> s = breadth.bfs(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]), 0).summary()
+            >>> s["roots"], s["reached"], s["max_depth"], len(s["levels"])
+            ([0], 4, 3, 4)
+        """
         return {
             "roots": [int(r) for r in self.roots],
             "algorithm": self.algorithm,

@@ -30,7 +30,17 @@ class BFSWorkspace:
     search with the same workspace: copy what you keep. Without a workspace each
     ``bfs`` call allocates its own parent/depth (int32 while ids fit, widened to int64 on
     first access), which belong to the result, and reuses the scratch of the previous
-    plain call on a graph of up to ``SPARE_MAX_VERTICES`` vertices (``fresh_result``).
+    plain call on a graph of up to ``SPARE_MAX_VERTICES`` vertices.
+
+    Args:
+        n: the vertex count of the graphs it will search.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> ws = breadth.BFSWorkspace(g.num_vertices)
+        >>> r = breadth.bfs(g, 3, workspace=ws)
+        >>> r.parent is ws.parent, ws.depth
+        (True, array([3, 2, 1, 0]))
     """
 
     def __init__(self, n: int, *, _narrow: bool = False):
@@ -118,6 +128,23 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
 
     Returns:
         A BFSResult: parent and depth per vertex (-1 where unreached) and per-level statistics.
+
+    Raises:
+        InputError: a root out of range, an unknown algorithm or device, a bad ``alpha``,
+            ``beta`` or ``max_depth``, or a workspace for another vertex count.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> r = breadth.bfs(g, root=0)
+        >>> r.depth, r.parent
+        (array([0, 1, 2, 3]), array([0, 0, 1, 2]))
+        >>> breadth.bfs(g, [0, 3]).depth
+        array([0, 1, 1, 0])
+        >>> breadth.bfs(g, 0, max_depth=1).depth
+        array([ 0,  1, -1, -1])
+        >>> r = breadth.bfs(breadth.kronecker(6, seed=1), 0, algorithm="td")
+        >>> r.num_reached, r.max_depth
+        (..., ...)
     """
     if check_device(device) == "cuda":
         if workspace is not None:

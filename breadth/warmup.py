@@ -79,11 +79,22 @@ STEPS = {
 
 
 def warmup(progress=None, steps=None) -> dict:
-    """Compile (or load from numba's cache) the kernels of the common paths; returns a dict
-    step -> {"seconds": wall time, "compile_seconds": compiling and loading in it}.
+    """Compile (or load from numba's cache) the kernels of the common paths.
 
-    progress: the bar's wish (``breadth.progress.bar``: None shows one on a terminal).
-    steps: names of ``STEPS`` to run (default: all).
+    Args:
+        progress: the bar's wish (``breadth.progress.bar``: None shows one on a terminal).
+        steps: names of ``STEPS`` to run (default: all).
+
+    Returns:
+        A dict step -> {"seconds": wall time, "compile_seconds": compiling and loading in it}.
+
+    Raises:
+        InputError: an unknown step name.
+
+    Examples:
+        >>> done = breadth.warmup(progress=False, steps=["files"])
+        >>> list(done), sorted(done["files"])
+        (['files'], ['compile_seconds', 'seconds'])
     """
     names = list(STEPS) if steps is None else list(steps)
     unknown = [s for s in names if s not in STEPS]

@@ -94,7 +94,19 @@ class _Ledger:
 
 
 class Comm:
-    """An mpi4py communicator that counts messages, bytes and seconds (see the module header)."""
+    """An mpi4py communicator that counts messages, bytes and seconds (see the module header).
+
+    Args:
+        mpicomm: the mpi4py communicator to wrap (None: ``MPI.COMM_WORLD``).
+
+    Examples:
+        >>> from breadth.distributed import Comm
+        >>> comm = Comm()
+        >>> comm.rank, comm.size
+        (0, 1)
+        >>> comm.allreduce(np.array([3, 4]))
+        array([3, 4])
+    """
 
     def __init__(self, mpicomm=None, *, _ledger: _Ledger | None = None):
         MPI = get_mpi()

@@ -63,14 +63,47 @@ def _threaded(method):
 
 
 class DistEngine:
-    """MPI engine over a registered layout: ``partition`` ("1d"), ``exchange`` ("alltoall" or
-    "butterfly" with ``fanout`` and ``encoding``; None: the partition's default), ``params``
-    for layout-specific options; ``device="cuda"``: one rank per GPU, the local steps on the GPU
-    (the layout's ``devices`` variant: ``breadth.gpu.dist_butterfly`` for 1d/butterfly).
-    ``stall_timeout``: seconds a rank may wait in one MPI operation before the job is aborted (None:
-    an automatic bound, 0: no watchdog; see ``distributed.faults.watchdog``). ``streaming``: stream a generated graph's tuples into the build
-    (True; layouts with a ``build_stream``), build from the tuple arrays (False), or stream only when
-    the arrays' build would not fit (None). Construction is collective."""
+    """MPI engine over a registered layout (Graph500 kernels 0-2 and validation). Construction is collective.
+
+    Run one per rank under ``mpiexec`` (or ``breadth ... --ranks N``); it is also a
+    ``breadth.graph500.Engine``, so ``run_benchmark`` drives it. A job of one rank needs no
+    launcher.
+
+    Args:
+        exchange: the frontier exchange ("alltoall", "butterfly", ...; None: the partition's
+            default, ``registry.default_exchange``).
+        fanout: the ButterFly exchange's fan-out.
+        algorithm: the search: "do" (direction-optimizing), "td" or "bu".
+        alpha: the top-down to bottom-up switch (see ``breadth.bfs``).
+        beta: the bottom-up to top-down switch.
+        directed: build a directed graph.
+        comm: an mpi4py communicator or a ``Comm`` (None: the world).
+        threads: numba threads per rank (None: the cores divided among the ranks of a host).
+        encoding: the ButterFly exchange's frontier encoding ("auto" picks per level).
+        partition: the vertex partition ("1d", "2d", "delegates"; ``registry.partitions()``).
+        params: layout-specific options by name (a processor grid, a delegate threshold; the
+            layout's ``Param`` list, ``registry.params()``).
+        device: "cpu", or "cuda": one rank per GPU, the local steps on the GPU (the layout's
+            ``devices`` variant: ``breadth.gpu.dist_butterfly`` for 1d/butterfly).
+        stall_timeout: seconds a rank may wait in one MPI operation before the job is aborted
+            (None: an automatic bound, 0: no watchdog).
+        streaming: stream a generated graph's tuples into the build (True; layouts with a
+            ``build_stream``), build from the tuple arrays (False), or stream only when the
+            arrays' build would not fit (None).
+
+    Raises:
+        InputError: an unknown layout or a bad option (the same on every rank).
+
+    Examples:
+        >>> from breadth.distributed import DistEngine
+        >>> engine = DistEngine(partition="1d", exchange="alltoall")
+        >>> engine.generate(6, 16, 1)
+        >>> engine.construct()
+        >>> engine.after_construct()
+        >>> r = engine.search(17)
+        >>> engine.validate(17, r).reached, engine.nedge(r)
+        (63, 969)
+    """
 
     def __init__(self, exchange=None, fanout=1, algorithm="do", alpha=ALPHA, beta=BETA, directed=False,
                  comm=None, threads=None, encoding="auto", partition=registry.DEFAULT_PARTITION, params=None,
@@ -107,7 +140,17 @@ class DistEngine:
         return fn(num_vertices, num_tuples, self.nprocs, self.options, self.directed)
 
     def check_memory(self, what, num_vertices, num_tuples, streamed=False):
-        """Refuse (on every rank) a job whose per-host peak exceeds that host's available memory."""
+        """Refuse (on every rank) a job whose per-host peak exceeds that host's available memory.
+
+        Args:
+            what: the work, for the message.
+            num_vertices: the graph's vertex count.
+            num_tuples: its edge tuples.
+            streamed: estimate the streaming build.
+
+        Raises:
+            MemoryEstimateError: some host's ranks would not fit (raised on every rank).
+        """
         per_rank = self.estimate(num_vertices, num_tuples, streamed)
         local = self.comm.local_size
         avail = available_bytes()
@@ -147,6 +190,13 @@ class DistEngine:
     # ---------------------------------------------------------------- kernel 0 and 1
     @_threaded
     def generate(self, scale, edgefactor, seed):
+        """Kernel 0 (collective): this rank's share of the Kronecker tuples, or, streaming, what to generate.
+
+        Args:
+            scale: log2 of the vertex count.
+            edgefactor: edge tuples per vertex.
+            seed: the generator's seed.
+        """
         collective(check_scale, scale, edgefactor, "edgefactor")
         self.choose_build(scale, edgefactor)
         n = 1 << scale
@@ -172,6 +222,7 @@ class DistEngine:
 
     @_threaded
     def construct(self):
+        """Kernel 1 (collective, timed): the layout's distributed build from the generated tuples."""
         with self.comm.phase("construct"):
             if self._source is not None:
                 self.lg, self._split = self.layout.build_stream(self.comm, self._source, self.num_vertices,
@@ -194,12 +245,23 @@ class DistEngine:
                 self.state = self.layout.search(self.comm, self.lg, self.options)
 
     def after_construct(self):
+        """Untimed bookkeeping after kernel 1: the tuples are dropped."""
         self._edges = None
         self._source = None
 
     @_threaded
     def build_from_edges(self, src, dst, num_vertices, directed=None):
-        """Construct from this rank's share of an edge list (the shares together form the graph)."""
+        """Construct from this rank's share of an edge list (the shares together form the graph).
+
+        Args:
+            src: this rank's edge sources (global ids).
+            dst: this rank's edge targets.
+            num_vertices: the global vertex count.
+            directed: build a directed graph (None: the engine's setting).
+
+        Returns:
+            The engine, ready to search.
+        """
         if directed is not None:
             self.directed = bool(directed)
         self.num_vertices = int(num_vertices)
@@ -212,7 +274,17 @@ class DistEngine:
 
     @_threaded
     def load(self, path):
-        """Read this rank's share of a graph file: native .npz (its rows) or Graph500 int64 pairs (its tuples)."""
+        """Read this rank's share of a graph file: native .npz (its rows) or Graph500 int64 pairs (its tuples).
+
+        Args:
+            path: the file (every rank reads its own share).
+
+        Returns:
+            The engine, ready to search.
+
+        Raises:
+            InputError: a missing or malformed file, or another format (the same on every rank).
+        """
         fmt = self._agreed(_file_format, path)
         if fmt == "native":
             from ..graph.native import load
@@ -233,6 +305,14 @@ class DistEngine:
 
     # ---------------------------------------------------------------- benchmark interface
     def nonisolated(self, candidates) -> np.ndarray:
+        """Which candidate search keys have an out-edge (collective; the same answer on every rank).
+
+        Args:
+            candidates: global vertex ids.
+
+        Returns:
+            A bool array.
+        """
         c = np.asarray(candidates, dtype=np.int64)
         part = self.lg.partition
         mine = part.owns(c)
@@ -243,19 +323,49 @@ class DistEngine:
 
     @_threaded
     def search(self, root, max_depth=None):
+        """Kernel 2 (collective): one BFS from ``root``.
+
+        Args:
+            root: the search key (a global id).
+            max_depth: stop after this many levels.
+
+        Returns:
+            This rank's share of the result (``gather`` assembles it on one rank).
+        """
         return self.state.search(root, max_depth)
 
     @_threaded
     def validate(self, root, result):
+        """The Graph500 rules, checked by the layout's distributed validator (collective).
+
+        Args:
+            root: the search key.
+            result: the search's result.
+
+        Returns:
+            The ``ValidationReport`` (the same on every rank).
+
+        Raises:
+            ValidationError: a rule is broken (raised on every rank alike).
+        """
         return self.layout.validate(self.comm, self.lg, root, result.parent, result.depth)
 
     def nedge(self, result) -> int:
+        """The Graph500 TEPS edge count of a search (collective).
+
+        Args:
+            result: the search's result.
+
+        Returns:
+            The input tuples (self-loops excluded) inside the traversed component.
+        """
         reached = result.depth >= 0
         local = int(self.lg.tuple_degree[reached].sum())
         with self.comm.phase("report"):
             return int(self.comm.allreduce(np.array([local], dtype=np.int64))[0]) // 2
 
     def barrier(self):
+        """Wait for every rank."""
         self.comm.barrier()
 
     def broadcast(self, value, root=0):
@@ -266,7 +376,15 @@ class DistEngine:
         return out
 
     def gather(self, result, root=0) -> BFSResult | None:
-        """The global parent/depth arrays of a distributed result on rank ``root`` (None elsewhere)."""
+        """The global parent/depth arrays of a distributed result on rank ``root`` (None elsewhere).
+
+        Args:
+            result: a distributed result.
+            root: the rank that receives it.
+
+        Returns:
+            A ``BFSResult`` with the global arrays on ``root``; None on the other ranks.
+        """
         parent = result.partition.gather(self.comm, result.parent, root)
         depth = result.partition.gather(self.comm, result.depth, root)
         if self.comm.rank != root:
@@ -275,6 +393,11 @@ class DistEngine:
                          result.engine, result.extra)
 
     def describe(self) -> dict:
+        """The engine's settings (layout, ranks, threads, MPI library), for the report.
+
+        Returns:
+            A JSON-ready dict.
+        """
         ex = self.state.exchange.describe() if self.state else {"exchange": self.exchange, "fanout": None}
         out = {"engine": self.name, "ranks": self.nprocs, "partition": self.partition, "exchange": self.exchange,
                "fanout": ex.get("fanout"), "encoding": ex.get("encoding"), "threads_per_rank": self.threads,
@@ -294,6 +417,11 @@ class DistEngine:
                 "device_buffers_to_mpi": bool(self.state and self.state.device_mpi)}
 
     def graph_summary(self) -> dict:
+        """The constructed graph and its distribution over the ranks (collective), for the report.
+
+        Returns:
+            A JSON-ready dict: vertices, edges, directed, the partition, per-rank vertices and arcs.
+        """
         lg = self.lg
         HEARTBEAT.begin("allgather (graph summary)")
         per_rank = self.comm.mpi.allgather((lg.num_local, lg.local_arcs))

@@ -30,7 +30,16 @@ from abc import ABC, abstractmethod
 
 
 class Exchange(ABC):
-    """A frontier exchange over ``comm`` (a counted ``Comm``)."""
+    """A frontier exchange over ``comm`` (a counted ``Comm``).
+
+    Args:
+        comm: the counted communicator the exchange sends over.
+
+    Examples:
+        >>> from breadth.distributed import Exchange
+        >>> sorted(Exchange.__abstractmethods__)
+        ['messages_per_level', 'nbytes']
+    """
 
     name = "abstract"
     operations: tuple[str, ...] = ()

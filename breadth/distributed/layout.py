@@ -38,8 +38,26 @@ from typing import Callable
 
 @dataclass(frozen=True)
 class Param:
-    """One layout parameter: its name in ``options.params`` (or, ``keyword``, a ``DistEngine`` keyword and
-    ``SearchOptions`` field), its command-line flag and help, the flag's default, and its checks."""
+    """One layout parameter, with its command-line flag, help, default and checks.
+
+    Attributes:
+        name: its name in ``options.params`` (or, ``keyword``, a ``DistEngine`` keyword and
+            ``SearchOptions`` field).
+        flag: its command-line flag.
+        help: the flag's help.
+        default: the flag's default (None leaves the value to ``check_params``).
+        metavar: the flag's metavar.
+        choices: the flag's choices.
+        type: the flag's text -> value.
+        check: ``check(value) -> value``, or InputError in the library's words.
+        keyword: passed as a ``DistEngine`` keyword rather than in ``params``.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> fanout = registry.get("1d", "butterfly").param("fanout")
+        >>> fanout.flag, fanout.default, fanout.dest
+        ('--fanout', 1, 'fanout')
+    """
 
     name: str
     flag: str
@@ -63,7 +81,33 @@ class Param:
 
 @dataclass(frozen=True)
 class Layout:
-    """A partition + exchange pair and everything it plugs in (see the module header)."""
+    """A partition + exchange pair and everything it plugs in (see the module header).
+
+    Attributes:
+        partition: the partition's name ("1d", ...).
+        exchange: the exchange's name.
+        search: the search class, ``search(comm, lg, options) -> DistSearch``.
+        partition_type: its ``Partition`` class.
+        build: distributed construction from this rank's tuples (collective).
+        slice_native: this rank's share of a memory-mapped native graph (collective).
+        validate: the distributed validator.
+        estimate_bytes: one rank's peak memory.
+        cost: its cost model for the planner.
+        params: its parameters (``Param``).
+        devices: its search on other devices (``{"cuda": ...}``).
+        default: whether it is its partition's exchange when none is named.
+        summary: the ``--exchange`` help.
+        about: the ``--partition`` help.
+        check_params: checks and completes ``options.params`` (optional).
+        build_stream: construction from a tuple source, never held whole (optional).
+        estimate_stream: the streamed build's peak memory (optional).
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> layout = registry.get("1d", "alltoall")
+        >>> layout.name, layout.partition_type.__name__
+        ('1d/alltoall', 'OneD')
+    """
 
     partition: str
     exchange: str

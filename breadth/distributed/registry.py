@@ -43,7 +43,24 @@ _loaded = False
 
 def register(layout: Layout) -> Layout:
     """Add ``layout`` (a pair may be registered once; one default exchange per partition; its
-    ``partition_type`` a ``Partition``)."""
+    ``partition_type`` a ``Partition``).
+
+    Args:
+        layout: the ``Layout``.
+
+    Returns:
+        ``layout``.
+
+    Raises:
+        ValueError: another layout holds the pair, the partition already has a default, or
+            ``partition_type`` is not a Partition class.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> layout = registry.get("1d", "alltoall")
+        >>> registry.register(layout) is layout
+        True
+    """
     key = (layout.partition, layout.exchange)
     if not (isinstance(layout.partition_type, type) and issubclass(layout.partition_type, Partition)):
         raise ValueError(f"layout {key}: partition_type must be a Partition class, got {layout.partition_type!r}")
@@ -79,13 +96,31 @@ def loaded() -> bool:
 
 
 def layouts() -> tuple[Layout, ...]:
-    """Every registered layout, in registration order."""
+    """Every registered layout, in registration order.
+
+    Returns:
+        A tuple of ``Layout``.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> "1d/alltoall" in [layout.name for layout in registry.layouts()]
+        True
+    """
     _load()
     return tuple(_LAYOUTS.values())
 
 
 def params() -> tuple[Param, ...]:
-    """Every registered layout's parameters, one per flag, in registration order."""
+    """Every registered layout's parameters, one per flag, in registration order.
+
+    Returns:
+        A tuple of ``Param``.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> "--fanout" in [p.flag for p in registry.params()]
+        True
+    """
     out = {}
     for lay in layouts():
         for p in lay.params:
@@ -102,19 +137,52 @@ def translations() -> list:
 
 
 def partitions() -> tuple[str, ...]:
-    """Registered partition names, in registration order."""
+    """Registered partition names, in registration order.
+
+    Returns:
+        A tuple of names.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> "1d" in registry.partitions()
+        True
+    """
     _load()
     return tuple(dict.fromkeys(p for p, _ in _LAYOUTS))
 
 
 def exchanges(partition: str | None = None) -> tuple[str, ...]:
-    """Exchange names registered for ``partition`` (any partition: None), in registration order."""
+    """Exchange names registered for ``partition`` (any partition: None), in registration order.
+
+    Args:
+        partition: a partition's name, or None for every exchange.
+
+    Returns:
+        A tuple of names.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> "alltoall" in registry.exchanges("1d")
+        True
+    """
     _load()
     return tuple(dict.fromkeys(x for p, x in _LAYOUTS if partition is None or p == partition))
 
 
 def default_exchange(partition: str) -> str:
-    """The exchange ``partition`` runs when none is named."""
+    """The exchange ``partition`` runs when none is named.
+
+    Args:
+        partition: a partition's name.
+
+    Returns:
+        The exchange's name.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> registry.default_exchange("1d") in registry.exchanges("1d")
+        True
+    """
     _load()
     for lay in _LAYOUTS.values():
         if lay.partition == partition and lay.default:
@@ -123,7 +191,23 @@ def default_exchange(partition: str) -> str:
 
 
 def get(partition: str, exchange: str | None = None) -> Layout:
-    """The layout of a pair (``exchange`` None: the partition's default); InputError naming the choices."""
+    """The layout of a pair (``exchange`` None: the partition's default).
+
+    Args:
+        partition: the partition's name.
+        exchange: the exchange's name (None: the partition's default).
+
+    Returns:
+        The registered ``Layout``.
+
+    Raises:
+        InputError: an unknown partition or exchange, naming the choices.
+
+    Examples:
+        >>> from breadth.distributed import registry
+        >>> registry.get("1d").exchange == registry.default_exchange("1d")
+        True
+    """
     _load()
     if partition not in partitions():
         raise InputError(f"unknown partition {partition!r}; choose from {', '.join(partitions())}")

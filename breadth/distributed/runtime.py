@@ -213,6 +213,17 @@ def install_abort_hook(comm) -> None:
     Replaces ``sys.excepthook`` (process-wide; idempotent per communicator). For entry
     points -- a CLI command, a script under mpiexec -- to call explicitly; a job of one
     rank, or ``comm`` None, needs no hook and gets none.
+
+    Args:
+        comm: the job's communicator (mpi4py or ``Comm``), or None.
+
+    Examples:
+        >>> import sys
+        >>> from breadth.distributed.runtime import install_abort_hook
+        >>> hook = sys.excepthook
+        >>> install_abort_hook(None)
+        >>> sys.excepthook is hook
+        True
     """
     if comm is None:
         return

@@ -13,7 +13,30 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None, alpha:
         beta: float = BETA, launch: device.Launch | None = None, by_label: bool = False) -> BFSResult:
     """``breadth.bfs`` on the GPU: ``graph`` is a DeviceGraph (reused) or a graph to upload.
 
-    Same arguments, checks and result as the CPU search (``engine`` is "cuda").
+    Same arguments, checks and result as the CPU search (``engine`` is "cuda");
+    ``breadth.bfs(..., device="cuda")`` calls it.
+
+    Args:
+        graph: a ``DeviceGraph``, or a ``breadth.Graph``/scipy matrix uploaded for this search.
+        root: a vertex id, or a list, range or numpy array of seeds searched as one.
+        algorithm: "do" direction-optimizing (default), "td" top-down, "bu" bottom-up.
+        max_depth: stop after this many levels.
+        alpha: the top-down to bottom-up switch (see ``breadth.bfs``).
+        beta: the bottom-up to top-down switch.
+        launch: threads per block of each kernel family (``device.Launch``; default tuned values).
+        by_label: ``root`` is given in the graph's labels.
+
+    Returns:
+        A ``BFSResult`` (parent, depth, per-level statistics) in host memory.
+
+    Raises:
+        InputError: no GPU (and no simulator), a root out of range, a bad option.
+
+    Examples:
+        >>> from breadth.gpu import bfs
+        >>> r = bfs(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]), 0)
+        >>> r.depth, r.parent, r.engine
+        (array([0, 1, 2, 3]), array([0, 0, 1, 2]), 'cuda')
     """
     device.require_cuda()
     mode = check_algorithm(algorithm)

@@ -43,7 +43,20 @@ def _import_cuda():
 
 
 def simulated() -> bool:
-    """True when numba-cuda runs kernels in its CPU simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
+    """True when numba-cuda runs kernels in its CPU simulator (``NUMBA_ENABLE_CUDASIM=1``).
+
+    Returns:
+        Whether kernels run in the simulator (slow, for tests) rather than on a GPU.
+
+    Raises:
+        InputError: numba-cuda is not installed.
+
+    Examples:
+        >>> import os
+        >>> from breadth.gpu import simulated
+        >>> simulated() == (os.environ.get("NUMBA_ENABLE_CUDASIM") == "1")
+        True
+    """
     _import_cuda()
     from numba.cuda.core import config
 
@@ -51,7 +64,20 @@ def simulated() -> bool:
 
 
 def require_cuda():
-    """numba-cuda's ``cuda`` module when kernels can run (a GPU or the simulator); else InputError."""
+    """numba-cuda's ``cuda`` module when kernels can run (a GPU or the simulator); else InputError.
+
+    Returns:
+        The ``numba.cuda`` module.
+
+    Raises:
+        InputError: numba-cuda is not installed, or there is no usable GPU and
+            ``NUMBA_ENABLE_CUDASIM`` is not set (the message says which).
+
+    Examples:
+        >>> from breadth.gpu import require_cuda
+        >>> require_cuda().__name__
+        'numba.cuda'
+    """
     cuda = _import_cuda()
     if simulated():
         return cuda
@@ -155,7 +181,18 @@ _active: list[Transfers] = []
 
 @contextmanager
 def count_transfers():
-    """Count every host<->device copy made through this module inside the block."""
+    """Count every host<->device copy made through this module inside the block.
+
+    Yields:
+        A ``Transfers`` record (copies and bytes each way) filled in as copies happen.
+
+    Examples:
+        >>> from breadth.gpu import DeviceGraph, count_transfers
+        >>> with count_transfers() as t:
+        ...     dg = DeviceGraph(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]))
+        >>> t.to_device > 0, t.to_host
+        (True, 0)
+    """
     t = Transfers()
     _active.append(t)
     try:

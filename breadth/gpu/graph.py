@@ -42,8 +42,25 @@ def upload_csr(g) -> tuple:
 class DeviceGraph:
     """A graph on the GPU. ``DeviceGraph(graph)`` uploads it (a breadth.Graph or scipy sparse matrix).
 
-    ``graph`` keeps the host copy (degrees for the host's bookkeeping, validation).
-    ``free_bytes`` overrides the GPU's free memory in the estimate (tests; a budget).
+    Upload once and search many times: ``breadth.bfs(dg, root, device="cuda")`` (and the
+    concurrent BFS functions with ``device="cuda"``) reuse it. ``graph`` keeps the host copy
+    (degrees for the host's bookkeeping, validation).
+
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix.
+        free_bytes: overrides the GPU's free memory in the estimate (tests; a budget).
+
+    Raises:
+        InputError: no GPU (and no simulator), or numba-cuda is not installed.
+        MemoryEstimateError: the graph and one search's arrays would not fit on the GPU.
+
+    Examples:
+        >>> from breadth.gpu import DeviceGraph
+        >>> dg = DeviceGraph(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]))
+        >>> dg.num_vertices, dg.num_arcs, dg.directed
+        (4, 6, False)
+        >>> breadth.bfs(dg, 0, device="cuda").depth
+        array([0, 1, 2, 3])
     """
 
     def __init__(self, graph, free_bytes: float | None = None):

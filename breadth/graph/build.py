@@ -28,7 +28,17 @@ from .radix import radix_csr
 
 @dataclass(frozen=True)
 class BuildInfo:
-    """What construction removed from the input tuples."""
+    """What construction removed from the input tuples (``graph.build_info``).
+
+    Attributes:
+        tuples: the input tuples.
+        self_loops: tuples (v, v) dropped.
+        duplicates: repeated edges dropped (an undirected edge given both ways counts once).
+
+    Examples:
+        >>> breadth.Graph.from_edges([0, 1, 2, 0], [1, 2, 2, 1]).build_info
+        BuildInfo(tuples=4, self_loops=1, duplicates=1)
+    """
 
     tuples: int
     self_loops: int

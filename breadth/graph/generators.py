@@ -210,14 +210,55 @@ def fill_uniform(scale, seed, start, stop, src, dst):
 
 
 def kronecker_edges(scale: int, edgefactor: int = 16, seed: int = 1, start=None, stop=None):
-    """The raw Graph500 tuple list (int64 src, dst), or its slice [start, stop)."""
+    """The raw Graph500 Kronecker tuple list (int64 src, dst), or its slice [start, stop).
+
+    Any slice is generated on its own, so processes can generate disjoint parts of the same list.
+
+    Args:
+        scale: log2 of the vertex count.
+        edgefactor: edge tuples per vertex.
+        seed: the generator's seed.
+        start: the first tuple of the slice (default 0).
+        stop: one past the last tuple of the slice (default ``edgefactor * 2^scale``).
+
+    Returns:
+        ``(src, dst)``: two int64 arrays of the same length, self-loops and duplicates included.
+
+    Raises:
+        InputError: a scale, edge factor or slice out of range.
+
+    Examples:
+        >>> src, dst = breadth.kronecker_edges(6, seed=1)
+        >>> len(src), int(src.max()) < 64
+        (1024, True)
+        >>> breadth.kronecker_edges(6, seed=1, start=0, stop=3)
+        (array([30, 56, 58]), array([26,  9, 19]))
+    """
     start, stop, src, dst = _tuple_arrays(scale, edgefactor, "edgefactor", start, stop)
     fill_kronecker(scale, seed, start, stop, src, dst)
     return src, dst
 
 
 def uniform_random_edges(scale: int, degree: int = 16, seed: int = 1, start=None, stop=None):
-    """GAP-style uniform random tuples: degree * 2^scale edges with uniform endpoints."""
+    """GAP-style uniform random tuples: ``degree * 2^scale`` edges with uniform endpoints.
+
+    Args:
+        scale: log2 of the vertex count.
+        degree: edge tuples per vertex.
+        seed: the generator's seed.
+        start: the first tuple of the slice (default 0).
+        stop: one past the last tuple of the slice (default all).
+
+    Returns:
+        ``(src, dst)``: two int64 arrays.
+
+    Raises:
+        InputError: a scale, degree or slice out of range.
+
+    Examples:
+        >>> breadth.uniform_random_edges(6, degree=4, seed=1, start=0, stop=3)
+        (array([11, 29, 62]), array([34, 32,  5]))
+    """
     start, stop, src, dst = _tuple_arrays(scale, degree, "degree", start, stop)
     fill_uniform(scale, seed, start, stop, src, dst)
     return src, dst
@@ -304,19 +345,63 @@ def _generated_graph(kind, make_edges, scale, factor, factor_name, seed, return_
 
 def kronecker(scale: int, edgefactor: int = 16, seed: int = 1, *, return_edges=False, directed=False,
               stream=None):
-    """A Graph500 Kronecker graph; with ``return_edges=True`` also the raw (src, dst) tuples.
+    """A Graph500 Kronecker graph on 2^scale vertices; with ``return_edges=True`` also its tuples.
 
-    ``stream=True`` streams the tuples into the build chunk by chunk and never holds them (about a
-    quarter of the peak memory); ``stream=False`` builds from the whole tuple list (faster). The
-    default (None) streams only when the tuple-list build would not fit in available memory (never
-    with ``return_edges``). Both give the same graph."""
+    Self-loops and duplicate tuples are removed from the graph (``graph.build_info`` counts
+    them), as the Graph500 reference's construction does.
+
+    Args:
+        scale: log2 of the vertex count.
+        edgefactor: edge tuples per vertex (``edgefactor * 2^scale`` tuples).
+        seed: the generator's seed; the same seed gives the same graph on any machine.
+        return_edges: also return the raw ``(src, dst)`` tuple arrays (int64).
+        directed: keep tuple (u, v) as the arc u -> v instead of an undirected edge.
+        stream: True streams the tuples into the build chunk by chunk and never holds them
+            (about a quarter of the peak memory); False builds from the whole tuple list
+            (faster); None (default) streams only when the tuple-list build would not fit in
+            available memory (never with ``return_edges``). Both give the same graph.
+
+    Returns:
+        The ``Graph``, or ``(graph, (src, dst))`` with ``return_edges=True``.
+
+    Raises:
+        InputError: a scale or edge factor out of range, or ``stream=True`` with ``return_edges``.
+        MemoryEstimateError: the construction would not fit in memory (refused before allocating).
+
+    Examples:
+        >>> g = breadth.kronecker(6, seed=1)
+        >>> g
+        Graph(undirected, 64 vertices, 386 edges)
+        >>> g, (src, dst) = breadth.kronecker(6, seed=1, return_edges=True)
+        >>> len(src)
+        1024
+    """
     return _generated_graph("kronecker", kronecker_edges, scale, edgefactor, "edgefactor", seed, return_edges,
                             directed, stream)
 
 
 def uniform_random(scale: int, degree: int = 16, seed: int = 1, *, return_edges=False, directed=False,
                    stream=None):
-    """A uniform random graph on 2^scale vertices with degree * 2^scale edge tuples (GAP urand);
-    ``return_edges`` and ``stream`` as in ``kronecker``."""
+    """A uniform random graph on 2^scale vertices with ``degree * 2^scale`` edge tuples (GAP urand).
+
+    Args:
+        scale: log2 of the vertex count.
+        degree: edge tuples per vertex.
+        seed: the generator's seed.
+        return_edges: also return the raw ``(src, dst)`` tuple arrays.
+        directed: keep tuple (u, v) as the arc u -> v.
+        stream: as in ``breadth.kronecker``.
+
+    Returns:
+        The ``Graph``, or ``(graph, (src, dst))`` with ``return_edges=True``.
+
+    Raises:
+        InputError: a scale or degree out of range, or ``stream=True`` with ``return_edges``.
+        MemoryEstimateError: the construction would not fit in memory.
+
+    Examples:
+        >>> breadth.uniform_random(6, degree=4, seed=1)
+        Graph(undirected, 64 vertices, 241 edges)
+    """
     return _generated_graph("uniform", uniform_random_edges, scale, degree, "degree", seed, return_edges, directed,
                             stream)

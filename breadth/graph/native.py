@@ -62,7 +62,21 @@ def _kinds(kinds) -> str:
 
 
 def save(graph: Graph, path) -> None:
-    """Write ``graph`` to ``path`` (.npz added if missing), atomically."""
+    """Write ``graph`` to ``path`` in the native format (.npz added if missing), atomically.
+
+    The native format keeps everything: the CSR arrays, the in-edges of a directed graph and
+    the labels; ``breadth.load`` opens it without parsing (memory-mapped).
+
+    Args:
+        graph: the graph.
+        path: the output file.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3], directed=True)
+        >>> breadth.save(g, "path")
+        >>> breadth.load("path.npz")
+        Graph(directed, 4 vertices, 3 edges)
+    """
     path = os.fspath(path)
     write_native(graph, path if path.endswith(".npz") else path + ".npz")
 
@@ -104,10 +118,24 @@ def _member_array(path, fh, info: zipfile.ZipInfo, mmap: bool):
 
 
 def load(path, mmap: bool = True, check: bool = True) -> Graph:
-    """Open a native graph file; arrays are memory-mapped unless ``mmap=False``.
+    """Open a native graph file (``.npz`` written by ``breadth.save``).
 
-    ``check`` verifies the CSR structure (offsets, id range) so a corrupt file is
-    refused with InputError instead of crashing a kernel.
+    Args:
+        path: the file.
+        mmap: memory-map the arrays (nothing is read until used) instead of reading them.
+        check: verify the CSR structure (offsets, id range), so a corrupt file is refused with
+            InputError instead of crashing a kernel.
+
+    Returns:
+        The graph, with its labels (``vertex_ids``) if it was saved with them.
+
+    Raises:
+        InputError: no such file, or not a valid breadth graph file.
+
+    Examples:
+        >>> breadth.save(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]), "path.npz")
+        >>> breadth.load("path.npz")
+        Graph(undirected, 4 vertices, 3 edges)
     """
     path = os.fspath(path)
     if not os.path.exists(path):

@@ -42,7 +42,42 @@ def _check_csr(indptr, indices, n, what):
 
 
 class Graph:
-    """A CSR graph; build one with ``Graph.from_edges`` or a generator."""
+    """A graph in compressed sparse row (CSR) form, directed or undirected.
+
+    Most programs build one with ``Graph.from_edges``, a generator (``breadth.kronecker``,
+    ``breadth.uniform_random``), a reader (``breadth.read``, ``breadth.load``) or a converter
+    (``from_scipy``, ``from_networkx``, ``from_igraph``); the constructor takes CSR arrays
+    directly. An undirected graph stores each edge in both directions.
+
+    Args:
+        indptr: int64 offsets, n + 1 of them: the out-neighbours of v are
+            ``indices[indptr[v]:indptr[v + 1]]``.
+        indices: int32 or int64 neighbour ids, sorted within each vertex's list.
+        directed: whether the edges have a direction (then the in-edges are needed too).
+        in_indptr: offsets of the in-edge CSR (directed graphs only).
+        in_indices: sources of the in-edges, per vertex (directed graphs only).
+        build_info: what construction removed (``BuildInfo``), if the graph was built from tuples.
+        check: verify dtypes, offsets and the id range (``check()``).
+        vertex_ids: each vertex's label (original ids of a relabelled file, networkx nodes),
+            or None when the labels are the ids.
+        in_edges: a callable returning ``(in_indptr, in_indices)``, called on first use
+            (a directed graph whose in-edges are built lazily).
+
+    Raises:
+        InputError: the arrays do not form a valid CSR graph (wrong dtype, shape, offsets or
+            an id out of range), or a directed graph has no in-edges.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> g
+        Graph(undirected, 4 vertices, 3 edges)
+        >>> g.neighbors(1)
+        array([0, 2])
+        >>> g.degree()
+        array([1, 2, 2, 1])
+        >>> breadth.Graph(np.array([0, 1, 2]), np.array([1, 0]))
+        Graph(undirected, 2 vertices, 1 edges)
+    """
 
     __slots__ = ("indptr", "indices", "_in_indptr", "_in_indices", "_in_edges", "directed", "build_info",
                  "_vertex_ids", "_label_index", "__weakref__")     # weak refs: scratch kept with a graph
@@ -108,8 +143,22 @@ class Graph:
     def index_of(self, labels):
         """Dense ids of labels: one label gives an int, a list/range/numpy array an int64 array.
 
-        Tuples are single labels. Without labels the labels are the ids (checked to be in
-        range). An unknown label raises InputError naming the first one.
+        Tuples are single labels. Without labels the labels are the ids (checked to be in range).
+
+        Args:
+            labels: one label, or a list, range or numpy array of them.
+
+        Returns:
+            The id (int) or the ids (int64 array).
+
+        Raises:
+            InputError: an unknown label (the first one is named).
+
+        Examples:
+            >>> import networkx as nx
+            >>> g = breadth.Graph.from_networkx(nx.path_graph(["a", "b", "c"]))
+            >>> g.index_of("b"), g.index_of(["a", "c"])
+            (1, array([0, 2]))
         """
         ids = self._vertex_ids
         if ids is None:
@@ -121,8 +170,24 @@ class Graph:
         return self._label_index.one(labels)
 
     def label_of(self, ids):
-        """Labels of dense ids: one id gives one label (a Python int for integer labels), a
-        list/range/numpy array a numpy array (int64 or object). Without labels: the ids."""
+        """Labels of dense ids (without labels: the ids).
+
+        Args:
+            ids: one id, or a list, range or numpy array of them.
+
+        Returns:
+            One label for one id (a Python int for integer labels); a numpy array (int64 or
+                object) for several.
+
+        Raises:
+            InputError: an id out of range.
+
+        Examples:
+            >>> import networkx as nx
+            >>> g = breadth.Graph.from_networkx(nx.path_graph(["a", "b", "c"]))
+            >>> g.label_of(1), g.label_of([0, 2])
+            ('b', array(['a', 'c'], dtype=object))
+        """
         return _labels.label_of(self._vertex_ids, ids, self.num_vertices)
 
     def __getstate__(self):
@@ -157,7 +222,27 @@ class Graph:
     def from_edges(cls, src, dst, num_vertices=None, directed=False, index_dtype=None) -> "Graph":
         """Build from edge arrays: self-loops and duplicates removed, neighbour lists sorted.
 
-        Undirected graphs are symmetrised. ``num_vertices`` defaults to max id + 1.
+        Undirected graphs are symmetrised: (u, v) and (v, u) are one edge.
+
+        Args:
+            src: the edges' sources (integers).
+            dst: the edges' targets, as many as ``src``.
+            num_vertices: the vertex count (default: max id + 1; more gives isolated vertices).
+            directed: keep each (u, v) as the arc u -> v.
+            index_dtype: the neighbour ids' dtype (default int32 below 2^31 vertices, else int64).
+
+        Returns:
+            The ``Graph``; ``build_info`` counts what was removed.
+
+        Raises:
+            InputError: arrays of different lengths, negative ids or ids beyond ``num_vertices``.
+
+        Examples:
+            >>> g = breadth.Graph.from_edges([0, 1, 1, 2], [1, 2, 2, 2])
+            >>> g, g.build_info.duplicates, g.build_info.self_loops
+            (Graph(undirected, 3 vertices, 2 edges), 1, 1)
+            >>> breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True)
+            Graph(directed, 3 vertices, 3 edges)
         """
         src, dst, n = check_edge_arrays(src, dst, num_vertices)
         idt = choose_index_dtype(n, index_dtype)
@@ -172,8 +257,23 @@ class Graph:
     def from_scipy(cls, matrix, directed=None, index_dtype=None) -> "Graph":
         """From a square scipy sparse matrix/array: entry (i, j) is the edge i -> j.
 
-        ``directed=None`` treats a structurally symmetric matrix as undirected and any
-        other as directed (scipy.sparse.csgraph's default view of a matrix).
+        Args:
+            matrix: a square scipy.sparse matrix or array (values are ignored).
+            directed: None treats a structurally symmetric matrix as undirected and any other
+                as directed (scipy.sparse.csgraph's default view of a matrix); True/False forces it.
+            index_dtype: the neighbour ids' dtype.
+
+        Returns:
+            The ``Graph``.
+
+        Raises:
+            InputError: a matrix that is not square.
+
+        Examples:
+            >>> import scipy.sparse as sp
+            >>> m = sp.csr_array(([1, 1], ([0, 1], [1, 2])), shape=(3, 3))
+            >>> breadth.Graph.from_scipy(m)
+            Graph(directed, 3 vertices, 2 edges)
         """
         src, dst, n, directed = convert.scipy_edges(matrix, directed)
         return cls.from_edges(src, dst, num_vertices=n, directed=directed, index_dtype=index_dtype)
@@ -186,27 +286,85 @@ class Graph:
         (int64 for non-negative integers, an object array for any other labels), so
         ``index_of``/``label_of`` translate. Neighbour lists keep networkx's adjacency
         order; self-loops are dropped; a directed graph reads its in-edges on first use.
-        ``directed`` defaults to ``G.is_directed()``. See ``breadth.graph.convert``.
+        See ``breadth.graph.convert``.
+
+        Args:
+            G: the networkx graph.
+            nodelist: the nodes in the order of their ids (default ``list(G)``).
+            directed: default ``G.is_directed()``; False reads a DiGraph as undirected.
+            index_dtype: the neighbour ids' dtype.
+
+        Returns:
+            The ``Graph``, with the nodes as labels.
+
+        Raises:
+            InputError: a ``nodelist`` that is not G's nodes.
+
+        Examples:
+            >>> import networkx as nx
+            >>> g = breadth.Graph.from_networkx(nx.path_graph(["a", "b", "c"]))
+            >>> g, g.vertex_ids
+            (Graph(undirected, 3 vertices, 2 edges), array(['a', 'b', 'c'], dtype=object))
         """
         return cls(**convert.networkx_csr(G, nodelist=nodelist, directed=directed, index_dtype=index_dtype),
                    check=False)
 
     @classmethod
     def from_igraph(cls, g, directed=None, index_dtype=None) -> "Graph":
-        """From a python-igraph graph (vertices 0..n-1); ``directed`` defaults to ``g.is_directed()``."""
+        """From a python-igraph graph (vertices 0..n-1).
+
+        Args:
+            g: the igraph graph.
+            directed: default ``g.is_directed()``.
+            index_dtype: the neighbour ids' dtype.
+
+        Returns:
+            The ``Graph``.
+
+        Examples:
+            >>> import igraph
+            >>> breadth.Graph.from_igraph(igraph.Graph([(0, 1), (1, 2)]))
+            Graph(undirected, 3 vertices, 2 edges)
+        """
         src, dst, n, directed = convert.igraph_edges(g, directed)
         return cls.from_edges(src, dst, num_vertices=n, directed=directed, index_dtype=index_dtype)
 
     def to_networkx(self):
-        """A networkx Graph/DiGraph with the same vertices (labels if any) and edges."""
+        """A networkx Graph/DiGraph with the same vertices (labels if any) and edges.
+
+        Returns:
+            A ``networkx.Graph``, or a ``networkx.DiGraph`` for a directed graph.
+
+        Examples:
+            >>> sorted(breadth.Graph.from_edges([0, 1], [1, 2]).to_networkx().edges)
+            [(0, 1), (1, 2)]
+        """
         return convert.to_networkx(self)
 
     def to_igraph(self):
-        """A python-igraph Graph with the same vertices (dense ids; labels as the "id" attribute) and edges."""
+        """A python-igraph Graph with the same vertices (dense ids; labels as the "id" attribute) and edges.
+
+        Returns:
+            An ``igraph.Graph``.
+
+        Examples:
+            >>> breadth.Graph.from_edges([0, 1], [1, 2]).to_igraph().vcount()
+            3
+        """
         return convert.to_igraph(self)
 
     def to_scipy(self):
-        """The adjacency as a scipy.sparse.csr_array of int8 ones (both directions if undirected)."""
+        """The adjacency as a scipy.sparse.csr_array of int8 ones (both directions if undirected).
+
+        Returns:
+            An n x n ``scipy.sparse.csr_array``.
+
+        Examples:
+            >>> breadth.Graph.from_edges([0, 1], [1, 2]).to_scipy().toarray()
+            array([[0, 1, 0],
+                   [1, 0, 1],
+                   [0, 1, 0]], dtype=int8)
+        """
         return convert.to_scipy(self)
 
     # ---------------------------------------------------------------- properties
@@ -227,24 +385,76 @@ class Graph:
         return int(self.indptr[-1])
 
     def out_degree(self) -> np.ndarray:
-        """Out-degree of every vertex (int64 array)."""
+        """Out-degree of every vertex (int64 array).
+
+        Returns:
+            An int64 array of n degrees.
+
+        Examples:
+            >>> breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True).out_degree()
+            array([2, 1, 0])
+        """
         return np.diff(self.indptr)
 
     def in_degree(self) -> np.ndarray:
-        """In-degree of every vertex (the out-degree on an undirected graph)."""
+        """In-degree of every vertex (the out-degree on an undirected graph).
+
+        Returns:
+            An int64 array of n degrees.
+
+        Examples:
+            >>> breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True).in_degree()
+            array([0, 1, 2])
+        """
         return np.diff(self.in_indptr)
 
     def degree(self) -> np.ndarray:
-        """Out-degree (the degree, for an undirected graph)."""
+        """Out-degree (the degree, for an undirected graph).
+
+        Returns:
+            An int64 array of n degrees.
+
+        Examples:
+            >>> breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]).degree()
+            array([1, 2, 2, 1])
+        """
         return self.out_degree()
 
     def neighbors(self, v: int) -> np.ndarray:
-        """Out-neighbours of v as int64."""
+        """Out-neighbours of v as int64.
+
+        Args:
+            v: a vertex id.
+
+        Returns:
+            The out-neighbours, ascending.
+
+        Raises:
+            InputError: ``v`` is not a vertex.
+
+        Examples:
+            >>> breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True).neighbors(0)
+            array([1, 2])
+        """
         v = self._vertex(v)
         return self.indices[self.indptr[v]:self.indptr[v + 1]].astype(np.int64)
 
     def in_neighbors(self, v: int) -> np.ndarray:
-        """In-neighbours of ``v`` (int64 array; the neighbours on an undirected graph)."""
+        """In-neighbours of ``v`` (int64 array; the neighbours on an undirected graph).
+
+        Args:
+            v: a vertex id.
+
+        Returns:
+            The in-neighbours, ascending.
+
+        Raises:
+            InputError: ``v`` is not a vertex.
+
+        Examples:
+            >>> breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True).in_neighbors(2)
+            array([0, 1])
+        """
         v = self._vertex(v)
         return self.in_indices[self.in_indptr[v]:self.in_indptr[v + 1]].astype(np.int64)
 

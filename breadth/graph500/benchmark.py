@@ -30,6 +30,20 @@ from .stats import statistics, teps_statistics
 
 @dataclass
 class Graph500Config:
+    """What one Graph500 run does: the graph, the number of searches, validation.
+
+    Attributes:
+        scale: log2 of the vertex count of the Kronecker graph.
+        edgefactor: edge tuples per vertex.
+        nroots: search keys (the specification's 64).
+        seed: the generator's and the search keys' seed.
+        validate: check every search's tree by the Graph500 rules.
+
+    Examples:
+        >>> from breadth.graph500 import Graph500Config
+        >>> Graph500Config(scale=6, nroots=4)
+        Graph500Config(scale=6, edgefactor=16, nroots=4, seed=1, validate=True)
+    """
     scale: int
     edgefactor: int = 16
     nroots: int = 64
@@ -39,6 +53,31 @@ class Graph500Config:
 
 @dataclass
 class Graph500Result:
+    """Everything a Graph500 run measured; ``as_dict()`` names it as the reference code does.
+
+    Attributes:
+        config: the run's ``Graph500Config``.
+        engine: the engine's settings (``Engine.describe()``).
+        num_procs: processes that ran it.
+        generation_time: kernel 0, seconds.
+        construction_time: kernel 1, seconds.
+        regeneration_time: streamed builds: the place pass's tuple regeneration (else None).
+        build_wall_time: streamed builds: the whole fused build, wall clock (else None).
+        roots: the search keys, in order.
+        times: each search's seconds.
+        nedges: each search's TEPS edge count.
+        validate_times: each validation's seconds.
+        searches: per-search summaries (levels, communication).
+        graph: the constructed graph's summary (``Engine.graph_summary()``).
+        resumed: indices of the searches taken from a checkpoint.
+        compile_seconds: compiling or loading kernels during the run (in none of the times).
+
+    Examples:
+        >>> from breadth.graph500 import Graph500Config, LocalEngine, run_benchmark
+        >>> res = run_benchmark(Graph500Config(scale=6, nroots=4), LocalEngine(), progress=False)
+        >>> res.nbfs, res.roots, res.as_dict()["SCALE"]
+        (4, [17, 13, 62, 40], 6)
+    """
     config: Graph500Config
     engine: dict
     num_procs: int
@@ -57,7 +96,11 @@ class Graph500Result:
 
     def timed(self) -> list[int]:
         """The searches whose times the statistics use: those run by this process (all of them when
-        a checkpoint held every search)."""
+        a checkpoint held every search).
+
+        Returns:
+            Indices into ``times``.
+        """
         fresh = [i for i in range(self.nbfs) if i not in set(self.resumed)]
         return fresh or list(range(self.nbfs))
 
@@ -67,7 +110,12 @@ class Graph500Result:
 
     def as_dict(self) -> dict:
         """Every statistic of the run under the reference code's names (``SCALE``, ``bfs_TEPS``, ...),
-        JSON-ready."""
+        JSON-ready.
+
+        Returns:
+            A dict: ``SCALE``, ``edgefactor``, ``NBFS``, the kernel times, ``bfs_time`` and
+                ``bfs_TEPS`` statistics, the per-search lists and breadth's extras.
+        """
         timed = self.timed()
         times = [self.times[i] for i in timed]
         vt = [self.validate_times[i] for i in timed] if self.config.validate else [-1.0] * len(timed)
@@ -99,11 +147,28 @@ class Graph500Result:
 
 
 def search_keys(engine, num_vertices: int, nroots: int, seed: int) -> np.ndarray:
-    """Distinct non-isolated search keys drawn from the seed (Graph500: degree >= 1, self-loops not counted;
-    on a directed graph out-degree >= 1).
+    """Distinct non-isolated search keys drawn from the seed.
 
+    Graph500: degree >= 1, self-loops not counted; on a directed graph out-degree >= 1.
     Candidates come from a seeded stream in batches; duplicates and isolated vertices are skipped.
-    Fewer than ``nroots`` keys only if the graph has fewer non-isolated vertices.
+
+    Args:
+        engine: an ``Engine`` with a constructed graph (its ``nonisolated`` answers).
+        num_vertices: the graph's vertex count.
+        nroots: how many keys.
+        seed: the stream's seed.
+
+    Returns:
+        int64 keys: ``nroots`` of them, fewer only if the graph has fewer non-isolated vertices.
+
+    Examples:
+        >>> from breadth.graph500 import LocalEngine, search_keys
+        >>> engine = LocalEngine()
+        >>> engine.generate(6, 16, 1)
+        >>> engine.construct()
+        >>> engine.after_construct()
+        >>> search_keys(engine, 64, 4, seed=1)
+        array([17, 13, 62, 40])
     """
     rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, 0x500])
     keys: list[int] = []
@@ -135,11 +200,29 @@ def _progress(total, desc, enabled):
 
 def run_benchmark(config: Graph500Config, engine: Engine, progress: bool = True,
                   checkpoint: Checkpoint | None = None) -> Graph500Result:
-    """Run the whole benchmark on ``engine`` (any ``breadth.graph500.engine.Engine``).
+    """Run the whole benchmark on ``engine``: generation, construction, searches, validation.
 
-    ``checkpoint`` (``graph500.checkpoint``) records each completed search; when it resumes,
-    the searches it holds are taken from it (same roots, nedge and validation) instead of run
-    again, and the time statistics cover the searches run now (``Graph500Result.timed``).
+    Args:
+        config: the run (scale, edge factor, search keys, seed, validation).
+        engine: any ``breadth.graph500.Engine`` (``LocalEngine``, a ``DistEngine``).
+        progress: show a progress bar over the searches (on a terminal).
+        checkpoint: a ``graph500.checkpoint.Checkpoint`` that records each completed search;
+            when it resumes, the searches it holds are taken from it (same roots, nedge and
+            validation) instead of run again, and the time statistics cover the searches run
+            now (``Graph500Result.timed``).
+
+    Returns:
+        A ``Graph500Result`` (``format_report`` prints it as the reference code does).
+
+    Raises:
+        InputError: a scale, edge factor or root count out of range.
+        ValidationError: a search's tree broke a Graph500 rule (with ``config.validate``).
+
+    Examples:
+        >>> from breadth.graph500 import Graph500Config, LocalEngine, run_benchmark
+        >>> res = run_benchmark(Graph500Config(scale=6, nroots=4), LocalEngine(), progress=False)
+        >>> res.nbfs, res.nedges
+        (4, [969, 969, 969, 969])
     """
     check_scale(config.scale, config.edgefactor, "edgefactor")
     if config.nroots < 1:
@@ -239,7 +322,23 @@ def _take(res: Graph500Result, entry: dict, index: int, root: int) -> None:
 
 
 def format_report(result: Graph500Result) -> str:
-    """The reference code's stdout block (src/main.c), with breadth's extras after it."""
+    """The reference code's stdout block (src/main.c), with breadth's extras after it.
+
+    Args:
+        result: a finished run.
+
+    Returns:
+        The report, one ``name: value`` line per statistic.
+
+    Examples:
+        >>> from breadth.graph500 import Graph500Config, LocalEngine, format_report, run_benchmark
+        >>> res = run_benchmark(Graph500Config(scale=6, nroots=4), LocalEngine(), progress=False)
+        >>> print(format_report(res))
+        SCALE:                          6
+        edgefactor:                     16
+        NBFS:                           4
+        ...
+    """
     d = result.as_dict()
     lines = [
         f"{'SCALE:':<32}{d['SCALE']}",

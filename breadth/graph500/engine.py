@@ -31,15 +31,30 @@ log = logging.getLogger("breadth.graph500")
 
 @runtime_checkable
 class Engine(Protocol):
-    """What ``run_benchmark`` needs of an engine. Multi-process engines run every method on every
-    process (collectively, in this order); ``is_root`` says which one reports."""
+    """What ``run_benchmark`` needs of an engine (a ``typing.Protocol``).
+
+    Multi-process engines run every method on every process (collectively, in this order);
+    ``is_root`` says which one reports. ``LocalEngine`` (one process) and
+    ``breadth.distributed.DistEngine`` (MPI) are the two breadth provides.
+
+    Examples:
+        >>> from breadth.graph500 import Engine, LocalEngine
+        >>> isinstance(LocalEngine(), Engine)
+        True
+    """
 
     name: str
     nprocs: int
     is_root: bool
 
     def generate(self, scale: int, edgefactor: int, seed: int) -> None:
-        """Kernel 0: make (this process's share of) the edge tuples."""
+        """Kernel 0: make (this process's share of) the edge tuples.
+
+        Args:
+            scale: log2 of the vertex count.
+            edgefactor: edge tuples per vertex.
+            seed: the generator's seed.
+        """
 
     def warm_up(self) -> None:
         """Load or compile what kernel 1 and the searches run, before anything is timed."""
@@ -51,25 +66,62 @@ class Engine(Protocol):
         """Untimed bookkeeping after kernel 1 (the tuples may be dropped)."""
 
     def nonisolated(self, candidates: np.ndarray) -> np.ndarray:
-        """Which candidate search keys have an out-edge (the same answer on every process)."""
+        """Which candidate search keys have an out-edge (the same answer on every process).
+
+        Args:
+            candidates: vertex ids.
+
+        Returns:
+            A bool array, True where the candidate has an out-edge.
+        """
 
     def search(self, root: int) -> BFSResult:
-        """Kernel 2 (timed): one BFS from ``root``."""
+        """Kernel 2 (timed): one BFS from ``root``.
+
+        Args:
+            root: the search key.
+
+        Returns:
+            The ``BFSResult`` (a distributed engine's holds this process's share).
+        """
 
     def validate(self, root: int, result: BFSResult) -> ValidationReport:
-        """Check a search's tree by the Graph500 rules (raises ValidationError)."""
+        """Check a search's tree by the Graph500 rules (raises ValidationError).
+
+        Args:
+            root: the search key.
+            result: the search's result.
+
+        Returns:
+            The ``ValidationReport``.
+        """
 
     def nedge(self, result: BFSResult) -> int:
-        """The Graph500 TEPS edge count of a search."""
+        """The Graph500 TEPS edge count of a search.
+
+        Args:
+            result: the search's result.
+
+        Returns:
+            The input tuples (self-loops excluded) inside the component the search traversed.
+        """
 
     def barrier(self) -> None:
         """Wait for every process (timing boundaries)."""
 
     def describe(self) -> dict:
-        """The engine's settings, for the report."""
+        """The engine's settings, for the report.
+
+        Returns:
+            A JSON-ready dict.
+        """
 
     def graph_summary(self) -> dict:
-        """The constructed graph (vertices, edges, directed, layout details), for the report."""
+        """The constructed graph (vertices, edges, directed, layout details), for the report.
+
+        Returns:
+            A JSON-ready dict.
+        """
 
 
 @njit(parallel=True, cache=True)
@@ -116,13 +168,33 @@ def _reached_tuple_endpoints(parent, tdeg):
 class LocalEngine:
     """One process, all threads: breadth's numba kernels.
 
-    ``streaming`` (``--stream``; None, the default: when the tuple-list build would not fit in the
-    memory available, decided by ``choose_build``): kernels 0 and 1 are fused; the tuples are
-    generated chunk by chunk into the streaming build's two passes and never held (``graph/stream.py``).
-    ``kernel_times`` then splits the build's time: the count pass (generation with the degree count
-    in one kernel) is kernel 0, the rest of the build is kernel 1, and the place pass's regeneration
-    is reported on its own. Without streaming the tuple list is generated whole (kernel 0) and built
-    from (kernel 1), as the reference does.
+    With streaming, kernels 0 and 1 are fused: the tuples are generated chunk by chunk into
+    the streaming build's two passes and never held (``graph/stream.py``). ``kernel_times``
+    then splits the build's time: the count pass (generation with the degree count in one
+    kernel) is kernel 0, the rest of the build is kernel 1, and the place pass's regeneration
+    is reported on its own. Without streaming the tuple list is generated whole (kernel 0) and
+    built from (kernel 1), as the reference does.
+
+    Args:
+        algorithm: the search: "do" (direction-optimizing), "td" or "bu".
+        alpha: Beamer's top-down to bottom-up switch (see ``breadth.bfs``).
+        beta: Beamer's bottom-up to top-down switch.
+        directed: build a directed graph from the tuples.
+        streaming: True streams (``--stream``), False builds from the tuple list, None (the
+            default) streams when the tuple-list build would not fit in the memory available.
+        validate_tuples: also check every tree against the regenerated tuples.
+
+    Examples:
+        >>> from breadth.graph500 import LocalEngine
+        >>> engine = LocalEngine()
+        >>> engine.generate(6, 16, 1)
+        >>> engine.construct()
+        >>> engine.after_construct()
+        >>> r = engine.search(17)
+        >>> engine.validate(17, r).reached, engine.nedge(r)
+        (63, 969)
+        >>> engine.graph_summary()
+        {'vertices': 64, 'edges': 386, 'directed': False}
     """
 
     name = "numba"
@@ -146,7 +218,12 @@ class LocalEngine:
 
     def choose_build(self, scale, edgefactor):
         """Settle ``streaming`` when it was left to the engine (None): stream only when the tuple
-        list would not fit. Called before the memory check and kernel 0."""
+        list would not fit. Called before the memory check and kernel 0.
+
+        Args:
+            scale: log2 of the vertex count.
+            edgefactor: edge tuples per vertex.
+        """
         if self.streaming is None:
             self.streaming = streaming_needed(scale, edgefactor, self.directed)
             if self.streaming:
@@ -155,7 +232,13 @@ class LocalEngine:
 
     # kernel 0
     def generate(self, scale, edgefactor, seed):
-        """Streaming: only remember what to generate (the build generates); else the tuple list."""
+        """Streaming: only remember what to generate (the build generates); else the tuple list.
+
+        Args:
+            scale: log2 of the vertex count.
+            edgefactor: edge tuples per vertex.
+            seed: the generator's seed.
+        """
         self.choose_build(scale, edgefactor)
         self.num_vertices = 1 << scale
         self._source = GeneratedTuples("kronecker", scale, edgefactor, seed)
@@ -193,7 +276,11 @@ class LocalEngine:
 
     def kernel_times(self) -> dict | None:
         """Streaming: the fused build's seconds split into generation (kernel 0), construction
-        (kernel 1 without tuple generation) and regeneration (the place pass's); else None."""
+        (kernel 1 without tuple generation) and regeneration (the place pass's); else None.
+
+        Returns:
+            None without streaming, else a dict of seconds.
+        """
         return self._split
 
     def after_construct(self):
@@ -206,12 +293,26 @@ class LocalEngine:
 
     def nonisolated(self, candidates: np.ndarray) -> np.ndarray:
         """Which candidate search keys have an out-edge (on a directed graph, a vertex with only
-        in-edges would reach nothing and count no edge)."""
+        in-edges would reach nothing and count no edge).
+
+        Args:
+            candidates: vertex ids.
+
+        Returns:
+            A bool array, True where the candidate has an out-edge.
+        """
         return self.graph.out_degree()[candidates] > 0
 
     # kernel 2
     def search(self, root) -> BFSResult:
-        """One search; its arrays live in the engine's workspace until the next search."""
+        """One search; its arrays live in the engine's workspace until the next search.
+
+        Args:
+            root: the search key.
+
+        Returns:
+            The ``BFSResult`` (copy what you keep: the next search overwrites its arrays).
+        """
         if self._workspace is None:
             self._workspace = BFSWorkspace(self.graph.num_vertices)
         return bfs(self.graph, root, self.algorithm, alpha=self.alpha, beta=self.beta,
@@ -219,14 +320,32 @@ class LocalEngine:
 
     def validate(self, root, result: BFSResult) -> ValidationReport:
         """The Graph500 rules on the built graph; with ``validate_tuples`` also the rules that read
-        the input tuples, over tuples regenerated chunk by chunk."""
+        the input tuples, over tuples regenerated chunk by chunk.
+
+        Args:
+            root: the search key.
+            result: the search's result.
+
+        Returns:
+            The ``ValidationReport``.
+
+        Raises:
+            ValidationError: a rule is broken.
+        """
         report = validate(self.graph, root, result.parent, result.depth)
         if self.validate_tuples:
             validate_tuples(self._source, result.depth, self.directed)
         return report
 
     def nedge(self, result: BFSResult) -> int:
-        """Graph500 TEPS count: non-self-loop input tuples inside the traversed component."""
+        """Graph500 TEPS count: non-self-loop input tuples inside the traversed component.
+
+        Args:
+            result: the search's result.
+
+        Returns:
+            The edge count.
+        """
         return int(_reached_tuple_endpoints(result.parent, self._tdeg)) // 2
 
     def barrier(self):
@@ -234,13 +353,21 @@ class LocalEngine:
         pass
 
     def describe(self) -> dict:
-        """The engine's settings (threads, algorithm, alpha, beta), for the report."""
+        """The engine's settings (threads, algorithm, alpha, beta), for the report.
+
+        Returns:
+            A JSON-ready dict.
+        """
         import numba
 
         return {"engine": self.name, "threads": numba.get_num_threads(), "algorithm": self.algorithm,
                 "alpha": self.alpha, "beta": self.beta, "streaming": self.streaming}
 
     def graph_summary(self) -> dict:
-        """Vertices, edges and directedness of the constructed graph, for the report."""
+        """Vertices, edges and directedness of the constructed graph, for the report.
+
+        Returns:
+            A JSON-ready dict.
+        """
         g = self.graph
         return {"vertices": g.num_vertices, "edges": g.num_edges, "directed": g.directed}

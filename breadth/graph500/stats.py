@@ -15,7 +15,20 @@ import numpy as np
 
 
 def statistics(values) -> dict:
-    """The reference code's statistics of ``values``: min, quartiles, median, max, mean and stddev."""
+    """The reference code's statistics of ``values``: min, quartiles, median, max, mean and stddev.
+
+    Args:
+        values: the samples (e.g. search times).
+
+    Returns:
+        A dict with ``min``, ``firstquartile``, ``median``, ``thirdquartile``, ``max``,
+            ``mean`` and ``stddev`` (sample standard deviation); NaN for each when empty.
+
+    Examples:
+        >>> from breadth.graph500 import statistics
+        >>> statistics([1, 2, 3, 4])["median"], statistics([1, 2, 3, 4])["firstquartile"]
+        (2.5, 1.5)
+    """
     x = np.sort(np.asarray(values, dtype=np.float64))
     n = x.size
     if n == 0:
@@ -35,8 +48,22 @@ def statistics(values) -> dict:
 
 
 def teps_statistics(times, nedges) -> dict:
-    """TEPS statistics of searches (``times`` seconds, ``nedges`` edges each): the reference's harmonic
-    mean and its stddev, and the quartiles."""
+    """TEPS statistics of searches: the reference's harmonic mean and its stddev, and the quartiles.
+
+    Args:
+        times: each search's seconds.
+        nedges: each search's TEPS edge count.
+
+    Returns:
+        A dict with ``min``, ``firstquartile``, ``median``, ``thirdquartile``, ``max``,
+            ``harmonic_mean`` and ``harmonic_stddev`` (edges per second).
+
+    Examples:
+        >>> from breadth.graph500 import teps_statistics
+        >>> teps = teps_statistics([0.5, 1.0], [100, 100])
+        >>> teps["min"], teps["max"], round(teps["harmonic_mean"], 3)
+        (100.0, 200.0, 133.333)
+    """
     s = np.asarray(times, dtype=np.float64) / np.asarray(nedges, dtype=np.float64)
     st = statistics(s)
     n = s.size

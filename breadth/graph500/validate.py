@@ -103,8 +103,35 @@ def _fail(rule, vertex, message):
 def validate(graph, root, parent, depth=None) -> ValidationReport:
     """Check a BFS parent array against the Graph500 rules; raise ValidationError on the first broken one.
 
-    ``root`` is the search key or the seed set of a multi-seed search. ``depth``, if given
-    (e.g. ``result.depth``), must equal the depths derived from the tree.
+    The rules (the Graph500 specification's): the tree has no cycle, every tree edge is an
+    edge of the graph, tree depths of its endpoints differ by one, every vertex of the root's
+    component is reached and no other vertex is.
+
+    Args:
+        graph: the searched graph (a ``breadth.Graph`` or a scipy sparse matrix).
+        root: the search key, or the seed set of a multi-seed search.
+        parent: the BFS parent of every vertex (-1 where unreached; the root its own parent).
+        depth: if given (e.g. ``result.depth``), must equal the depths derived from the tree.
+
+    Returns:
+        A ``ValidationReport`` (vertices reached, tree depth, tree edges, seconds).
+
+    Raises:
+        ValidationError: a rule is broken (``rule`` names it, ``vertex`` is the first offender).
+        InputError: arrays of the wrong length or a root out of range.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> r = breadth.bfs(g, 0)
+        >>> report = breadth.validate(g, 0, r.parent, r.depth)
+        >>> report.reached, report.max_depth, report.tree_edges
+        (4, 3, 3)
+        >>> bad = r.parent.copy()
+        >>> bad[3] = 0
+        >>> breadth.validate(g, 0, bad)
+        Traceback (most recent call last):
+        ...
+        breadth.errors.ValidationError: validation failed [edge] at vertex 3: tree edge (0, 3) is not an edge ...
     """
     t0 = time.perf_counter()
     g = as_graph(graph)

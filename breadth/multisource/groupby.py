@@ -62,7 +62,24 @@ def _cut(order, group_size):
 
 
 def random_groups(num_sources: int, group_size: int, seed: int = 0) -> list[np.ndarray]:
-    """Random grouping: a seeded shuffle of source positions cut into groups of ``group_size``."""
+    """Random grouping: a seeded shuffle of source positions cut into groups of ``group_size``.
+
+    Args:
+        num_sources: the number of sources.
+        group_size: sources per group.
+        seed: the shuffle's seed.
+
+    Returns:
+        A list of int64 arrays of positions.
+
+    Raises:
+        InputError: a bad count or group size.
+
+    Examples:
+        >>> from breadth.multisource import random_groups
+        >>> random_groups(8, 4, seed=0)
+        [array([2, 4, 3, 6]), array([5, 0, 1, 7])]
+    """
     _check(num_sources, group_size)
     order = np.random.default_rng(seed).permutation(num_sources).astype(np.int64)
     return _cut(order, int(group_size))
@@ -70,7 +87,32 @@ def random_groups(num_sources: int, group_size: int, seed: int = 0) -> list[np.n
 
 def rule_groups(graph, sources, group_size: int, p_values=P_VALUES, q: int = Q_DEFAULT,
                 seed: int = 0) -> list[np.ndarray]:
-    """The out-degree GroupBy rules; returns groups as arrays of positions into ``sources``."""
+    """The out-degree GroupBy rules (iBFS section 5); groups as arrays of positions into ``sources``.
+
+    Sources with out-degree below p that share a hub (an out-neighbour of degree above q) are
+    grouped together, biggest hub first; the others are grouped at random, and sources without
+    out-edges go last (see the module docstring).
+
+    Args:
+        graph: the graph.
+        sources: the source vertices.
+        group_size: sources per group.
+        p_values: the out-degree classes, ascending.
+        q: the hub degree.
+        seed: the seed of the random part.
+
+    Returns:
+        A list of int64 arrays of positions into ``sources``.
+
+    Raises:
+        InputError: a bad group size, p values or q.
+
+    Examples:
+        >>> from breadth.multisource import rule_groups
+        >>> groups = rule_groups(breadth.kronecker(6, seed=1), range(8), 4)
+        >>> sorted(np.concatenate(groups).tolist())
+        [0, 1, 2, 3, 4, 5, 6, 7]
+    """
     sources = np.asarray(sources, dtype=np.int64)
     _check(sources.size, group_size)
     p_values = np.sort(np.asarray(p_values, dtype=np.int64))
@@ -96,7 +138,28 @@ def rule_groups(graph, sources, group_size: int, p_values=P_VALUES, q: int = Q_D
 
 def make_groups(graph, sources, group_size: int, method: str = "rules", p_values=P_VALUES,
                 q: int = Q_DEFAULT, seed: int = 0) -> list[np.ndarray]:
-    """Groups of positions into ``sources``: ``method`` is "rules" (GroupBy) or "random"."""
+    """Groups of positions into ``sources``: ``method`` is "rules" (GroupBy) or "random".
+
+    Args:
+        graph: the graph (its out-degrees guide the rules).
+        sources: the source vertices.
+        group_size: sources per group.
+        method: "rules" (``rule_groups``) or "random" (``random_groups``).
+        p_values: the rules' out-degree classes.
+        q: the rules' hub degree.
+        seed: the seed of the random part.
+
+    Returns:
+        A list of int64 arrays of positions into ``sources``, each at most ``group_size`` long.
+
+    Raises:
+        InputError: an unknown method, a bad group size, p or q.
+
+    Examples:
+        >>> from breadth.multisource import make_groups
+        >>> make_groups(breadth.kronecker(6, seed=1), range(8), 4, method="random")
+        [array([2, 4, 3, 6]), array([5, 0, 1, 7])]
+    """
     if method == "rules":
         return rule_groups(graph, sources, group_size, p_values, q, seed)
     if method == "random":
@@ -107,9 +170,20 @@ def make_groups(graph, sources, group_size: int, method: str = "rules", p_values
 def sharing_degree(stats) -> float:
     """SD of one group (equation 1): instance frontiers summed over levels / joint frontiers summed.
 
-    ``stats`` are the traversal's level rows (``ibfs.LEVEL_FIELDS``): ``discovered`` is
-    the (vertex, instance) pairs first reached at the level, i.e. sum_j |FQ_j(k)|,
-    ``joint_frontier`` the joint frontier |JFQ(k)|.
+    Args:
+        stats: the traversal's level rows (``ibfs.LEVEL_FIELDS``): ``discovered`` is
+            the (vertex, instance) pairs first reached at the level, i.e. sum_j |FQ_j(k)|,
+            ``joint_frontier`` the joint frontier |JFQ(k)|.
+
+    Returns:
+        The sharing degree: the expected speedup of the joint traversal over running its
+            instances one by one (1 when they share nothing).
+
+    Examples:
+        >>> from breadth.multisource import msbfs, sharing_degree
+        >>> r = msbfs(breadth.kronecker(6, seed=1), range(8), group_size=8)
+        >>> sharing_degree(r.group_results[0].stats)
+        4.2
     """
     stats = np.asarray(stats)
     joint = int(stats[:, JOINT_FRONTIER].sum())

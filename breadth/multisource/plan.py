@@ -34,7 +34,28 @@ def status_bytes(n: int, words: int) -> int:
 
 
 def choose_words(num_sources: int, n: int, words=None, group_size=None, available=None) -> tuple[int, int]:
-    """(W, group size): W from the source count and memory unless given; group size <= 64 W."""
+    """(W, group size): W from the source count and memory unless given; group size <= 64 W.
+
+    Args:
+        num_sources: the number of sources.
+        n: the graph's vertex count.
+        words: W if the caller chose it.
+        group_size: the group size if the caller chose it.
+        available: the bytes a group may use (default: the memory available).
+
+    Returns:
+        ``(words, group_size)``.
+
+    Raises:
+        InputError: a non-positive ``words`` or ``group_size``, or a group larger than 64 W.
+
+    Examples:
+        >>> from breadth.multisource import choose_words
+        >>> choose_words(100, 64)
+        (2, 128)
+        >>> choose_words(10, 64, words=1)
+        (1, 64)
+    """
     if words is not None:
         check_positive_int(words, "words")
     if group_size is not None:

@@ -42,9 +42,53 @@ def msbfs(graph, sources=None, *, max_depth=None, keep_depths=False, direction="
           group_size=None, words=None, algorithm="do", alpha=ALPHA, beta=BETA, p_values=None, q=None,
           seed=0, progress=False, checkpoint=None, comm=None, keep_reach=False,
           device="cpu") -> MultiResult | None:
-    """BFS from every source at once; a MultiResult of per-source summaries (and depths if kept).
+    """BFS from every source at once (iBFS): per-source summaries, and the depths if kept.
 
-    direction "in" follows edges backwards (distances *to* each source).
+    The sources run in groups of joint traversals with bitwise status arrays (up to 64 W
+    sources a group); each group's traversal counts, per level, the vertices each instance
+    reaches first, from which the per-source sums are folded.
+
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix.
+        sources: the source vertices (None: every vertex; repeats allowed).
+        max_depth: stop each search after this many levels.
+        keep_depths: also keep the |S| x n depth matrix (``MultiResult.depths``).
+        direction: "out" follows out-edges; "in" follows them backwards (distances *to* each
+            source).
+        groupby: "rules" (the paper's out-degree GroupBy, ``rule_groups``) or "random".
+        group_size: sources per group (default: 64 W).
+        words: W, the 64-bit status words per vertex (default: from the source count and the
+            memory available, ``choose_words``).
+        algorithm: each group's search: "do" direction-optimizing, "td" or "bu".
+        alpha: the top-down to bottom-up switch (see ``breadth.bfs``).
+        beta: the bottom-up to top-down switch.
+        p_values: GroupBy's out-degree classes (default 4, 16, 64, 128).
+        q: GroupBy's hub degree (default 128).
+        seed: the seed of the random grouping.
+        progress: a bar over groups on stderr: False none (the default), None on a terminal,
+            True always.
+        checkpoint: a directory: each finished group is saved there, and a rerun with the same
+            arguments resumes.
+        comm: an mpi4py communicator: groups are shared among its ranks and the result is
+            returned on rank 0.
+        keep_reach: keep each source's reach set (what ``khop_reachability`` returns).
+        device: "cpu", or "cuda": groups run on the GPU with the kernels of ``breadth.gpu``.
+
+    Returns:
+        A ``MultiResult``; None on the ranks other than 0 when ``comm`` has several ranks.
+
+    Raises:
+        InputError: no sources, a source out of range, or a bad option.
+
+    Examples:
+        >>> from breadth.multisource import msbfs
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> r = msbfs(g, [0, 3], keep_depths=True)
+        >>> r.reached, r.distance_sum, r.eccentricity
+        (array([4, 4]), array([6, 6]), array([3, 3]))
+        >>> r.depths
+        array([[0, 1, 2, 3],
+               [3, 2, 1, 0]], dtype=uint8)
     """
     g = as_graph(graph)
     src = as_sources(g, sources)
@@ -60,11 +104,39 @@ def msbfs(graph, sources=None, *, max_depth=None, keep_depths=False, direction="
 def multi_bfs(graph, sources, max_depth=None, **options) -> np.ndarray | None:
     """Depths from each source: a len(sources) x n matrix, row i = BFS from sources[i].
 
+    The sources run in groups of joint traversals (iBFS, ``breadth.multisource.msbfs``).
     The dtype is the smallest unsigned integer type holding every depth (uint8
     unless some depth exceeds 254); the dtype's maximum (255 for uint8, see
     ``breadth.multisource.unreachable``) marks a vertex the source does not reach
     (or reaches only beyond ``max_depth``). The matrix is C-contiguous: row i is one block
     of n values, as searching the sources one at a time would stack them.
+
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix.
+        sources: the source vertices (repeats allowed).
+        max_depth: stop each search after this many levels.
+        **options: keyword arguments of ``msbfs``: ``direction`` ("out", or "in": distances
+            *to* each source), ``groupby`` ("rules" or "random"), ``group_size`` and ``words``
+            (64-bit status words per vertex: up to 64 W sources per group; default from the
+            source count and memory), ``algorithm`` ("do", "td", "bu"), ``alpha``/``beta``,
+            ``progress`` (False none, None on a terminal, True always), ``checkpoint`` (a
+            directory: a rerun resumes), ``comm`` (an mpi4py communicator: groups are shared
+            among its ranks), ``device`` ("cpu" or "cuda").
+
+    Returns:
+        The depth matrix, or None on the ranks other than 0 when ``comm`` spreads the work
+            over MPI ranks (rank 0 gets the whole matrix).
+
+    Raises:
+        InputError: a source out of range or a bad option.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> breadth.multi_bfs(g, [0, 3])
+        array([[0, 1, 2, 3],
+               [3, 2, 1, 0]], dtype=uint8)
+        >>> breadth.multi_bfs(g, [0], max_depth=1)
+        array([[  0,   1, 255, 255]], dtype=uint8)
     """
     g = as_graph(graph)
     src = as_sources(g, sources)
@@ -102,9 +174,32 @@ def closeness(graph, sources=None, *, wf_improved=True, direction="in", **option
     included). With ``wf_improved`` (the default) it is scaled by
     (r - 1) / (n - 1): the Wasserman-Faust variant, which keeps vertices of small
     components from scoring as high as central ones in a disconnected graph.
-    A vertex reaching nothing scores 0. On a directed graph the distances are
-    those *to* u (``direction="in"``, networkx's convention); ``direction="out"``
-    uses distances from u.
+    A vertex reaching nothing scores 0. The depth matrix is never built: each group's
+    traversal counts the vertices reached per level.
+
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix.
+        sources: the vertices to score (None: every vertex).
+        wf_improved: scale by the reachable fraction (networkx's default).
+        direction: on a directed graph, "in" uses the distances *to* u (networkx's
+            convention), "out" the distances from u.
+        **options: keyword arguments of ``msbfs`` (see ``multi_bfs``): ``groupby``,
+            ``group_size``, ``words``, ``algorithm``, ``alpha``, ``beta``, ``max_depth``,
+            ``progress``, ``checkpoint``, ``comm``, ``device``.
+
+    Returns:
+        float64 scores, one per source; None on the ranks other than 0 when ``comm`` spreads
+            the work over MPI ranks.
+
+    Raises:
+        InputError: a source out of range or a bad option.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> breadth.closeness(g)
+        array([0.5 , 0.75, 0.75, 0.5 ])
+        >>> breadth.closeness(g, [1])
+        array([0.75])
     """
     def fn(g, res):
         return closeness_scores(res.reached, res.distance_sum, g.num_vertices, wf_improved)
@@ -115,8 +210,26 @@ def closeness(graph, sources=None, *, wf_improved=True, direction="in", **option
 def harmonic_centrality(graph, sources=None, *, direction="in", **options) -> np.ndarray | None:
     """Harmonic centrality: sum over other vertices v of 1 / d(v, u), unreachable ones adding 0.
 
-    As in networkx, on a directed graph d(v, u) is the distance *to* u
-    (``direction="in"``); ``direction="out"`` sums 1 / d(u, v) instead.
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix.
+        sources: the vertices to score (None: every vertex).
+        direction: on a directed graph, "in" sums 1 / d(v, u), the distances *to* u (as
+            networkx); "out" sums 1 / d(u, v).
+        **options: keyword arguments of ``msbfs`` (see ``multi_bfs``): ``groupby``,
+            ``group_size``, ``words``, ``algorithm``, ``alpha``, ``beta``, ``max_depth``,
+            ``progress``, ``checkpoint``, ``comm``, ``device``.
+
+    Returns:
+        float64 scores, one per source; None on the ranks other than 0 when ``comm`` spreads
+            the work over MPI ranks.
+
+    Raises:
+        InputError: a source out of range or a bad option.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> breadth.harmonic_centrality(g, [0, 1])
+        array([1.83333333, 2.5       ])
     """
     return _reduce(graph, sources, direction, options, lambda g, res: res.harmonic)
 
@@ -127,13 +240,58 @@ def eccentricity(graph, sources=None, *, direction="out", **options) -> np.ndarr
     On a connected graph this is the usual eccentricity (networkx's). On a
     disconnected (or not strongly connected) graph, where the usual one is
     infinite, it is the eccentricity within the part the source reaches.
+
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix.
+        sources: the vertices (None: every vertex).
+        direction: "out" follows out-edges (networkx's); "in" follows them backwards.
+        **options: keyword arguments of ``msbfs`` (see ``multi_bfs``): ``groupby``,
+            ``group_size``, ``words``, ``algorithm``, ``alpha``, ``beta``, ``max_depth``,
+            ``progress``, ``checkpoint``, ``comm``, ``device``.
+
+    Returns:
+        int64 eccentricities, one per source; None on the ranks other than 0 when ``comm``
+            spreads the work over MPI ranks.
+
+    Raises:
+        InputError: a source out of range or a bad option.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> breadth.eccentricity(g)
+        array([3, 2, 2, 3])
     """
     return _reduce(graph, sources, direction, options, lambda g, res: res.eccentricity, np.int64)
 
 
 def khop_reachability(graph, sources, k: int, **options):
-    """The k-hop reachability index: a len(sources) x n scipy.sparse.csr_array of bool,
-    entry (i, v) True when v is within k hops of sources[i] (the source itself included)."""
+    """The k-hop reachability index: which vertices each source reaches within ``k`` hops.
+
+    Each group keeps the final bitwise status of a depth-limited joint traversal, which is
+    exactly the index (no depth matrix is built).
+
+    Args:
+        graph: a ``breadth.Graph`` or a scipy sparse matrix.
+        sources: the source vertices.
+        k: the hop limit (a non-negative integer).
+        **options: keyword arguments of ``msbfs`` (see ``multi_bfs``): ``direction``,
+            ``groupby``, ``group_size``, ``words``, ``algorithm``, ``alpha``, ``beta``,
+            ``progress``, ``checkpoint``, ``comm``, ``device``.
+
+    Returns:
+        A len(sources) x n ``scipy.sparse.csr_array`` of bool, entry (i, v) True when v is
+            within k hops of sources[i] (the source itself included); None on the ranks other
+            than 0 when ``comm`` spreads the work over MPI ranks.
+
+    Raises:
+        InputError: a negative or non-integer ``k``, a source out of range, a bad option.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> breadth.khop_reachability(g, [0, 3], 1).toarray()
+        array([[ True,  True, False, False],
+               [False, False,  True,  True]])
+    """
     import scipy.sparse as sp
 
     g = as_graph(graph)

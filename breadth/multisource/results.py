@@ -25,7 +25,20 @@ DEPTH_DTYPES = (np.uint8, np.uint16, np.uint32, np.uint64)
 
 
 def unreachable(dtype) -> int:
-    """The value marking an unreachable (source, vertex) pair in a depth matrix of ``dtype``."""
+    """The value marking an unreachable (source, vertex) pair in a depth matrix of ``dtype``.
+
+    Args:
+        dtype: the depth matrix's unsigned integer dtype.
+
+    Returns:
+        The dtype's maximum (255 for uint8).
+
+    Examples:
+        >>> from breadth.multisource import unreachable
+        >>> depths = breadth.multi_bfs(breadth.Graph.from_edges([0, 2], [1, 3]), [0])
+        >>> depths, unreachable(depths.dtype)
+        (array([[  0,   1, 255, 255]], dtype=uint8), 255)
+    """
     return int(np.iinfo(dtype).max)
 
 
@@ -118,11 +131,28 @@ class MultiResult:
     """Per-source summaries of a many-source BFS (positions follow ``sources``).
 
     Attributes:
+        sources: the source vertices, as given.
         reached: vertices reached (the source included).
         distance_sum: sum of their depths.
         harmonic: sum of 1/depth over reached vertices other than the source.
         eccentricity: largest depth reached.
+        groups: the groups run, as arrays of positions into ``sources``.
+        group_results: what each group's traversal produced (level statistics, times).
+        words: W, the 64-bit status words per vertex.
+        group_size: sources per group.
+        seconds: the run's wall time.
+        resumed: groups taken from a checkpoint.
         depths: the |S| x n matrix when kept.
+        extra: engine-specific entries added to ``summary()``.
+        compile_seconds: compiling or loading kernels during the run (not in ``seconds``).
+
+    Examples:
+        >>> from breadth.multisource import msbfs
+        >>> r = msbfs(breadth.kronecker(6, seed=1), range(8), group_size=8)
+        >>> len(r.groups), r.words, r.summary()["sources"]
+        (1, 1, 8)
+        >>> r.sharing_degrees
+        array([4.2])
     """
 
     sources: np.ndarray
@@ -146,7 +176,13 @@ class MultiResult:
         return np.array([r.sharing_degree for r in self.group_results])
 
     def summary(self) -> dict:
-        """Sources, groups, W, sharing degrees and levels of the run, JSON-ready."""
+        """Sources, groups, W, sharing degrees and levels of the run, JSON-ready.
+
+        Returns:
+            A JSON-ready dict: sources, groups, words, group_size, seconds, compile_seconds,
+                resumed_groups, the sharing degrees (mean, min, max, per group), per-group seconds
+                and levels, and ``extra``.
+        """
         sd = self.sharing_degrees
         levels = [int(r.stats.shape[0]) for r in self.group_results]
         return {

@@ -93,8 +93,16 @@ def keep_workspace(graph, ws: Workspace) -> None:
 
 
 def release_workspaces() -> None:
-    """Free the scratch kept with graphs (``take_workspace``) and the pooled result memory
-    (``recycle``)."""
+    """Free the scratch kept with graphs and the pooled result memory.
+
+    Many-source runs keep a graph's scratch (``take_workspace``) and the memory of dropped
+    results (``recycle``) for the next run on the same graph; this hands it all back.
+
+    Examples:
+        >>> from breadth.multisource import release_workspaces
+        >>> _ = breadth.closeness(breadth.Graph.from_edges([0, 1], [1, 2]))
+        >>> release_workspaces()
+    """
     _KEPT.clear()
     recycle.release()
 

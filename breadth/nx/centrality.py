@@ -18,7 +18,29 @@ from .registry import implements
 
 @implements
 def closeness_centrality(G, u=None, distance=None, wf_improved=True):
-    """{node: closeness} of every node, or the closeness of ``u``."""
+    """{node: closeness} of every node, or the closeness of ``u``, as networkx computes it.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        u: one node, or None for every node.
+        distance: must be None for breadth (edge distances: networkx runs the call).
+        wf_improved: scale by the fraction of nodes reached (Wasserman and Faust), as networkx.
+
+    Returns:
+        A dict node -> closeness (float), or one float for ``u``.
+
+    Raises:
+        NodeNotFound: ``u`` is not a node.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> nx.closeness_centrality(G, backend="breadth")
+        {0: 0.5, 1: 0.75, 2: 0.75, 3: 0.5}
+    """
     import networkx as nx
 
     if distance is not None:
@@ -61,7 +83,26 @@ def _harmonic_subset(G: BreadthGraph, targets: np.ndarray, sources: np.ndarray) 
 
 @implements
 def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
-    """{node in nbunch: sum over sources of 1/distance to the node} (networkx's definition)."""
+    """{node in nbunch: sum over sources of 1/distance to the node} (networkx's definition).
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        nbunch: the nodes to score (None: every node).
+        distance: must be None for breadth (edge distances: networkx runs the call).
+        sources: the nodes whose distances count (None: every node).
+
+    Returns:
+        A dict node -> harmonic centrality (float).
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> nx.harmonic_centrality(G, nbunch=[1, 2], backend="breadth")
+        {1: 2.5, 2: 2.5}
+    """
     if distance is not None:
         raise NotImplementedError("breadth computes unweighted harmonic centrality only (distance=None)")
     nodes = set(nbunch_iter(G, nbunch) if nbunch is not None else G.nodes)

@@ -28,25 +28,102 @@ def _components(G: BreadthGraph, weak: bool):
 
 @implements
 def connected_components(G):
-    """Sets of nodes, one per connected component, in the order networkx yields them."""
+    """Sets of nodes, one per connected component, in the order networkx yields them.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+
+    Returns:
+        A generator of sets of nodes.
+
+    Raises:
+        NetworkXNotImplemented: ``G`` is directed.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.Graph([(0, 1), (2, 3)])
+        >>> list(nx.connected_components(G, backend="breadth"))
+        [{0, 1}, {2, 3}]
+    """
     return _components(G, False)
 
 
 @implements
 def weakly_connected_components(G):
-    """Sets of nodes, one per weakly connected component of a digraph, in networkx's order."""
+    """Sets of nodes, one per weakly connected component of a digraph, in networkx's order.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+
+    Returns:
+        A generator of sets of nodes.
+
+    Raises:
+        NetworkXNotImplemented: ``G`` is undirected.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.DiGraph([(0, 1), (1, 2), (3, 2)])
+        >>> list(nx.weakly_connected_components(G, backend="breadth"))
+        [{0, 1, 2, 3}]
+    """
     return _components(G, True)
 
 
 @implements
 def number_connected_components(G):
-    """The number of connected components."""
+    """The number of connected components.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+
+    Returns:
+        The count (int).
+
+    Raises:
+        NetworkXNotImplemented: ``G`` is directed.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.Graph([(0, 1), (2, 3)])
+        >>> nx.number_connected_components(G, backend="breadth")
+        2
+    """
     return run_components(G.graph, False)[0]
 
 
 @implements
 def is_connected(G):
-    """True if the graph is connected (networkx raises for the null graph)."""
+    """True if the graph is connected (networkx raises for the null graph).
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+
+    Returns:
+        Whether every node reaches every other.
+
+    Raises:
+        NetworkXPointlessConcept: ``G`` has no nodes.
+        NetworkXNotImplemented: ``G`` is directed.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.Graph([(0, 1), (2, 3)])
+        >>> nx.is_connected(G, backend="breadth")
+        False
+    """
     import networkx as nx
 
     n = len(G)
@@ -57,7 +134,27 @@ def is_connected(G):
 
 @implements
 def node_connected_component(G, n):
-    """The set of nodes in the component of node ``n`` (KeyError if ``n`` is not a node, as networkx)."""
+    """The set of nodes in the component of node ``n`` (KeyError if ``n`` is not a node, as networkx).
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        n: the node.
+
+    Returns:
+        The set of nodes connected to ``n`` (``n`` included).
+
+    Raises:
+        KeyError: ``n`` is not a node.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.Graph([(0, 1), (2, 3)])
+        >>> nx.node_connected_component(G, 2, backend="breadth")
+        {2, 3}
+    """
     s = G.id(n)
     depth = bfs(G.graph, s).depth
     return set(G.labels(np.flatnonzero(depth >= 0)))

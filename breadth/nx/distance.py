@@ -59,7 +59,29 @@ def _ecc_dict(G: BreadthGraph, v) -> dict:
 
 @implements
 def eccentricity(G, v=None, sp=None, weight=None):
-    """Eccentricity of ``v`` (a node), or {node: eccentricity} of ``v`` (nodes) or of all nodes."""
+    """Eccentricity of ``v`` (a node), or {node: eccentricity} of ``v`` (nodes) or of all nodes.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        v: a node, a list of nodes, or None for every node.
+        sp: must be None for breadth (precomputed lengths: networkx runs the call).
+        weight: must be None for breadth (weighted lengths: networkx runs the call).
+
+    Returns:
+        One int for a node, else a dict node -> eccentricity.
+
+    Raises:
+        NetworkXError: ``G`` is not connected (or not strongly connected), as networkx.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> nx.eccentricity(G, backend="breadth")
+        {0: 3, 1: 2, 2: 2, 3: 3}
+    """
     if sp is not None or weight is not None:
         raise NotImplementedError("breadth computes unweighted eccentricities only (sp=None, weight=None)")
     e = _ecc_dict(G, v)
@@ -90,19 +112,85 @@ def _all_eccentricities(G: BreadthGraph, e, usebounds, weight) -> dict:
 
 @implements
 def diameter(G, e=None, usebounds=False, weight=None):
-    """The largest eccentricity."""
+    """The largest eccentricity.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        e: must be None for breadth (precomputed eccentricities: networkx runs the call).
+        usebounds: accepted for networkx's signature; breadth computes every eccentricity exactly.
+        weight: must be None for breadth (weighted lengths: networkx runs the call).
+
+    Returns:
+        The diameter (int).
+
+    Raises:
+        NetworkXError: ``G`` is not connected, as networkx.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> nx.diameter(G, backend="breadth")
+        3
+    """
     return max(_all_eccentricities(G, e, usebounds, weight).values())
 
 
 @implements
 def radius(G, e=None, usebounds=False, weight=None):
-    """The smallest eccentricity."""
+    """The smallest eccentricity.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        e: must be None for breadth (precomputed eccentricities: networkx runs the call).
+        usebounds: accepted for networkx's signature; breadth computes every eccentricity exactly.
+        weight: must be None for breadth (weighted lengths: networkx runs the call).
+
+    Returns:
+        The radius (int).
+
+    Raises:
+        NetworkXError: ``G`` is not connected, as networkx.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> nx.radius(G, backend="breadth")
+        2
+    """
     return min(_all_eccentricities(G, e, usebounds, weight).values())
 
 
 @implements
 def periphery(G, e=None, usebounds=False, weight=None):
-    """Nodes whose eccentricity is the diameter, in graph order."""
+    """Nodes whose eccentricity is the diameter, in graph order.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        e: must be None for breadth (precomputed eccentricities: networkx runs the call).
+        usebounds: accepted for networkx's signature; breadth computes every eccentricity exactly.
+        weight: must be None for breadth (weighted lengths: networkx runs the call).
+
+    Returns:
+        A list of nodes.
+
+    Raises:
+        NetworkXError: ``G`` is not connected, as networkx.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> nx.periphery(G, backend="breadth")
+        [0, 3]
+    """
     ecc = _all_eccentricities(G, e, usebounds, weight)
     d = max(ecc.values())
     return [v for v in ecc if ecc[v] == d]
@@ -110,7 +198,29 @@ def periphery(G, e=None, usebounds=False, weight=None):
 
 @implements
 def center(G, e=None, usebounds=False, weight=None):
-    """Nodes whose eccentricity is the radius, in graph order."""
+    """Nodes whose eccentricity is the radius, in graph order.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        e: must be None for breadth (precomputed eccentricities: networkx runs the call).
+        usebounds: accepted for networkx's signature; breadth computes every eccentricity exactly.
+        weight: must be None for breadth (weighted lengths: networkx runs the call).
+
+    Returns:
+        A list of nodes.
+
+    Raises:
+        NetworkXError: ``G`` is not connected, as networkx.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> nx.center(G, backend="breadth")
+        [1, 2]
+    """
     import networkx as nx
 
     if e is None and weight is None and usebounds is not True and not G.is_directed() and len(G) == 0:

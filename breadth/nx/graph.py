@@ -23,7 +23,20 @@ from ..graph.types import Graph
 
 
 class BreadthGraph:
-    """A networkx graph converted for breadth (what ``convert_from_nx`` returns)."""
+    """A networkx graph converted for breadth (what ``convert_from_nx`` returns).
+
+    Args:
+        graph: the ``breadth.Graph`` (vertex i is ``nodes[i]``).
+        nodes: networkx's node list, in ``list(G)`` order.
+        multigraph: whether it came from a MultiGraph or MultiDiGraph.
+
+    Examples:
+        >>> import networkx as nx
+        >>> from breadth.nx.graph import BreadthGraph
+        >>> bg = BreadthGraph.from_networkx(nx.DiGraph([("x", "y")]))
+        >>> bg.graph, len(bg), bg.is_directed()
+        (Graph(directed, 2 vertices, 1 edges), 2, True)
+    """
 
     __networkx_backend__ = "breadth"
 
@@ -39,26 +52,50 @@ class BreadthGraph:
 
     @classmethod
     def from_networkx(cls, G) -> "BreadthGraph":
+        """Convert a networkx graph (what ``convert_from_nx`` does).
+
+        Args:
+            G: the networkx graph.
+
+        Returns:
+            The ``BreadthGraph``.
+        """
         return cls(Graph.from_networkx(G), list(G), G.is_multigraph())
 
     # ---------------------------------------------------------------- the little of networkx's API callers use
     def is_directed(self) -> bool:
-        """True for a converted DiGraph."""
+        """True for a converted DiGraph.
+
+        Returns:
+            Whether the converted graph is directed.
+        """
         return self.graph.directed
 
     def is_multigraph(self) -> bool:
-        """True for a converted MultiGraph or MultiDiGraph."""
+        """True for a converted MultiGraph or MultiDiGraph.
+
+        Returns:
+            Whether it was converted from a multigraph.
+        """
         return self.multigraph
 
     def __len__(self) -> int:
         return len(self.nodes)
 
     def number_of_nodes(self) -> int:
-        """Number of nodes, as networkx's."""
+        """Number of nodes, as networkx's.
+
+        Returns:
+            The node count.
+        """
         return len(self.nodes)
 
     def order(self) -> int:
-        """Number of nodes, as networkx's."""
+        """Number of nodes, as networkx's.
+
+        Returns:
+            The node count.
+        """
         return len(self.nodes)
 
     def __iter__(self):
@@ -74,7 +111,11 @@ class BreadthGraph:
         return f"BreadthGraph({self.graph!r})"
 
     def to_networkx(self):
-        """A networkx Graph/DiGraph with the same nodes (in order) and edges (adjacency order)."""
+        """A networkx Graph/DiGraph with the same nodes (in order) and edges (adjacency order).
+
+        Returns:
+            A ``networkx.Graph`` or ``networkx.DiGraph``.
+        """
         import networkx as nx
 
         G = nx.DiGraph() if self.graph.directed else nx.Graph()

@@ -61,7 +61,29 @@ def _bind(name, args, kwargs):
 
 
 def can_run(name, args, kwargs):
-    """True if breadth can run ``name`` with these arguments, else a string saying why not."""
+    """True if breadth can run ``name`` with these arguments, else a string saying why not.
+
+    networkx asks before dispatching; with a string it falls back to another backend or
+    reports the reason.
+
+    Args:
+        name: the networkx function's name.
+        args: its positional arguments, as the caller wrote them.
+        kwargs: its keyword arguments.
+
+    Returns:
+        True, or the reason breadth declines (a function it does not implement, a weight, a
+            callable ``sort_neighbors``, a non-numeric level limit).
+
+    Examples:
+        >>> import networkx as nx
+        >>> from breadth.nx.interface import can_run
+        >>> G = nx.path_graph(4)
+        >>> can_run("bfs_edges", (G, 0), {})
+        True
+        >>> can_run("shortest_path_length", (G, 0), {"weight": "w"})
+        "breadth does not support weighted path lengths (weight='w')"
+    """
     if name not in FUNCTIONS:
         return f"breadth does not implement {name}"
     bound = _bind(name, args, kwargs)
@@ -77,7 +99,26 @@ def can_run(name, args, kwargs):
 
 
 def should_run(name, args, kwargs):
-    """In automatic dispatch: convert only graphs big enough to gain (see ``min_nodes``)."""
+    """In automatic dispatch: convert only graphs big enough to gain (see ``min_nodes``).
+
+    Args:
+        name: the networkx function's name.
+        args: its positional arguments.
+        kwargs: its keyword arguments.
+
+    Returns:
+        True to run in breadth, or a string saying why networkx should run it itself (a
+            graph smaller than ``nx.config.backends.breadth.min_nodes``, default 1000, not yet
+            converted, for a search from one source).
+
+    Examples:
+        >>> import networkx as nx
+        >>> from breadth.nx.interface import should_run
+        >>> should_run("diameter", (nx.path_graph(4),), {})
+        True
+        >>> should_run("bfs_edges", (nx.path_graph(4), 0), {})
+        'the graph has 4 nodes, fewer than nx.config.backends.breadth.min_nodes=1000: ...'
+    """
     import networkx as nx
 
     bound = _bind(name, args, kwargs) or {}
@@ -99,7 +140,35 @@ def should_run(name, args, kwargs):
 
 def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False, preserve_node_attrs=False,
                     preserve_graph_attrs=False, name=None, graph_name=None):
-    """A networkx graph as a ``BreadthGraph`` (breadth needs no attributes: unweighted functions only)."""
+    """A networkx graph as a ``BreadthGraph`` (breadth needs no attributes: unweighted functions only).
+
+    networkx calls this before running a function with ``backend="breadth"`` and caches the
+    result on ``G.__networkx_cache__``, so an unchanged graph is converted once.
+
+    Args:
+        G: the networkx graph (a ``BreadthGraph`` is returned as it is).
+        edge_attrs: ignored (breadth's functions are unweighted).
+        node_attrs: ignored.
+        preserve_edge_attrs: ignored.
+        preserve_node_attrs: ignored.
+        preserve_graph_attrs: ignored.
+        name: the function being dispatched (unused).
+        graph_name: the argument's name in that function (unused).
+
+    Returns:
+        The ``BreadthGraph``: a ``breadth.Graph`` and the node list (vertex i is ``nodes[i]``).
+
+    Raises:
+        NotImplementedError: breadth cannot convert the graph (e.g. it would not fit in
+            memory), so networkx runs the call itself.
+
+    Examples:
+        >>> import networkx as nx
+        >>> from breadth.nx.interface import convert_from_nx
+        >>> bg = convert_from_nx(nx.path_graph(["a", "b", "c"]))
+        >>> bg.graph, bg.nodes
+        (Graph(undirected, 3 vertices, 2 edges), ['a', 'b', 'c'])
+    """
     if isinstance(G, BreadthGraph):
         return G
     CONVERSIONS["networkx"] += 1
@@ -110,7 +179,23 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
 
 
 def convert_to_nx(obj, *, name=None):
-    """Results are plain Python objects already; a ``BreadthGraph`` becomes a networkx graph."""
+    """Results are plain Python objects already; a ``BreadthGraph`` becomes a networkx graph.
+
+    Args:
+        obj: a function's result.
+        name: the function being dispatched (unused).
+
+    Returns:
+        ``obj``, or a networkx graph for a ``BreadthGraph``.
+
+    Examples:
+        >>> import networkx as nx
+        >>> from breadth.nx.interface import convert_from_nx, convert_to_nx
+        >>> convert_to_nx(convert_from_nx(nx.path_graph(3)))
+        <networkx.classes.graph.Graph object at ...>
+        >>> convert_to_nx({0: 1})
+        {0: 1}
+    """
     if isinstance(obj, BreadthGraph):
         return obj.to_networkx()
     return obj
@@ -122,9 +207,18 @@ def _write_calls(path: str) -> None:
 
 
 def on_start_tests(items):
-    """networkx's test suite calls this when run with NETWORKX_TEST_BACKEND=breadth. With
-    ``BREADTH_NX_CALLS=file`` the per-function call counts are written there at exit, as proof
-    that breadth's code ran (``tests/nx/run_networkx_suite.py`` reads them)."""
+    """networkx's test suite calls this when run with NETWORKX_TEST_BACKEND=breadth.
+
+    With ``BREADTH_NX_CALLS=file`` the per-function call counts are written there at exit, as
+    proof that breadth's code ran (``tests/nx/run_networkx_suite.py`` reads them).
+
+    Args:
+        items: the collected pytest items (not changed).
+
+    Examples:
+        >>> from breadth.nx.interface import on_start_tests
+        >>> on_start_tests([])
+    """
     path = os.environ.get("BREADTH_NX_CALLS")
     if path:
         atexit.register(_write_calls, path)

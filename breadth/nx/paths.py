@@ -27,7 +27,28 @@ def _lengths(G: BreadthGraph, node, cutoff, reverse: bool) -> dict:
 
 @implements
 def single_source_shortest_path_length(G, source, cutoff=None):
-    """{node: distance from source}, up to ``cutoff``."""
+    """{node: distance from source}, up to ``cutoff``.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        source: the node searched from.
+        cutoff: the largest distance reported (None: no limit).
+
+    Returns:
+        A dict node -> distance, nearest first.
+
+    Raises:
+        NodeNotFound: ``source`` is not a node.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> nx.single_source_shortest_path_length(G, 0, cutoff=2, backend="breadth")
+        {0: 0, 1: 1, 2: 2}
+    """
     import networkx as nx
 
     if source not in G:
@@ -37,7 +58,28 @@ def single_source_shortest_path_length(G, source, cutoff=None):
 
 @implements
 def single_target_shortest_path_length(G, target, cutoff=None):
-    """{node: distance to target}, up to ``cutoff`` (in-edges of a digraph)."""
+    """{node: distance to target}, up to ``cutoff`` (in-edges of a digraph).
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        target: the node the distances lead to.
+        cutoff: the largest distance reported (None: no limit).
+
+    Returns:
+        A dict node -> distance to ``target``, nearest first.
+
+    Raises:
+        NodeNotFound: ``target`` is not a node.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.DiGraph([(0, 1), (1, 2), (3, 2)])
+        >>> nx.single_target_shortest_path_length(G, 2, backend="breadth")
+        {2: 0, 1: 1, 3: 1, 0: 2}
+    """
     import networkx as nx
 
     if target not in G:
@@ -72,7 +114,24 @@ def _all_pairs(G: BreadthGraph, cutoff):
 
 @implements
 def all_pairs_shortest_path_length(G, cutoff=None):
-    """(node, {other: distance}) for every node, in graph order."""
+    """(node, {other: distance}) for every node, in graph order.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        cutoff: the largest distance reported (None: no limit).
+
+    Returns:
+        A generator of ``(node, {other: distance})`` pairs.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> dict(nx.all_pairs_shortest_path_length(G, backend="breadth"))[0]
+        {0: 0, 1: 1, 2: 2, 3: 3}
+    """
     return _all_pairs(G, cutoff)
 
 
@@ -91,7 +150,31 @@ def _pair_depth(G: BreadthGraph, source, target) -> int:
 
 @implements
 def shortest_path_length(G, source=None, target=None, weight=None, method="dijkstra"):
-    """Unweighted shortest path lengths, shaped by which of source/target are given (as networkx)."""
+    """Unweighted shortest path lengths, shaped by which of source/target are given (as networkx).
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        source: the start node (None: every node).
+        target: the end node (None: every node).
+        weight: must be None for breadth (weighted lengths: networkx runs the call).
+        method: accepted for networkx's signature; unweighted lengths are BFS depths.
+
+    Returns:
+        An int for a source and a target, a dict for one of them, an iterator of (node, dict) for neither.
+
+    Raises:
+        NodeNotFound: ``source`` or ``target`` is not a node.
+        NetworkXNoPath: ``target`` cannot be reached from ``source``.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> nx.shortest_path_length(G, 0, 3, backend="breadth")
+        3
+    """
     import networkx as nx
 
     if method not in ("dijkstra", "bellman-ford"):
@@ -116,5 +199,26 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
 
 @implements
 def has_path(G, source, target):
-    """True if there is a path from source to target."""
+    """True if there is a path from source to target.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        source: the start node.
+        target: the end node.
+
+    Returns:
+        Whether ``target`` is reachable from ``source``.
+
+    Raises:
+        NodeNotFound: ``source`` or ``target`` is not a node.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.DiGraph([(0, 1), (1, 2), (3, 2)])
+        >>> nx.has_path(G, 0, 3, backend="breadth")
+        False
+    """
     return _pair_depth(G, source, target) >= 0

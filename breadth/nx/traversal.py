@@ -45,14 +45,60 @@ def _edges(G, source, reverse, depth_limit):
 
 @implements
 def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
-    """Tree edges (parent, child) of a BFS from ``source``, in networkx's order."""
+    """Tree edges (parent, child) of a BFS from ``source``, in networkx's order.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        source: the start node.
+        reverse: on a digraph, follow edges backwards.
+        depth_limit: the largest depth searched (None: no limit).
+        sort_neighbors: must be None for breadth (networkx runs a call with a callable itself).
+
+    Returns:
+        A generator of ``(parent, child)`` edges.
+
+    Raises:
+        NetworkXError: ``source`` is not a node (raised on first iteration).
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> list(nx.bfs_edges(G, 1, backend="breadth"))
+        [(1, 0), (1, 2), (2, 3)]
+    """
     _no_sort(sort_neighbors)
     return _edges(G, source, reverse, depth_limit)
 
 
 @implements
 def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
-    """The BFS tree from ``source`` as a networkx DiGraph."""
+    """The BFS tree from ``source`` as a networkx DiGraph.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        source: the start node.
+        reverse: on a digraph, follow edges backwards.
+        depth_limit: the largest depth searched (None: no limit).
+        sort_neighbors: must be None for breadth (networkx runs a call with a callable itself).
+
+    Returns:
+        A ``networkx.DiGraph`` of the tree edges.
+
+    Raises:
+        NetworkXError: ``source`` is not a node.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> sorted(nx.bfs_tree(G, 1, backend="breadth").edges)
+        [(1, 0), (1, 2), (2, 3)]
+    """
     import networkx as nx
 
     _no_sort(sort_neighbors)
@@ -69,7 +115,29 @@ def _predecessors(G, source, depth_limit):
 
 @implements
 def bfs_predecessors(G, source, depth_limit=None, sort_neighbors=None):
-    """(node, predecessor) pairs of a BFS from ``source``."""
+    """(node, predecessor) pairs of a BFS from ``source``.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        source: the start node.
+        depth_limit: the largest depth searched (None: no limit).
+        sort_neighbors: must be None for breadth (networkx runs a call with a callable itself).
+
+    Returns:
+        A generator of ``(node, parent)`` pairs, in BFS order.
+
+    Raises:
+        NetworkXError: ``source`` is not a node (raised on first iteration).
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> dict(nx.bfs_predecessors(G, 0, backend="breadth"))
+        {1: 0, 2: 1, 3: 2}
+    """
     _no_sort(sort_neighbors)
     return _predecessors(G, source, depth_limit)
 
@@ -92,7 +160,29 @@ def _successors(G, source, depth_limit):
 
 @implements
 def bfs_successors(G, source, depth_limit=None, sort_neighbors=None):
-    """(node, [successors]) pairs of a BFS from ``source``, one per node with children."""
+    """(node, [successors]) pairs of a BFS from ``source``, one per node with children.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        source: the start node.
+        depth_limit: the largest depth searched (None: no limit).
+        sort_neighbors: must be None for breadth (networkx runs a call with a callable itself).
+
+    Returns:
+        A generator of ``(node, [children])`` pairs, in BFS order.
+
+    Raises:
+        NetworkXError: ``source`` is not a node (raised on first iteration).
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> dict(nx.bfs_successors(G, 1, backend="breadth"))
+        {1: [0, 2], 2: [3]}
+    """
     _no_sort(sort_neighbors)
     return _successors(G, source, depth_limit)
 
@@ -121,7 +211,27 @@ def _layers(G, sources):
 
 @implements
 def bfs_layers(G, sources):
-    """Lists of nodes at each distance from ``sources`` (one node or an iterable of them)."""
+    """Lists of nodes at each distance from ``sources`` (one node or an iterable of them).
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        sources: a node, or an iterable of nodes searched together.
+
+    Returns:
+        A generator of lists of nodes, distance 0 first.
+
+    Raises:
+        NetworkXError: a source is not a node (raised on first iteration).
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> list(nx.bfs_layers(G, [0, 3], backend="breadth"))
+        [[0, 3], [1, 2]]
+    """
     return _layers(G, sources)
 
 
@@ -134,7 +244,28 @@ def _reached(G: BreadthGraph, s: int, reverse=False, max_depth=None) -> np.ndarr
 
 @implements
 def descendants_at_distance(G, source, distance):
-    """The set of nodes at exactly ``distance`` from ``source``."""
+    """The set of nodes at exactly ``distance`` from ``source``.
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        source: the start node.
+        distance: the distance (a number).
+
+    Returns:
+        A set of nodes.
+
+    Raises:
+        NetworkXError: ``source`` is not a node.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.path_graph(4)
+        >>> nx.descendants_at_distance(G, 0, 2, backend="breadth")
+        {2}
+    """
     import networkx as nx
 
     if source not in G:
@@ -158,11 +289,51 @@ def _reach_set(G, source, reverse):
 
 @implements
 def descendants(G, source):
-    """All nodes reachable from ``source`` (``source`` excluded)."""
+    """All nodes reachable from ``source`` (``source`` excluded).
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        source: the start node.
+
+    Returns:
+        A set of nodes.
+
+    Raises:
+        NetworkXError: ``source`` is not a node.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.DiGraph([(0, 1), (1, 2), (3, 2)])
+        >>> nx.descendants(G, 0, backend="breadth")
+        {1, 2}
+    """
     return _reach_set(G, source, False)
 
 
 @implements
 def ancestors(G, source):
-    """All nodes having a path to ``source`` (``source`` excluded)."""
+    """All nodes having a path to ``source`` (``source`` excluded).
+
+    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
+    ``nx.config.backend_priority``); results and errors are networkx's.
+
+    Args:
+        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
+        source: the node the paths lead to.
+
+    Returns:
+        A set of nodes.
+
+    Raises:
+        NetworkXError: ``source`` is not a node.
+
+    Examples:
+        >>> import networkx as nx
+        >>> G = nx.DiGraph([(0, 1), (1, 2), (3, 2)])
+        >>> nx.ancestors(G, 2, backend="breadth")
+        {0, 1, 3}
+    """
     return _reach_set(G, source, True)

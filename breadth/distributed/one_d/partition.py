@@ -12,6 +12,17 @@ from ..owned.partition import Ranges
 
 
 class OneD(Ranges):
-    """The owned ranges alone: the partition of the 1D layouts ("1d")."""
+    """The owned ranges alone: the partition of the 1D layouts ("1d").
+
+    Args:
+        bounds: as ``Ranges``: rank r owns ids ``bounds[r]:bounds[r + 1]``.
+        rank: this rank.
+
+    Examples:
+        >>> from breadth.distributed import OneD
+        >>> p = OneD([0, 64, 100], rank=1)
+        >>> p.kind, p.owner(np.array([3, 70]))
+        ('1d', array([0, 1]))
+    """
 
     kind = "1d"

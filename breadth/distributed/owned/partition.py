@@ -52,7 +52,15 @@ BLOCK = 64   # partition granularity in vertices (one bitmap word)
 
 
 class Partition(ABC):
-    """Interface of a vertex partition over ``nprocs`` ranks, seen from ``rank`` (see the module header)."""
+    """Interface of a vertex partition over ``nprocs`` ranks, seen from ``rank`` (see the module header).
+
+    Each layout names its class (``Layout.partition_type``): ``Ranges`` and its subclasses.
+
+    Examples:
+        >>> from breadth.distributed import OneD, Partition
+        >>> isinstance(OneD([0, 64, 100], rank=1), Partition)
+        True
+    """
 
     num_vertices: int
     nprocs: int
@@ -216,7 +224,24 @@ def balanced_bounds(weights, num_vertices: int, nprocs: int) -> np.ndarray:
 
 
 class Ranges(Partition):
-    """Contiguous vertex ranges, 64-aligned, balanced by edge count."""
+    """Contiguous vertex ranges, 64-aligned, balanced by edge count: the owned rows every layout builds on.
+
+    Args:
+        bounds: the ranges' limits: rank r owns ids ``bounds[r]:bounds[r + 1]`` (inner limits
+            multiples of 64, or n).
+        rank: this rank.
+
+    Raises:
+        InputError: bounds that are not a valid partition, or a rank outside it.
+
+    Examples:
+        >>> from breadth.distributed.owned.partition import Ranges
+        >>> p = Ranges([0, 64, 100], rank=1)
+        >>> p.owner(np.array([3, 70])), p.to_local(np.array([70])), p.num_local
+        (array([0, 1]), array([6]), 36)
+        >>> Ranges.even(100, 2, 0).bounds
+        array([  0,  64, 100])
+    """
 
     kind = "ranges"
 

@@ -137,6 +137,24 @@ def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, 
         verbose: the level at which the summary line and the notes are logged on the
             ``breadth.graph.io`` logger: None (default) INFO; True WARNING, which Python shows
             on stderr even where logging is not configured; False DEBUG.
+
+    Returns:
+        The graph, with ``vertex_ids`` set when the file's ids were relabelled.
+
+    Raises:
+        InputError: a missing or unreadable file, an unknown format, or malformed content
+            (the message names the file and, for text, the line).
+        MemoryEstimateError: the graph would not fit in memory (``breadth convert`` converts
+            such files in bounded memory).
+
+    Examples:
+        >>> np.savetxt("path.txt", [[0, 1], [1, 2], [2, 3]], fmt="%d")
+        >>> breadth.read("path.txt")
+        Graph(undirected, 4 vertices, 3 edges)
+        >>> np.savetxt("sparse.txt", [[10, 20], [20, 30]], fmt="%d")
+        >>> g = breadth.read("sparse.txt", relabel=True)
+        >>> g.num_vertices, g.vertex_ids
+        (3, array([10, 20, 30]))
     """
     graph, _ = read_with_stats(path, format=format, directed=directed, relabel=relabel,
                                num_vertices=num_vertices, index_dtype=index_dtype, mmap=mmap, check=check,
@@ -146,7 +164,34 @@ def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, 
 
 def read_with_stats(path, *, format=None, directed=None, relabel=False, num_vertices=None, index_dtype=None,
                     mmap=True, check=True, progress=None, verbose=False):
-    """Like ``read`` but returns ``(graph, ReadStats)``; ``verbose`` defaults to False (DEBUG) here."""
+    """Like ``breadth.read`` but also returns what reading did; ``verbose`` defaults to False here.
+
+    Args:
+        path: the file (see ``breadth.read`` for this and the other arguments).
+        format: one of ``FORMATS``; inferred from the extension when None.
+        directed: None keeps what the file says; True/False forces it.
+        relabel: number the ids that occur densely 0..k-1, keeping the originals as labels.
+        num_vertices: the declared vertex count.
+        index_dtype: the dtype of the neighbour ids.
+        mmap: native files only: map the arrays instead of reading them.
+        check: native files only: verify the CSR structure.
+        progress: progress bars on stderr (None: only on a terminal).
+        verbose: the logging level of the summary line: None INFO, True WARNING, False DEBUG.
+
+    Returns:
+        ``(graph, stats)``: the ``Graph`` and its ``ReadStats``.
+
+    Raises:
+        InputError: a missing or unreadable file, an unknown format, or malformed content.
+        MemoryEstimateError: the graph would not fit in memory.
+
+    Examples:
+        >>> from breadth.graph.io import read_with_stats
+        >>> np.savetxt("path.txt", [[0, 1], [1, 2], [2, 3], [3, 3], [1, 0]], fmt="%d")
+        >>> g, stats = read_with_stats("path.txt")
+        >>> g, stats.tuples, stats.self_loops, stats.duplicates
+        (Graph(undirected, 4 vertices, 3 edges), 5, 1, 1)
+    """
     t0 = time.perf_counter()
     path = check_input(path)
     fmt = infer_format(path, format)
@@ -211,9 +256,30 @@ def _read_native(path, *, directed, relabel, num_vertices, index_dtype, progress
 def write(graph, path, *, format=None, original_ids=False, progress=None) -> list:
     """Write ``graph`` to ``path`` in ``format`` (inferred from the extension; ``.gz`` compresses).
 
-    original_ids: for a relabelled graph, write its original vertex ids (edge lists and
-        Graph500 binaries; the native format always keeps them).
-    Returns notes (strings) about anything the format could not keep.
+    Args:
+        graph: the ``breadth.Graph`` to write.
+        path: the output file, written atomically (nothing is left behind on failure).
+        format: one of ``FORMATS``; inferred from the extension when None.
+        original_ids: for a relabelled graph, write its original vertex ids (edge lists and
+            Graph500 binaries; the native format always keeps them).
+        progress: progress bars on stderr (None: only on a terminal, after 1 s of work).
+
+    Returns:
+        Notes (strings) about anything the format could not keep (an empty list when it kept all).
+
+    Raises:
+        InputError: ``graph`` is not a Graph, an unknown format, or labels the format cannot hold.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> breadth.write(g, "path.txt")
+        []
+        >>> print(open("path.txt").read(), end="")
+        # undirected graph: 4 vertices, 3 edges, written by breadth
+        # breadth: vertices=4 directed=0
+        0 1
+        1 2
+        2 3
     """
     if not isinstance(graph, Graph):
         raise InputError(f"expected a breadth.Graph, got {type(graph).__name__}")

@@ -98,7 +98,31 @@ def show_stage(bar, name: str, t0: float, expect_slow: bool) -> None:
 # ---------------------------------------------------------------- summary
 @dataclass
 class ReadStats:
-    """What reading one graph file did; ``summary()`` is the one-line report."""
+    """What reading one graph file did; ``summary()`` is the one-line report.
+
+    Attributes:
+        path: the file.
+        format: the format it was read as.
+        file_bytes: the file's size.
+        tuples: edge records read from the file.
+        vertices: the graph's vertex count.
+        edges: the graph's edge count.
+        directed: whether the graph is directed.
+        self_loops: self-loops removed.
+        duplicates: duplicate edges removed.
+        max_degree: the largest out-degree.
+        seconds: the read's wall time.
+        relabelled: whether the ids were relabelled.
+        memory_mapped: whether the arrays were memory-mapped (native files).
+        notes: what the reader noticed (skipped header lines, ...).
+
+    Examples:
+        >>> from breadth.graph.io import read_with_stats
+        >>> np.savetxt("path.txt", [[0, 1], [1, 2], [2, 3]], fmt="%d")
+        >>> stats = read_with_stats("path.txt")[1]
+        >>> stats.format, stats.vertices, stats.edges, stats.max_degree
+        ('edgelist', 4, 3, 2)
+    """
 
     path: str
     format: str
@@ -121,14 +145,22 @@ class ReadStats:
         return self.file_bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
     def as_dict(self) -> dict:
-        """Every statistic and note, JSON-ready."""
+        """Every statistic and note, JSON-ready.
+
+        Returns:
+            A dict of every field, with ``mb_per_s``.
+        """
         d = dict(self.__dict__)
         d["notes"] = list(self.notes)
         d["mb_per_s"] = round(self.mb_per_s, 3)
         return d
 
     def summary(self) -> str:
-        """The one-line summary the reader logs (vertices, edges, removals, speed)."""
+        """The one-line summary the reader logs (vertices, edges, removals, speed).
+
+        Returns:
+            The line, e.g. ``path.txt [edgelist]: 4 vertices, 3 edges (undirected), ...``.
+        """
         kind = "directed" if self.directed else "undirected"
         parts = [f"{self.vertices:,} vertices", f"{self.edges:,} edges ({kind})"]
         if self.memory_mapped:

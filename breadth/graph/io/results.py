@@ -87,7 +87,31 @@ def write_csv_rows(f, header: str, columns, step: int = 1 << 16) -> None:
 
 
 def write_result(path, depth, parent, original_ids=None) -> None:
-    """Write one BFS result to ``path`` (.csv, .npy or .npz; see the module docstring)."""
+    """Write one BFS result to ``path`` (.csv, .npy or .npz; see the module docstring), atomically.
+
+    Args:
+        path: the output file; its extension chooses the format: ``.csv`` (a header
+            ``vertex,depth,parent`` and a line per vertex), ``.npy`` (an int64 (n, 3) table)
+            or ``.npz`` (arrays ``vertex``, ``depth``, ``parent``).
+        depth: the depth of every vertex (-1 where unreached).
+        parent: the BFS parent of every vertex (-1 where unreached).
+        original_ids: the graph's ``vertex_ids``: write labels instead of dense ids in the
+            ``vertex`` and ``parent`` columns (string labels are refused by ``.npy``).
+
+    Raises:
+        InputError: another extension, or labels the chosen format cannot hold.
+
+    Examples:
+        >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
+        >>> r = breadth.bfs(g, 0)
+        >>> breadth.write_result("r.csv", r.depth, r.parent)
+        >>> print(open("r.csv").read(), end="")
+        vertex,depth,parent
+        0,0,0
+        1,1,0
+        2,2,1
+        3,3,2
+    """
     path = os.fspath(path)
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in RESULT_SUFFIXES:

@@ -28,11 +28,35 @@ SAMPLE = 1 << 20           # bytes sampled to estimate the tuple count of a text
 
 def tuple_chunks(path, format="edgelist", *, directed=None, num_vertices=None, progress=None, stats=None,
                  declared=None):
-    """The int64 (src, dst) chunks of ``path`` read as ``format`` (one of BOUNDED_FORMATS), with its
-    reader's checks and errors and a progress bar over the file. Once they are read, ``declared`` (a
-    dict) holds "vertices" (the count the file or ``num_vertices`` declares, else None) and
-    "directed" (what the format or file says, else None). ``directed`` (None: the file's choice)
-    matters to Matrix Market files only: a symmetric one read as directed yields both directions."""
+    """The int64 (src, dst) chunks of ``path`` read as ``format``, with its reader's checks and errors.
+
+    Args:
+        path: the file.
+        format: one of ``BOUNDED_FORMATS``.
+        directed: None: the file's choice; matters to Matrix Market files only: a symmetric
+            one read as directed yields both directions.
+        num_vertices: the declared vertex count (ids must be below it).
+        progress: a progress bar over the file (None: only on a terminal).
+        stats: a ``ReadStats`` to fill in.
+        declared: a dict that, once the chunks are read, holds "vertices" (the count the file
+            or ``num_vertices`` declares, else None) and "directed" (what the format or file
+            says, else None).
+
+    Yields:
+        ``(src, dst)`` int64 arrays, one pair per chunk.
+
+    Raises:
+        InputError: malformed content (raised while iterating).
+
+    Examples:
+        >>> from breadth.graph.io.sources import tuple_chunks
+        >>> np.savetxt("path.txt", [[0, 1], [1, 2]], fmt="%d")
+        >>> declared = {}
+        >>> [(s.tolist(), d.tolist()) for s, d in tuple_chunks("path.txt", declared=declared)]
+        [([0, 1], [1, 2])]
+        >>> declared
+        {'vertices': None, 'directed': None}
+    """
     if format == "edgelist":
         return edge_chunks(path, num_vertices, progress, stats, declared)
     if format == "mtx":
@@ -75,8 +99,28 @@ def estimate_in_memory_bytes(path, num_vertices=None, directed=False, format="ed
     Text formats: the parsed tuples and their concatenation (32 bytes a tuple; an edge list's tuple
     count from a sample of its text, a Matrix Market file's from its size line). Graph500 binaries:
     the file's bytes and the tuples decoded from them. Or the CSR build with the edge arrays, when
-    that is more. ``directed`` None is the file's choice (Matrix Market: its symmetry). 0 when the
-    file cannot be read: the reader then names the problem."""
+    that is more.
+
+    Args:
+        path: the file.
+        num_vertices: the declared vertex count.
+        directed: whether the graph is read as directed (None: the file's choice; Matrix
+            Market: its symmetry).
+        format: one of ``BOUNDED_FORMATS``.
+
+    Returns:
+        The estimate in bytes; 0 when the file's content cannot be read (the reader then
+            names the problem).
+
+    Raises:
+        InputError: no such file.
+
+    Examples:
+        >>> from breadth.graph.io.sources import estimate_in_memory_bytes
+        >>> np.savetxt("path.txt", [[0, 1], [1, 2]], fmt="%d")
+        >>> estimate_in_memory_bytes("path.txt") > 0
+        True
+    """
     path = check_input(path)
     size = os.path.getsize(path)
     if size == 0:
@@ -106,8 +150,25 @@ def estimate_in_memory_bytes(path, num_vertices=None, directed=False, format="ed
 
 
 def needs_bounded(path, *, memory=None, num_vertices=None, directed=False, format="edgelist") -> bool:
-    """True when the in-memory conversion's estimate exceeds 3/4 of ``memory`` bytes (default: the
-    memory available, capped by ``$BREADTH_AVAILABLE_MEMORY``)."""
+    """True when the in-memory conversion's estimate exceeds 3/4 of ``memory`` bytes.
+
+    Args:
+        path: the file.
+        memory: the bytes available (default: the memory available, capped by
+            ``$BREADTH_AVAILABLE_MEMORY``).
+        num_vertices: the declared vertex count.
+        directed: whether the graph is read as directed.
+        format: one of ``BOUNDED_FORMATS``.
+
+    Returns:
+        Whether ``convert`` should take the bounded-memory path.
+
+    Examples:
+        >>> from breadth.graph.io.sources import needs_bounded
+        >>> np.savetxt("path.txt", [[0, 1], [1, 2]], fmt="%d")
+        >>> needs_bounded("path.txt"), needs_bounded("path.txt", memory=100)
+        (False, True)
+    """
     budget = available_bytes() if memory is None else int(memory)
     return estimate_in_memory_bytes(path, num_vertices, directed, format) > 0.75 * budget
 

@@ -190,11 +190,36 @@ def convert_to_native(path, out, *, format=None, directed=None, relabel=False, n
                       index_dtype=None, memory=None, spill_dir=None, progress=None) -> ReadStats:
     """Convert the graph file ``path`` to the native file ``out`` in bounded memory (module notes).
 
-    ``format``: one of ``sources.BOUNDED_FORMATS`` (edge list, Matrix Market, Graph500 binary);
-    inferred from the extension when None. ``memory``: bytes the conversion may use (default: what
-    is available); ``spill_dir``: where the temporary directory goes (default: beside ``out``).
-    Other arguments as ``breadth.read``. Returns the read statistics (``ReadStats``). Bad input
-    raises InputError, with the in-memory reader's message; no ``out`` then.
+    The tuples are read in chunks and spilled to temporary files, then the CSR is built
+    from them, so a file larger than memory converts; the result equals ``breadth.read``
+    followed by ``breadth.save``.
+
+    Args:
+        path: the input file.
+        out: the native ``.npz`` file to write.
+        format: one of ``sources.BOUNDED_FORMATS`` (edge list, Matrix Market, Graph500
+            binary); inferred from the extension when None.
+        directed: as ``breadth.read``.
+        relabel: as ``breadth.read``.
+        num_vertices: as ``breadth.read``.
+        index_dtype: as ``breadth.read``.
+        memory: bytes the conversion may use (default: what is available).
+        spill_dir: where the temporary directory goes (default: beside ``out``).
+        progress: progress bars on stderr (None: only on a terminal).
+
+    Returns:
+        The read statistics (``ReadStats``).
+
+    Raises:
+        InputError: bad input, with the in-memory reader's message; no ``out`` then.
+
+    Examples:
+        >>> from breadth.graph.io.spill import convert_to_native
+        >>> np.savetxt("path.txt", [[0, 1], [1, 2], [2, 3]], fmt="%d")
+        >>> convert_to_native("path.txt", "path.npz").edges
+        3
+        >>> breadth.load("path.npz")
+        Graph(undirected, 4 vertices, 3 edges)
     """
     t0 = time.perf_counter()
     path = check_input(path)
@@ -231,7 +256,31 @@ def convert_to_native(path, out, *, format=None, directed=None, relabel=False, n
 
 def convert_edgelist(path, out, *, directed=None, relabel=False, num_vertices=None, index_dtype=None,
                      memory=None, spill_dir=None, progress=None) -> ReadStats:
-    """``convert_to_native`` of an edge list (whatever the extension)."""
+    """``convert_to_native`` of an edge list (whatever the extension).
+
+    Args:
+        path: the edge-list file.
+        out: the native ``.npz`` file to write.
+        directed: as ``breadth.read``.
+        relabel: as ``breadth.read``.
+        num_vertices: as ``breadth.read``.
+        index_dtype: as ``breadth.read``.
+        memory: bytes the conversion may use (default: what is available).
+        spill_dir: where the temporary directory goes (default: beside ``out``).
+        progress: progress bars on stderr (None: only on a terminal).
+
+    Returns:
+        The read statistics (``ReadStats``).
+
+    Raises:
+        InputError: bad input; no ``out`` then.
+
+    Examples:
+        >>> from breadth.graph.io.spill import convert_edgelist
+        >>> np.savetxt("edges.dat", [[0, 1], [1, 2]], fmt="%d")
+        >>> convert_edgelist("edges.dat", "edges.npz").vertices
+        3
+    """
     return convert_to_native(path, out, format="edgelist", directed=directed, relabel=relabel,
                              num_vertices=num_vertices, index_dtype=index_dtype, memory=memory,
                              spill_dir=spill_dir, progress=progress)
