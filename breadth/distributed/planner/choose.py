@@ -19,8 +19,6 @@ from .. import registry
 
 log = logging.getLogger("breadth.planner")
 
-MEMORY_BANDWIDTH = 5e9          # bytes/s a rank clears per-search state at
-
 
 def modelled() -> list:
     """The registered layouts that have a cost model, in registration order."""
@@ -84,7 +82,7 @@ def predict(layout, prof, machine, params) -> Prediction:
     compute += machine.compute(0.0, 0.0, items)
     setup = getattr(model, "setup_bytes", None)
     if setup is not None:
-        compute += setup(prof, P, params) / MEMORY_BANDWIDTH
+        compute += setup(prof, P, params) / machine.memory_bandwidth
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
                       prof.m / total if total > 0 else 0.0, per_level, ops_total)
