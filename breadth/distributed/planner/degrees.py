@@ -37,17 +37,14 @@ D = 1.0 - A - B - C
 
 
 def poisson_cdf(k: float, lam: np.ndarray) -> np.ndarray:
-    """P(Poisson(lam) <= k) for each lam (k >= -1), summed term by term in log space."""
+    """P(Poisson(lam) <= k) for each lam: the regularized upper incomplete gamma Q(k + 1, lam)."""
+    from scipy.special import gammaincc
+
     lam = np.asarray(lam, dtype=np.float64)
     k = int(math.floor(k))
     if k < 0:
         return np.zeros_like(lam)
-    i = np.arange(k + 1, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        loglam = np.log(lam)[:, None]
-    terms = np.where(lam[:, None] > 0, i[None, :] * loglam - lam[:, None] - np.array([math.lgamma(x + 1) for x in i]),
-                     np.where(i[None, :] == 0, 0.0, -np.inf))
-    return np.minimum(1.0, np.exp(terms).sum(axis=1))
+    return np.where(lam > 0, gammaincc(k + 1, np.maximum(lam, 1e-300)), 1.0)
 
 
 class DegreeModel:
@@ -60,6 +57,7 @@ class DegreeModel:
         self.lam = np.asarray(lam, dtype=np.float64)
         self.joint = np.asarray(joint, dtype=np.float64)
         self._exact = None            # a measured graph's {k: (delegates, nn share)} at TH = 2^k
+        self._memo = {}
 
     def normal_vertex(self, th: float) -> np.ndarray:
         """Per class: the probability that a vertex has degree <= TH (it is normal)."""
@@ -69,14 +67,20 @@ class DegreeModel:
         """Vertices of degree > TH."""
         if self._exact is not None:
             return self._measured(th)[0]
-        return self.n * float(self.weight @ (1.0 - self.normal_vertex(th)))
+        key = ("d", th)
+        if key not in self._memo:
+            self._memo[key] = self.n * float(self.weight @ (1.0 - self.normal_vertex(th)))
+        return self._memo[key]
 
     def nn_share(self, th: float) -> float:
         """Share of edges with both endpoints of degree <= TH."""
         if self._exact is not None:
             return self._measured(th)[1]
-        q = poisson_cdf(th - 1, self.lam)           # an endpoint's other edges: Poisson(lam)
-        return float(q @ self.joint @ q)
+        key = ("nn", th)
+        if key not in self._memo:
+            q = poisson_cdf(th - 1, self.lam)           # an endpoint's other edges: Poisson(lam)
+            self._memo[key] = float(q @ self.joint @ q)
+        return self._memo[key]
 
     def _measured(self, th: float) -> tuple:
         """A measured graph's numbers at the largest power of two <= TH."""
@@ -90,11 +94,11 @@ class DegreeModel:
     def auto_threshold(self, P: int) -> int:
         """The delegates layout's rule (``delegates.partition.auto_threshold``): the smallest power
         of two TH with d(TH) <= n / P."""
-        limit = max(1.0, self.n / max(1, P))
-        for k in range(63):
-            if self.delegates(1 << k) <= limit:
-                return 1 << k
-        return 1 << 62
+        key = ("auto", int(P))
+        if key not in self._memo:
+            limit = max(1.0, self.n / max(1, P))
+            self._memo[key] = next((1 << k for k in range(63) if self.delegates(1 << k) <= limit), 1 << 62)
+        return self._memo[key]
 
     def summary(self, th: float) -> dict:
         return {"threshold": th, "delegates": self.delegates(th), "delegate_fraction": self.delegates(th) / self.n,

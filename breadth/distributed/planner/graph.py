@@ -45,6 +45,16 @@ class Profile:
     source: str = ""
     degrees: object = None     # a ``degrees.DegreeModel`` at the target scale (None: ``skew`` as sampled)
     overrides: dict = field(default_factory=dict)    # the user's "nn_share" and "delegate_fraction"
+    td_levels: list = field(default_factory=list)    # the same search run top-down throughout (``top_down_levels``)
+
+    def top_down_levels(self) -> list:
+        """The levels of a search that runs top-down throughout (ButterFly's code, Green Sec. 4): the
+        sampled top-down search's, else every level top-down with the frontier's arcs examined
+        (the frontier's share of the 2m arcs)."""
+        if self.td_levels:
+            return self.td_levels
+        arcs = 2.0 * self.m / max(self.n, 1.0)
+        return [Level("top-down", x.frontier, x.frontier * arcs, x.discovered, x.unvisited) for x in self.levels]
 
     @property
     def top_down(self):
@@ -80,13 +90,14 @@ class Profile:
         return tuple(self.skew[k])
 
     def scaled(self, factor: float, source: str) -> "Profile":
-        lv = [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
-                    x.unvisited * factor) for x in self.levels]
-        return Profile(self.n * factor, self.m * factor, lv, dict(self.skew), source, self.degrees,
-                       dict(self.overrides))
+        def grow(levels):
+            return [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
+                          x.unvisited * factor) for x in levels]
+        return Profile(self.n * factor, self.m * factor, grow(self.levels), dict(self.skew), source, self.degrees,
+                       dict(self.overrides), grow(self.td_levels))
 
     def as_dict(self) -> dict:
-        d = asdict(Profile(self.n, self.m, self.levels, {}, self.source, None, dict(self.overrides)))
+        d = asdict(Profile(self.n, self.m, self.levels, {}, self.source, None, dict(self.overrides), self.td_levels))
         d["skew"] = {str(k): list(v) for k, v in self.skew.items()}
         d["degrees"] = self.degrees.source if self.degrees is not None else None
         return d
@@ -127,20 +138,24 @@ def skew_table(graph) -> dict:
 
 
 def sample(graph, roots, source) -> Profile:
-    """A profile averaged over single-node searches of ``graph`` from ``roots``."""
+    """A profile averaged over single-node searches of ``graph`` from ``roots``: direction-optimizing,
+    and top-down throughout (``Profile.td_levels``)."""
     from ...search import bfs
 
-    runs = [from_levels(graph.num_vertices, 0, bfs(graph, int(r), "do").levels) for r in roots]
-    depth = int(np.median([len(p.levels) for p in runs]))
-    levels = []
-    for i in range(depth):
-        have = [p.levels[i] for p in runs if i < len(p.levels)]
-        dirs = [x.direction for x in have]
-        levels.append(Level(max(set(dirs), key=dirs.count), *(float(np.mean([getattr(x, f) for x in have]))
-                                                               for f in ("frontier", "examined", "discovered",
-                                                                         "unvisited"))))
+    def mean(alg):
+        runs = [from_levels(graph.num_vertices, 0, bfs(graph, int(r), alg).levels) for r in roots]
+        depth = int(np.median([len(p.levels) for p in runs]))
+        levels = []
+        for i in range(depth):
+            have = [p.levels[i] for p in runs if i < len(p.levels)]
+            dirs = [x.direction for x in have]
+            levels.append(Level(max(set(dirs), key=dirs.count), *(float(np.mean([getattr(x, f) for x in have]))
+                                                                   for f in ("frontier", "examined", "discovered",
+                                                                             "unvisited"))))
+        return levels
     m = int(graph.indptr[-1]) / (1 if graph.directed else 2)
-    return Profile(float(graph.num_vertices), float(m), levels, skew_table(graph), source, degrees.measured(graph))
+    return Profile(float(graph.num_vertices), float(m), mean("do"), skew_table(graph), source,
+                   degrees.measured(graph), {}, mean("td"))
 
 
 def pick_roots(graph, count, seed=2) -> list:

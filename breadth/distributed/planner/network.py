@@ -86,6 +86,14 @@ class Machine:
     beta_remote_p2p: float | None = None
     # bytes/s one rank writes when it clears its per-search state (``--memory-bandwidth``)
     memory_bandwidth: float = 5e9
+    # ranks are GPUs (``--gpus``): the edge rates are one device's, not one core's, whatever the host's cores
+    device: str = "cpu"
+    # bytes/s of the host-device link when transfers are staged through host memory (each byte
+    # sent is copied device-to-host before and host-to-device after: Pan Sec. VI-A's workaround);
+    # None: direct (GPUDirect, or CPU ranks)
+    staging_bandwidth: float | None = None
+    # factor on local work for the busiest rank (1: balanced); ``breadth plan --imbalance``
+    imbalance: float = 1.0
 
     @property
     def size(self) -> int:
@@ -120,7 +128,10 @@ class Machine:
         return self.__dict__["_per"]
 
     def core_share(self, rank: int = 0) -> float:
-        """Cores one rank computes on: its threads, or its share when the host's ranks outnumber the cores."""
+        """Cores one rank computes on: its threads, or its share when the host's ranks outnumber the
+        cores (a GPU rank: its device, 1)."""
+        if self.device == "gpu":
+            return 1.0
         return max(1e-3, min(float(self.threads), self.cores_per_host / self.ranks_on_host(self.hosts[rank])))
 
     def compute(self, edges_td: float, edges_bu: float, items: float = 0.0) -> float:
@@ -144,8 +155,9 @@ class Machine:
             remote_share = (q - here) / peers if q > 1 else 0.0
             beta_r = link / max(1, here)
             worst = max(worst, op.bytes * (1 - remote_share) / self.beta_local + op.bytes * remote_share / beta_r)
-        wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded else 0.0
-        return op.rounds * self.alpha(op.kind, spans > 1) + worst + wait
+        wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded and self.device != "gpu" else 0.0
+        staged = 2.0 * op.bytes / self.staging_bandwidth if self.staging_bandwidth else 0.0
+        return op.rounds * self.alpha(op.kind, spans > 1) + worst + wait + staged
 
     def remote_rate(self, message: float, kind: str = "alltoall") -> float:
         """A host link's bytes/s for messages of ``message`` bytes to each peer in an operation of

@@ -9,7 +9,8 @@ Per level on an R x C grid, whatever the direction (the frontier is always a bit
   or two ranks of the column hold it all: they send it to R - 1 peers);
 * control: one small Allreduce.
 
-After the last level, ``parents``: an Allgatherv of the owners' depths (P - 1 peers, 8n/P bytes:
+After the last level (breadth's layout; MapGraph's own code, ``params["code"] == "paper"``,
+computes predecessors locally from the levels and sends nothing), ``parents``: an Allgatherv of the owners' depths (P - 1 peers, 8n/P bytes:
 int64) and a min-Allreduce of the row range's candidate parents along the row (n/R int64), with
 a pass over the rank's arcs to propose them.
 """
@@ -45,6 +46,8 @@ def level_ops(prof, lv, P: int, params) -> list:
 
 
 def after_ops(prof, P: int, params) -> list:
+    if params.get("code") == "paper":       # MapGraph computes predecessors locally from the levels (Sec. 3)
+        return [control_op(P)]
     R, C = dims(params)
     n = prof.n
     dep = (P - 1) * DEPTH_BYTES * n / P
