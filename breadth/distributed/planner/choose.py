@@ -65,17 +65,17 @@ def predict(layout, prof, machine, params) -> Prediction:
         t_ops = items = lv_msgs = lv_bytes = 0.0
         for op in ops:
             t = machine.op_seconds(op)
-            w = wire_bytes(op, P)
+            w, mw = wire_bytes(op, P), wire_messages(op, P)
             t_ops += t
             items += op.items
-            msgs += op.messages
+            msgs += mw
             vol += w
-            lv_msgs += op.messages
+            lv_msgs += mw
             lv_bytes += w
             o = ops_total.setdefault(op.name if not op.name.startswith("round") else "rounds",
                                      {"seconds": 0.0, "messages": 0.0, "bytes": 0.0})
             o["seconds"] += t
-            o["messages"] += op.messages
+            o["messages"] += mw
             o["bytes"] += w
         comm += t_ops
         return t_ops, items, lv_msgs, lv_bytes
@@ -105,6 +105,12 @@ def wire_bytes(op, P: int) -> float:
     which moves 2 (q - 1) / q of the buffer per rank (reduce-scatter and all-gather) where ``Comm``
     counts q - 1 copies: the busiest rank's bytes times P."""
     return op.bytes * P if op.kind == "allreduce" else op.volume
+
+
+def wire_messages(op, P: int) -> float:
+    """Messages ``op`` puts on the wire: its counted messages, but for an Allreduce one message per
+    rank and latency step (recursive doubling), where ``Comm`` counts q - 1 per rank."""
+    return float(P * op.rounds) if op.kind == "allreduce" else op.messages
 
 
 def candidates(layout, P: int, fixed=None) -> list:

@@ -29,6 +29,8 @@ def test_allreduce_wire_bytes_are_the_busiest_ranks_times_p():
     assert choose.wire_bytes(op, 8) == 8 * 2048          # not P (P - 1) copies of the 1 KiB mask
     other = network.Op("x", "alltoall", range(8), 7, 700.0, 0.0, 56, 5600.0)
     assert choose.wire_bytes(other, 8) == 5600.0
+    # recursive doubling: 3 steps of one message per rank on 8 ranks, not 7 per rank
+    assert choose.wire_messages(op, 8) == 24 and choose.wire_messages(other, 8) == 56
 
 
 def test_gpu_rank_staged_transfer_and_memory_bandwidth():
