@@ -58,6 +58,10 @@ def register(sub):
                         "degree model at the target scale)")
     p.add_argument("--delegate-fraction", type=float, default=None, metavar="X",
                    help="share of the vertices that are delegates (default: the degree model's at the threshold)")
+    p.add_argument("--levels", metavar="FILE", default=None,
+                   help="a JSON list of levels replacing the estimated profile, each {direction: top-down or "
+                        "bottom-up, frontier, examined, discovered, unvisited} (as plan --json writes under "
+                        "graph.levels)")
     seen = set()
     for lay in registry.layouts():
         for prm in lay.params:
@@ -146,6 +150,9 @@ def run(args) -> int:
     else:
         prof = graph.generated(args.kind, args.scale, args.edgefactor)
         tuples = args.edgefactor << args.scale
+    if args.levels:
+        prof.levels, prof.td_levels = _levels(args.levels), []
+        prof.source = f"levels from {args.levels}"
     if args.nn_share is not None:
         prof.overrides["nn_share"] = args.nn_share
     if args.delegate_fraction is not None:
@@ -217,6 +224,29 @@ def _print(args, out, prof, hosts, lat, bw, rates, machine, best):
     if skipped:
         print(f"{skipped} of {len(out['candidates'])} candidates need more than {args.memory:g} GiB per host")
     print(f"recommendation: {out['why']}  ({len(out['candidates'])} candidates priced; --json lists them all)")
+
+
+def _levels(path) -> list:
+    """The levels of ``--levels FILE`` (one clear error for a file that is not such a list)."""
+    import json
+
+    from ..distributed.planner.graph import Level
+    from ..errors import InputError
+
+    keys = ("direction", "frontier", "examined", "discovered", "unvisited")
+    try:
+        with open(path) as f:
+            got = json.load(f)
+        out = [Level(str(x["direction"]), *(float(x[k]) for k in keys[1:])) for x in got]
+    except OSError as exc:
+        raise InputError(f"--levels: cannot read {path}: {exc.strerror}") from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise InputError(f"--levels: {path} is not a JSON list of levels with {', '.join(keys)} ({exc})") from None
+    if not out or any(x.direction not in ("top-down", "bottom-up") for x in out):
+        raise InputError(f"--levels: {path} needs at least one level, each top-down or bottom-up")
+    if any(min(x.frontier, x.examined, x.discovered, x.unvisited) < 0 for x in out):
+        raise InputError(f"--levels: {path} has a negative count")
+    return out
 
 
 def _rates(args) -> dict:
