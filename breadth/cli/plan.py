@@ -1,12 +1,17 @@
 """``breadth plan``: each distributed layout's predicted search time, TEPS, communication and memory
 per rank for a graph and a cluster, and the recommendation (projections from the planner's
-alpha-beta models, ``breadth.distributed.planner``)."""
+alpha-beta models, ``breadth.distributed.planner``). The graph's numbers at the target scale (the
+delegates and nn share at the degree threshold, the level profile) are printed and can be set;
+``--grid``, ``--fanout`` and ``--threshold`` fix a layout's parameters as in a run."""
 from __future__ import annotations
 
 from .common import write_json
 
+FIXED = ("grid", "fanout", "threshold")       # the layout parameters ``plan`` can fix, by Param name
+
 
 def register(sub):
+    from ..distributed import registry
     from ..distributed.planner.network import PRESETS
     from .helpformat import examples
 
@@ -14,8 +19,10 @@ def register(sub):
                        description=__doc__,
                        epilog=examples("breadth plan --scale 30 --ranks 1024 --hosts 64 --network infiniband",
                                        "breadth plan --scale 20 --ranks 16 --hosts 4 --network 1gbe --json -",
-                                       "breadth plan --graph g.npz --ranks 8 --hosts 2 --latency 5e-5 "
-                                       "--bandwidth 1e9"))
+                                       "breadth plan --scale 35 --ranks 115600 --hosts 4817 --cores 24 --grid 340x340",
+                                       "breadth plan --scale 33 --ranks 124 --hosts 31 --gpus --rate-td 5e9 "
+                                       "--staging-bandwidth 4e10 --threshold 128",
+                                       "breadth plan --graph g.npz --ranks 8 --hosts 2 --latency 5e-5 --bandwidth 1e9"))
     p.add_argument("--scale", type=int, default=None, help="a Graph500 Kronecker graph of 2^SCALE vertices")
     p.add_argument("--kind", choices=("kronecker", "uniform"), default="kronecker",
                    help="the generated graph's kind")
@@ -33,17 +40,48 @@ def register(sub):
                    "(overrides --network)")
     p.add_argument("--bandwidth", type=float, default=None, metavar="B/S",
                    help="bytes per second of one host's link (overrides --network)")
-    p.add_argument("--rate-td", type=float, default=None, help="top-down edges/s of one core (left out: this "
-                   "machine's cached calibration, else 1e8)")
-    p.add_argument("--rate-bu", type=float, default=None, help="bottom-up edges/s of one core (likewise)")
-    p.add_argument("--json", metavar="FILE", default=None, help="write the predictions as JSON ('-': stdout)")
+    p.add_argument("--rate-td", type=float, default=None, help="top-down edges/s of one core (with --gpus: of one "
+                   "GPU; left out: this machine's cached calibration, else 1e8)")
+    p.add_argument("--rate-bu", type=float, default=None, help="bottom-up edges/s of one core or GPU (likewise)")
+    p.add_argument("--memory-bandwidth", type=float, default=None, metavar="B/S",
+                   help="bytes per second one rank clears its per-search arrays at (default 5e9; a GPU's device "
+                        "memory bandwidth with --gpus)")
+    p.add_argument("--gpus", action="store_true", help="every rank is a GPU: --rate-td/--rate-bu and "
+                   "--memory-bandwidth are one device's, whatever the host's cores")
+    p.add_argument("--staging-bandwidth", type=float, default=None, metavar="B/S",
+                   help="with --gpus: transfers are staged through host memory over a host-device link of this "
+                        "many bytes/s each way (Pan et al. Sec. VI-A); left out: direct transfers")
+    p.add_argument("--imbalance", type=float, default=1.0, metavar="X",
+                   help="the busiest rank's local work over the mean (default 1: balanced)")
+    p.add_argument("--nn-share", type=float, default=None, metavar="X",
+                   help="share of edges between two normal vertices for the delegates layout (default: the "
+                        "degree model at the target scale)")
+    p.add_argument("--delegate-fraction", type=float, default=None, metavar="X",
+                   help="share of the vertices that are delegates (default: the degree model's at the threshold)")
+    p.add_argument("--levels", metavar="FILE", default=None,
+                   help="a JSON list of levels replacing the estimated profile, each {direction: top-down or "
+                        "bottom-up, frontier, examined, discovered, unvisited} (as plan --json writes under "
+                        "graph.levels)")
+    seen = set()
+    for lay in registry.layouts():
+        for prm in lay.params:
+            if prm.name in FIXED and prm.name not in seen:
+                seen.add(prm.name)
+                p.add_argument(prm.flag, dest=f"fix_{prm.name}", type=prm.type, metavar=prm.metavar, default=None,
+                               help=prm.help + " -- in plan: fixes it for the layouts that have it (left out: "
+                                    "every candidate is priced)")
+    p.add_argument("--memory", type=float, default=None, metavar="GIB",
+                   help="memory per host in GiB: candidates that need more are marked and not recommended")
+    p.add_argument("--paper-code", action="store_true",
+                   help="price each layout as its paper's code runs where that differs from breadth's "
+                        "(ButterFly top-down only, MapGraph without the parents step)")
+    p.add_argument("--json", metavar="FILE", default=None,
+                   help="write every priced candidate as JSON ('-': stdout): parameters, time, messages, wire "
+                        "bytes and words per level")
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
-    from ..distributed import registry
-    from ..distributed.planner import choose, graph, network
-    from ..distributed.search_base import SearchOptions
+def _check(args):
     from ..errors import InputError
 
     if (args.scale is None) == (args.graph is None):
@@ -55,6 +93,48 @@ def run(args) -> int:
         raise InputError(f"--hosts must be between 1 and --ranks ({args.ranks}), got {hosts}")
     if args.cores < 1:
         raise InputError(f"--cores must be >= 1, got {args.cores}")
+    for flag in ("memory_bandwidth", "staging_bandwidth", "memory"):
+        v = getattr(args, flag)
+        if v is not None and not v > 0:
+            raise InputError(f"--{flag.replace('_', '-')} must be > 0, got {v}")
+    if not args.imbalance >= 1:
+        raise InputError(f"--imbalance must be >= 1, got {args.imbalance}")
+    for flag in ("nn_share", "delegate_fraction"):
+        v = getattr(args, flag)
+        if v is not None and not 0 <= v <= 1:
+            raise InputError(f"--{flag.replace('_', '-')} must be between 0 and 1, got {v}")
+    if args.staging_bandwidth is not None and not args.gpus:
+        raise InputError("--staging-bandwidth needs --gpus")
+    return hosts
+
+
+def _fixed(args) -> dict:
+    """The user's fixed parameters, checked by the first layout that has each (its own words)."""
+    from ..distributed import registry
+
+    out = {}
+    for name in FIXED:
+        value = getattr(args, f"fix_{name}", None)
+        if value is None:
+            continue
+        lay = next(x for x in registry.layouts() if x.param(name) is not None)
+        prm = lay.param(name)
+        if prm.check is not None:
+            value = prm.check(value)
+        elif lay.check_params is not None:
+            value = lay.check_params({name: value}, args.ranks)[name]
+        out[name] = value
+    return out
+
+
+def run(args) -> int:
+    from ..distributed import registry
+    from ..distributed.planner import choose, graph, network
+    from ..distributed.search_base import SearchOptions
+    from ..errors import InputError
+
+    hosts = _check(args)
+    fixed = _fixed(args)
     lat, bw = network.PRESETS[args.network]
     lat = args.latency if args.latency is not None else lat
     bw = args.bandwidth if args.bandwidth is not None else bw
@@ -70,8 +150,21 @@ def run(args) -> int:
     else:
         prof = graph.generated(args.kind, args.scale, args.edgefactor)
         tuples = args.edgefactor << args.scale
-    machine = network.assumed(args.ranks, hosts, args.cores, lat, bw, rates["rate_td"], rates["rate_bu"])
-    preds = choose.best_per_layout(choose.predict_all(prof, machine))
+    if args.levels:
+        prof.levels, prof.td_levels = _levels(args.levels), []
+        prof.source = f"levels from {args.levels}"
+    if args.nn_share is not None:
+        prof.overrides["nn_share"] = args.nn_share
+    if args.delegate_fraction is not None:
+        prof.overrides["delegate_fraction"] = args.delegate_fraction
+    machine = network.assumed(args.ranks, hosts, args.cores, lat, bw, rates["rate_td"], rates["rate_bu"],
+                              threads=1 if args.gpus else None,
+                              memory_bandwidth=args.memory_bandwidth or 5e9)
+    machine.device = "gpu" if args.gpus else "cpu"
+    machine.staging_bandwidth = args.staging_bandwidth
+    machine.imbalance = args.imbalance
+    preds = choose.predict_all(prof, machine, fixed=fixed, paper=args.paper_code)
+    per_host = -(-args.ranks // hosts)
     rows = []
     for p in preds:
         lay = registry.get(p.partition, p.exchange)
@@ -80,26 +173,80 @@ def run(args) -> int:
         # a generated graph streams into the layouts that can (the peak they run in where memory is short)
         estimate = lay.estimate_stream if not args.graph and lay.estimate_stream is not None else lay.estimate_bytes
         mem = estimate(int(prof.n), tuples, args.ranks, opts, False)
-        rows.append({**p.as_dict(), "memory_per_rank": mem})
-    out = {"projection": True, "graph": {"n": prof.n, "m": prof.m, "profile": prof.source,
-                                         "levels": len(prof.levels)},
+        p.fits = args.memory is None or mem * per_host <= args.memory * 2 ** 30
+        rows.append({**p.as_dict(), "words": p.words, "memory_per_rank": mem, "memory_per_host": mem * per_host})
+    fitting = [p for p in preds if p.fits]
+    best = choose.best_per_layout(fitting or preds)
+    th, d, nn = prof.delegation(args.ranks, fixed.get("threshold", "auto"))
+    out = {"projection": True,
+           "graph": {"n": prof.n, "m": prof.m, "profile": prof.source, "levels": [vars(x) for x in prof.levels],
+                     "degrees": prof.degrees.source if prof.degrees is not None else "sampled skew",
+                     "threshold": th, "delegates": d, "nn_share": nn, "overrides": dict(prof.overrides)},
            "ranks": args.ranks, "hosts": hosts, "cores_per_host": args.cores, "latency": lat, "bandwidth": bw,
-           "rate_td": rates["rate_td"], "rate_bu": rates["rate_bu"], "layouts": rows,
-           "recommendation": preds[0].label, "why": choose.why(preds)}
+           "rate_td": rates["rate_td"], "rate_bu": rates["rate_bu"], "memory_bandwidth": machine.memory_bandwidth,
+           "gpus": args.gpus, "staging_bandwidth": args.staging_bandwidth, "imbalance": args.imbalance,
+           "fixed": fixed, "paper_code": args.paper_code, "candidates": rows,
+           "layouts": [r for r in rows if any(r["label"] == b.label for b in best)],
+           "recommendation": best[0].label if fitting else None,
+           "why": choose.why(best) if fitting else "no candidate fits --memory"}
     if args.json == "-":
         write_json("-", out)
         return 0
-    print(f"projection: {prof.n:.4g} vertices, {prof.m:.4g} edges ({prof.source}), {args.ranks} ranks on {hosts} "
-          f"hosts of {args.cores} cores, {lat * 1e6:g} us and {bw / 1e6:g} MB/s per host link, "
-          f"{rates['rate_td']:.3g}/{rates['rate_bu']:.3g} edges/s per core (TD/BU)")
-    print(f"{'layout':<22}{'search s':>11}{'comm s':>10}{'TEPS':>10}{'messages':>11}{'bytes':>11}{'GiB/rank':>10}")
-    for r in rows:
-        print(f"{r['label']:<22}{r['seconds']:>11.4g}{r['comm_seconds']:>10.4g}{r['teps']:>10.3g}"
-              f"{r['messages']:>11.4g}{r['bytes']:>11.4g}{r['memory_per_rank'] / 2 ** 30:>10.3g}")
-    print(f"recommendation: {out['why']}")
+    _print(args, out, prof, hosts, lat, bw, rates, machine, best)
     if args.json:
         write_json(args.json, out)
     return 0
+
+
+def _print(args, out, prof, hosts, lat, bw, rates, machine, best):
+    unit = "GPU" if args.gpus else "core"
+    print(f"projection: {prof.n:.4g} vertices, {prof.m:.4g} edges ({prof.source}), {args.ranks} ranks on {hosts} "
+          f"hosts of {args.cores} cores, {lat * 1e6:g} us and {bw / 1e6:g} MB/s per host link, "
+          f"{rates['rate_td']:.3g}/{rates['rate_bu']:.3g} edges/s per {unit} (TD/BU), "
+          f"{machine.memory_bandwidth / 1e9:g} GB/s memory per rank"
+          + (f", staged over {args.staging_bandwidth / 1e9:g} GB/s" if args.staging_bandwidth else ""))
+    g = out["graph"]
+    print(f"graph: {g['degrees']}; delegates at TH={g['threshold']}: {g['delegates']:.4g} "
+          f"({g['delegates'] / prof.n:.3%}), nn edge share {g['nn_share']:.3%}"
+          + (f" (set: {', '.join(f'{k}={v:g}' for k, v in g['overrides'].items())})" if g["overrides"] else ""))
+    print("levels: " + ", ".join(f"{lv.direction[0].upper()}D {lv.frontier:.3g}/{lv.examined:.3g}"
+                                 for lv in prof.levels) + " (direction frontier/edges examined)")
+    print(f"{'layout':<24}{'search s':>11}{'comm s':>10}{'TEPS':>10}{'messages':>11}{'wire B':>11}{'words':>11}"
+          f"{'GiB/rank':>10}")
+    shown = {b.label for b in best}
+    for r in out["candidates"]:
+        if r["label"] in shown:
+            mark = "" if r["fits"] else "  (does not fit --memory)"
+            print(f"{r['label']:<24}{r['seconds']:>11.4g}{r['comm_seconds']:>10.4g}{r['teps']:>10.3g}"
+                  f"{r['messages']:>11.4g}{r['bytes']:>11.4g}{r['words']:>11.4g}"
+                  f"{r['memory_per_rank'] / 2 ** 30:>10.3g}{mark}")
+    skipped = sum(1 for r in out["candidates"] if not r["fits"])
+    if skipped:
+        print(f"{skipped} of {len(out['candidates'])} candidates need more than {args.memory:g} GiB per host")
+    print(f"recommendation: {out['why']}  ({len(out['candidates'])} candidates priced; --json lists them all)")
+
+
+def _levels(path) -> list:
+    """The levels of ``--levels FILE`` (one clear error for a file that is not such a list)."""
+    import json
+
+    from ..distributed.planner.graph import Level
+    from ..errors import InputError
+
+    keys = ("direction", "frontier", "examined", "discovered", "unvisited")
+    try:
+        with open(path) as f:
+            got = json.load(f)
+        out = [Level(str(x["direction"]), *(float(x[k]) for k in keys[1:])) for x in got]
+    except OSError as exc:
+        raise InputError(f"--levels: cannot read {path}: {exc.strerror}") from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise InputError(f"--levels: {path} is not a JSON list of levels with {', '.join(keys)} ({exc})") from None
+    if not out or any(x.direction not in ("top-down", "bottom-up") for x in out):
+        raise InputError(f"--levels: {path} needs at least one level, each top-down or bottom-up")
+    if any(min(x.frontier, x.examined, x.discovered, x.unvisited) < 0 for x in out):
+        raise InputError(f"--levels: {path} has a negative count")
+    return out
 
 
 def _rates(args) -> dict:
@@ -109,7 +256,7 @@ def _rates(args) -> dict:
     from ..distributed.planner.probe import cache_path
 
     rates = {"rate_td": 1e8, "rate_bu": 1e8}
-    if os.path.exists(cache_path()):
+    if os.path.exists(cache_path()) and not args.gpus:
         try:
             with open(cache_path()) as f:
                 rates.update({k: v for k, v in json.load(f).items() if k in rates})

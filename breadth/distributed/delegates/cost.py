@@ -2,8 +2,11 @@
 on a GPU Cluster", Sec. V: the nn ids routed to their owners, the delegate mask OR-reduced;
 ``delegates.search``).
 
-With d = n/P delegates (threshold "auto": the smallest power of two leaving at most n/P), the
-graph's skew (``graph.Profile.nn_share``) gives the share of arcs between normals. Per level:
+The delegates are the vertices of degree > TH, as in Pan Sec. III-A (threshold "auto": the
+smallest power of two leaving at most n/P, the layout's rule; or a TH the planner tries, Pan's
+sweep of Sec. VI-B, Fig. 6); the degree model at the target scale
+(``graph.Profile.delegation``, ``planner.degrees``) gives their number d and the share of arcs
+between normals. Per level:
 
 * nn exchange, in every level (the nn pass is always top-down): an Alltoall of counts (with the
   delegate count as a header) and an Alltoallv of ids: a rank sends its distinct unreached nn
@@ -27,42 +30,44 @@ from ..planner.words import distinct, pan_mask_bytes
 UNRESOLVED = 0.04
 
 
+THRESHOLDS = (16, 32, 64, 128, 256, 512, 1024)     # Pan Sec. VI-B sweeps TH over such a range (Fig. 6)
+
+
 def candidates(P: int) -> list:
-    return [{"threshold": "auto"}]
+    return [{"threshold": "auto"}] + [{"threshold": t} for t in THRESHOLDS]
 
 
 def label(params) -> str:
     return f"delegates TH={params.get('threshold', 'auto')}"
 
 
-def nn_arcs(prof, lv, P: int) -> float:
+def nn_arcs(prof, lv, P: int, threshold="auto") -> float:
     """nn arcs the level's normal frontier scans, summed over ranks: the nn pass runs top-down in
     every level, whatever direction the other subgraphs take; in a top-down level they are the
     nn share of the arcs examined, in a bottom-up one the frontier's normals times the normals'
     mean nn degree (2m nn / (n - d))."""
-    nn = prof.nn_share(P)
+    _, d, nn = prof.delegation(P, threshold)
     if lv.direction == "top-down":
         return lv.examined * nn
-    d = min(prof.n / P, prof.n - 1.0)
     return lv.frontier * (1.0 - d / prof.n) * 2.0 * prof.m * nn / (prof.n - d)
 
 
-def nn_ids(prof, lv, P: int) -> float:
+def nn_ids(prof, lv, P: int, threshold="auto") -> float:
     """Distinct unreached targets among a rank's nn arcs: its arcs fall on all n vertices, the
     unreached ones are hit in proportion (``words.distinct`` over n, times unvisited / n)."""
-    return distinct(nn_arcs(prof, lv, P) / P, prof.n) * lv.unvisited / prof.n
+    return distinct(nn_arcs(prof, lv, P, threshold) / P, prof.n) * lv.unvisited / prof.n
 
 
 def level_ops(prof, lv, P: int, params) -> list:
     if P <= 1:
         return []
     g, idb = world(P), id_bytes(prof.n)
-    nn = prof.nn_share(P)
-    d = max(1.0, prof.n / P)
-    ids = nn_ids(prof, lv, P) * (P - 1) / P
+    th = params.get("threshold", "auto")
+    _, d, nn = prof.delegation(P, th)
+    ids = nn_ids(prof, lv, P, th) * (P - 1) / P
     nb = 16 * (P - 1) + idb * ids
     ops = [Op("nn ids", "alltoall", g, 2 * rounds_of("alltoall", P), nb, 2 * ids, 2 * P * (P - 1), P * nb)]
-    found = min(d, lv.discovered * prof.delegate_share(P))
+    found = min(d, lv.discovered * (1.0 - nn))
     if found >= 1:
         mask = pan_mask_bytes(d)
         if 4 * found < mask:
@@ -78,9 +83,9 @@ def level_ops(prof, lv, P: int, params) -> list:
 def after_ops(prof, P: int, params) -> list:
     g, idb = world(P), id_bytes(prof.n)
     reached = prof.n - (prof.levels[-1].unvisited - prof.levels[-1].discovered if prof.levels else 0.0)
-    asks = reached * prof.nn_share(P) / P * (P - 1) / P
+    _, d, nn = prof.delegation(P, params.get("threshold", "auto"))
+    asks = reached * nn / P * (P - 1) / P
     nb = 2 * idb * asks + 8 * (P - 1)
-    d = max(1.0, prof.n / P)
     u = UNRESOLVED * d
     # the unresolved delegates' numbers (int32) to every rank, then (delegate, parent) pairs to the owners
     nbu = 4 * u / P * (P - 1)

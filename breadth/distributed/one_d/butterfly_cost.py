@@ -10,16 +10,65 @@ N discoveries to its replicated level array. No control messages.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
+import numpy as np
+
 from ..planner.network import Op, id_bytes
 from ..planner.words import distinct
-from .butterfly_exchange import butterfly_schedule, messages_per_level
+from .butterfly_exchange import butterfly_schedule
 
 FANOUTS = (1, 2, 3, 4, 7)
+SCHEDULE_RANKS = 4096          # above this many ranks the messages are counted with arrays
 
 
 def butterfly_messages(P: int, fanout: int) -> int:
     """Messages per level summed over ranks (ButterFly Sec. 3; P f log_(f+1) P when P is a power of f+1)."""
-    return messages_per_level(int(P), int(fanout))
+    return int(sum(round_messages(int(P), int(fanout))))
+
+
+@lru_cache(maxsize=64)
+def round_messages(P: int, f: int) -> tuple:
+    """Messages of each round of the schedule (``butterfly_exchange.butterfly_schedule``), summed
+    over ranks: from the schedule itself up to ``SCHEDULE_RANKS``, above it counted the same way
+    with arrays -- every virtual rank v < Q = (f+1)^k sends to the f others of its digit group,
+    virtual ranks q >= P are hosted by q mod Q/(f+1), and a real rank's messages are its distinct
+    real partners."""
+    if P <= SCHEDULE_RANKS:
+        return tuple(sum(len(x) for x in rnd) for rnd in butterfly_schedule(P, f))
+    return counted_messages(P, f)
+
+
+def counted_messages(P: int, f: int) -> tuple:
+    """``round_messages`` counted with arrays: row h of a table holds the hosts of the digit groups
+    of every virtual rank that rank h stands for (h, and h + jW >= P when h < W); its distinct
+    entries other than h are h's partners."""
+    r, k = f + 1, butterfly_rounds(P, f)
+    W = r ** k // r
+    out = [0] * k
+    for lo, hi, width in ((0, min(W, P), r), (min(W, P), P, 1)):      # ranks hosting extra virtual ranks, the rest
+        if hi > lo:
+            for i, c in enumerate(_partner_counts(np.arange(lo, hi, dtype=np.int64), P, r, k, width)):
+                out[i] += c
+    return tuple(out)
+
+
+def _partner_counts(h, P, r, k, width) -> list:
+    """Per round, the distinct partners of ranks ``h`` summed (``counted_messages``)."""
+    Q, W = r ** k, r ** (k - 1)
+    virt = h[:, None] + W * np.arange(width, dtype=np.int64)[None, :]
+    valid = (virt < Q) & ((virt >= P) | (np.arange(width)[None, :] == 0))
+    out, step = [], 1
+    for _ in range(k):
+        base = virt - ((virt // step) % r) * step
+        u = base[:, :, None] + step * np.arange(r, dtype=np.int64)[None, None, :]
+        hm = np.where(u < P, u, u % W)
+        hm = np.where(valid[:, :, None] & (hm != h[:, None, None]), hm, -1).reshape(h.size, -1)
+        hm.sort(axis=1)
+        distinct = (hm[:, 1:] != hm[:, :-1]) & (hm[:, 1:] >= 0)
+        out.append(int(distinct.sum() + np.count_nonzero(hm[:, 0] >= 0)))
+        step *= r
+    return out
 
 
 def butterfly_rounds(P: int, fanout: int) -> int:
@@ -36,11 +85,17 @@ def candidates(P: int) -> list:
 
 
 def label(params) -> str:
-    return f"1d butterfly f={params['fanout']}"
+    return f"1d butterfly f={params['fanout']}" + (" td" if top_down_only(params) else "")
+
+
+def top_down_only(params) -> bool:
+    """The paper's code (``params["code"] == "paper"``) runs top-down only (Green Sec. 4: Alg. 1 and
+    2 are top-down; breadth's layout adds bottom-up levels)."""
+    return params.get("code") == "paper"
 
 
 def _partners(P, f, i) -> tuple:
-    if P > 4096:                      # the schedule of huge P: rank 0's digit-i group directly
+    if P > SCHEDULE_RANKS:            # the schedule of huge P: rank 0's digit-i group directly
         step = (f + 1) ** i
         return tuple(q for q in range(0, (f + 1) * step, step) if q < P)
     return (0,) + tuple(butterfly_schedule(P, f)[i][0])
@@ -53,13 +108,13 @@ def level_ops(prof, lv, P: int, params) -> list:
     k = butterfly_rounds(P, f)
     idb, n, N = id_bytes(prof.n), prof.n, lv.discovered
     own = distinct(lv.examined / P, lv.unvisited) if lv.direction == "top-down" else N / P
-    per_round = butterfly_messages(P, f) / max(1, k)
+    per = round_messages(int(P), f)
     ops = []
     for i in range(k):
         size = min(max(N, 0.0), own * (f + 1) ** i)
         msg = min(idb * size, n / 8)
         ops.append(Op(f"round {i}", "p2p", _partners(P, f, i), 1, f * msg, f * size + (N if i == 0 else 0.0),
-                      per_round, per_round * msg))
+                      per[i], per[i] * msg))
     return ops
 
 

@@ -19,8 +19,6 @@ from .. import registry
 
 log = logging.getLogger("breadth.planner")
 
-MEMORY_BANDWIDTH = 5e9          # bytes/s a rank clears per-search state at
-
 
 def modelled() -> list:
     """The registered layouts that have a cost model, in registration order."""
@@ -37,10 +35,16 @@ class Prediction:
     compute_seconds: float
     comm_seconds: float
     messages: float
-    bytes: float
+    bytes: float               # bytes on the wire in the whole job (``network.wire_bytes``)
     teps: float
-    levels: list = field(default_factory=list)       # per level: (compute s, comm s)
+    levels: list = field(default_factory=list)       # per level: {"direction", "compute", "comm", "messages", "bytes", "words"}
     operations: dict = field(default_factory=dict)   # per operation name: {"seconds", "messages", "bytes"}
+    fits: bool = True          # within ``--memory`` per host (``breadth plan``)
+
+    @property
+    def words(self) -> float:
+        """64-bit words on the wire (the unit of B2D's Table I)."""
+        return self.bytes / 8.0
 
     def engine_kwargs(self) -> dict:
         """``DistEngine`` keyword arguments for this layout (``Layout.engine_kwargs``)."""
@@ -58,46 +62,81 @@ def predict(layout, prof, machine, params) -> Prediction:
 
     def add(ops):
         nonlocal comm, msgs, vol
-        t_ops = items = 0.0
+        t_ops = items = lv_msgs = lv_bytes = 0.0
         for op in ops:
             t = machine.op_seconds(op)
+            w, mw = wire_bytes(op, P), wire_messages(op, P)
             t_ops += t
             items += op.items
-            msgs += op.messages
-            vol += op.volume
+            msgs += mw
+            vol += w
+            lv_msgs += mw
+            lv_bytes += w
             o = ops_total.setdefault(op.name if not op.name.startswith("round") else "rounds",
                                      {"seconds": 0.0, "messages": 0.0, "bytes": 0.0})
             o["seconds"] += t
-            o["messages"] += op.messages
-            o["bytes"] += op.volume
+            o["messages"] += mw
+            o["bytes"] += w
         comm += t_ops
-        return t_ops, items
+        return t_ops, items, lv_msgs, lv_bytes
 
-    for lv in prof.levels:
-        t_ops, items = add(model.level_ops(prof, lv, P, params))
+    top_down_only = getattr(model, "top_down_only", None)
+    levels = prof.top_down_levels() if top_down_only is not None and top_down_only(params) else prof.levels
+    for lv in levels:
+        t_ops, items, lm, lb = add(model.level_ops(prof, lv, P, params))
         td = lv.examined / P if lv.direction == "top-down" else 0.0
         bu = lv.examined / P if lv.direction != "top-down" else 0.0
-        c = machine.compute(td, bu, items)
+        c = machine.compute(td, bu, items) * machine.imbalance
         compute += c
-        per_level.append((c, t_ops))
-    t_ops, items = add(model.after_ops(prof, P, params))
+        per_level.append({"direction": lv.direction, "compute": c, "comm": t_ops, "messages": lm, "bytes": lb,
+                          "words": lb / 8.0})
+    t_ops, items, _, _ = add(model.after_ops(prof, P, params))
     compute += machine.compute(0.0, 0.0, items)
     setup = getattr(model, "setup_bytes", None)
     if setup is not None:
-        compute += setup(prof, P, params) / MEMORY_BANDWIDTH
+        compute += setup(prof, P, params) / machine.memory_bandwidth
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
                       prof.m / total if total > 0 else 0.0, per_level, ops_total)
 
 
-def predict_all(prof, machine, only=None) -> list:
-    """Every candidate layout (``only``: a list of (partition, exchange) to keep), fastest first."""
+def wire_bytes(op, P: int) -> float:
+    """Bytes ``op`` puts on the wire in the whole job: its counted volume, but for an Allreduce,
+    which moves 2 (q - 1) / q of the buffer per rank (reduce-scatter and all-gather) where ``Comm``
+    counts q - 1 copies: the busiest rank's bytes times P."""
+    return op.bytes * P if op.kind == "allreduce" else op.volume
+
+
+def wire_messages(op, P: int) -> float:
+    """Messages ``op`` puts on the wire: its counted messages, but for an Allreduce one message per
+    rank and latency step (recursive doubling), where ``Comm`` counts q - 1 per rank."""
+    return float(P * op.rounds) if op.kind == "allreduce" else op.messages
+
+
+def candidates(layout, P: int, fixed=None) -> list:
+    """``layout``'s candidate parameters on P ranks, with the user's ``fixed`` values (by parameter
+    name: grid, fanout, threshold) in place of the layout's own choices for the parameters it has."""
+    got = [dict(c) for c in layout.cost.candidates(P)]
+    for name, value in (fixed or {}).items():
+        if value is not None and layout.param(name) is not None:
+            got = [{**c, name: value} for c in got]
+    out = []
+    for c in got:
+        if c not in out:
+            out.append(c)
+    return out
+
+
+def predict_all(prof, machine, only=None, fixed=None, paper=False) -> list:
+    """Every candidate layout (``only``: a list of (partition, exchange) to keep; ``fixed``: the
+    user's parameter values, ``candidates``; ``paper``: priced as the paper's own code runs, where
+    it differs from breadth's -- the cost models read ``params["code"] == "paper"``), fastest first."""
     out = []
     for layout in modelled():
         if only is not None and (layout.partition, layout.exchange) not in only:
             continue
-        for params in layout.cost.candidates(machine.size):
-            out.append(predict(layout, prof, machine, params))
+        for params in candidates(layout, machine.size, fixed):
+            out.append(predict(layout, prof, machine, {**params, "code": "paper"} if paper else params))
     out.sort(key=lambda p: p.seconds)
     return out
 

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from . import degrees
+
 SAMPLE_SCALE = 14
 SAMPLE_ROOTS = 4
 
@@ -41,6 +43,18 @@ class Profile:
     levels: list
     skew: dict = field(default_factory=dict)     # {k: (nn share, delegate-incident share)} for n / 2^k delegates
     source: str = ""
+    degrees: object = None     # a ``degrees.DegreeModel`` at the target scale (None: ``skew`` as sampled)
+    overrides: dict = field(default_factory=dict)    # the user's "nn_share" and "delegate_fraction"
+    td_levels: list = field(default_factory=list)    # the same search run top-down throughout (``top_down_levels``)
+
+    def top_down_levels(self) -> list:
+        """The levels of a search that runs top-down throughout (ButterFly's code, Green Sec. 4): the
+        sampled top-down search's, else every level top-down with the frontier's arcs examined
+        (the frontier's share of the 2m arcs)."""
+        if self.td_levels:
+            return self.td_levels
+        arcs = 2.0 * self.m / max(self.n, 1.0)
+        return [Level("top-down", x.frontier, x.frontier * arcs, x.discovered, x.unvisited) for x in self.levels]
 
     @property
     def top_down(self):
@@ -54,6 +68,21 @@ class Profile:
         """Share of arcs touching a delegate (the degree skew: edges on the top n/P vertices)."""
         return self._skew(P)[1]
 
+    def delegation(self, P: int, threshold="auto") -> tuple:
+        """(TH, delegates, nn share) of the delegates layout on P ranks with ``threshold`` (an int,
+        or "auto": the layout's rule, d <= n / P), from the degree model at the target scale, else
+        from the sampled ``skew`` with n / P delegates; the user's overrides replace either number."""
+        if self.degrees is not None:
+            th = self.degrees.auto_threshold(P) if threshold in (None, "auto") else int(threshold)
+            d, nn = self.degrees.delegates(th), self.degrees.nn_share(th)
+        else:
+            th, d, nn = threshold, self.n / max(P, 1), self._skew(P)[0]
+        if "delegate_fraction" in self.overrides:
+            d = self.overrides["delegate_fraction"] * self.n
+        if "nn_share" in self.overrides:
+            nn = self.overrides["nn_share"]
+        return th, max(1.0, min(d, self.n - 1.0)), nn
+
     def _skew(self, P):
         if not self.skew:
             return (1.0, 0.0)
@@ -61,13 +90,16 @@ class Profile:
         return tuple(self.skew[k])
 
     def scaled(self, factor: float, source: str) -> "Profile":
-        lv = [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
-                    x.unvisited * factor) for x in self.levels]
-        return Profile(self.n * factor, self.m * factor, lv, dict(self.skew), source)
+        def grow(levels):
+            return [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
+                          x.unvisited * factor) for x in levels]
+        return Profile(self.n * factor, self.m * factor, grow(self.levels), dict(self.skew), source, self.degrees,
+                       dict(self.overrides), grow(self.td_levels))
 
     def as_dict(self) -> dict:
-        d = asdict(self)
+        d = asdict(Profile(self.n, self.m, self.levels, {}, self.source, None, dict(self.overrides), self.td_levels))
         d["skew"] = {str(k): list(v) for k, v in self.skew.items()}
+        d["degrees"] = self.degrees.source if self.degrees is not None else None
         return d
 
 
@@ -106,20 +138,24 @@ def skew_table(graph) -> dict:
 
 
 def sample(graph, roots, source) -> Profile:
-    """A profile averaged over single-node searches of ``graph`` from ``roots``."""
+    """A profile averaged over single-node searches of ``graph`` from ``roots``: direction-optimizing,
+    and top-down throughout (``Profile.td_levels``)."""
     from ...search import bfs
 
-    runs = [from_levels(graph.num_vertices, 0, bfs(graph, int(r), "do").levels) for r in roots]
-    depth = int(np.median([len(p.levels) for p in runs]))
-    levels = []
-    for i in range(depth):
-        have = [p.levels[i] for p in runs if i < len(p.levels)]
-        dirs = [x.direction for x in have]
-        levels.append(Level(max(set(dirs), key=dirs.count), *(float(np.mean([getattr(x, f) for x in have]))
-                                                               for f in ("frontier", "examined", "discovered",
-                                                                         "unvisited"))))
+    def mean(alg):
+        runs = [from_levels(graph.num_vertices, 0, bfs(graph, int(r), alg).levels) for r in roots]
+        depth = int(np.median([len(p.levels) for p in runs]))
+        levels = []
+        for i in range(depth):
+            have = [p.levels[i] for p in runs if i < len(p.levels)]
+            dirs = [x.direction for x in have]
+            levels.append(Level(max(set(dirs), key=dirs.count), *(float(np.mean([getattr(x, f) for x in have]))
+                                                                   for f in ("frontier", "examined", "discovered",
+                                                                             "unvisited"))))
+        return levels
     m = int(graph.indptr[-1]) / (1 if graph.directed else 2)
-    return Profile(float(graph.num_vertices), float(m), levels, skew_table(graph), source)
+    return Profile(float(graph.num_vertices), float(m), mean("do"), skew_table(graph), source,
+                   degrees.measured(graph), {}, mean("td"))
 
 
 def pick_roots(graph, count, seed=2) -> list:
@@ -143,4 +179,5 @@ def generated(kind: str, scale: int, edgefactor: int = 16, seed: int = 1, sample
     # Graph500 m counts tuples (duplicates and self loops included); the sample's m its CSR edges.
     out = prof.scaled(factor, f"{kind} scale-{s} sample x {factor:g}" if factor != 1 else f"{kind} scale {s}")
     out.m = float(edgefactor) * (1 << int(scale))
+    out.degrees = (degrees.kronecker if kind == "kronecker" else degrees.uniform)(int(scale), edgefactor)
     return out

@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
+
 KINDS = ("p2p", "alltoall", "allgather", "allreduce")
 
 # Named networks for ``breadth plan`` (latency in seconds per message, bandwidth in bytes/s per host link).
@@ -82,16 +84,54 @@ class Machine:
     # None: as ``beta_remote``, which the probe takes from an Alltoall, where every rank sends to
     # every other at once and TCP gets less of a capped link)
     beta_remote_p2p: float | None = None
+    # bytes/s one rank writes when it clears its per-search state (``--memory-bandwidth``)
+    memory_bandwidth: float = 5e9
+    # ranks are GPUs (``--gpus``): the edge rates are one device's, not one core's, whatever the host's cores
+    device: str = "cpu"
+    # bytes/s of the host-device link when transfers are staged through host memory (each byte
+    # sent is copied device-to-host before and host-to-device after: Pan Sec. VI-A's workaround);
+    # None: direct (GPUDirect, or CPU ranks)
+    staging_bandwidth: float | None = None
+    # factor on local work for the busiest rank (1: balanced); ``breadth plan --imbalance``
+    imbalance: float = 1.0
 
     @property
     def size(self) -> int:
         return len(self.hosts)
 
     def ranks_on_host(self, h) -> int:
-        return sum(1 for x in self.hosts if x == h)
+        """Ranks on host ``h`` (from the per-host counts, computed once)."""
+        return int(self._sizes()[h]) if 0 <= h < len(self._sizes()) else 0
+
+    def _sizes(self):
+        """Ranks per host index (one pass over ``hosts``, kept)."""
+        got = self.__dict__.get("_host_sizes")
+        if got is None:
+            got = self.__dict__["_host_sizes"] = np.bincount(self._host_array())
+        return got
+
+    def _host_array(self):
+        got = self.__dict__.get("_hosts")
+        if got is None:
+            got = self.__dict__["_hosts"] = np.asarray(self.hosts, dtype=np.int64)
+        return got
+
+    def _block(self):
+        """``per`` when rank r sits on host r // per (``assumed``'s blocks), else None."""
+        if "_per" not in self.__dict__:
+            sizes, per = self._sizes(), None
+            if len(sizes) and sizes[0] > 0:
+                per = int(sizes[0])
+                if not np.array_equal(self._host_array(), np.arange(len(self.hosts)) // per):
+                    per = None
+            self.__dict__["_per"] = per
+        return self.__dict__["_per"]
 
     def core_share(self, rank: int = 0) -> float:
-        """Cores one rank computes on: its threads, or its share when the host's ranks outnumber the cores."""
+        """Cores one rank computes on: its threads, or its share when the host's ranks outnumber the
+        cores (a GPU rank: its device, 1)."""
+        if self.device == "gpu":
+            return 1.0
         return max(1e-3, min(float(self.threads), self.cores_per_host / self.ranks_on_host(self.hosts[rank])))
 
     def compute(self, edges_td: float, edges_bu: float, items: float = 0.0) -> float:
@@ -107,17 +147,17 @@ class Machine:
         q = len(op.group)
         if q <= 1 and op.kind != "p2p":
             return 0.0
-        counts = self._host_counts(op.group)
+        heres, spans, crowded = self._host_counts(op.group)
         worst = 0.0
         link = self.remote_rate(message_bytes(op), op.kind)
-        for h, here in counts.items():
+        for here in heres:
             peers = max(1, q - 1)
             remote_share = (q - here) / peers if q > 1 else 0.0
             beta_r = link / max(1, here)
             worst = max(worst, op.bytes * (1 - remote_share) / self.beta_local + op.bytes * remote_share / beta_r)
-        crowded = any(self.ranks_on_host(h) > self.cores_per_host for h in counts)
-        wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded else 0.0
-        return op.rounds * self.alpha(op.kind, len(counts) > 1) + worst + wait
+        wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded and self.device != "gpu" else 0.0
+        staged = 2.0 * op.bytes / self.staging_bandwidth if self.staging_bandwidth else 0.0
+        return op.rounds * self.alpha(op.kind, spans > 1) + worst + wait + staged
 
     def remote_rate(self, message: float, kind: str = "alltoall") -> float:
         """A host link's bytes/s for messages of ``message`` bytes to each peer in an operation of
@@ -132,21 +172,55 @@ class Machine:
         w = (message - SMALL_MESSAGE) / (BULK_MESSAGE - SMALL_MESSAGE)
         return 1.0 / ((1 - w) / base + w / bulk)
 
-    def _host_counts(self, group) -> dict:
+    def _host_counts(self, group) -> tuple:
+        """(the distinct numbers of ``group``'s members that share a host, the hosts it spans,
+        whether any of those hosts has more ranks than cores), kept per group. A ``range`` group on
+        block hosts is counted per host in closed form (``block_counts``); any other by one pass."""
         cache = self.__dict__.setdefault("_counts", {})
-        got = cache.get(group)
+        key = group if isinstance(group, range) else tuple(group)
+        got = cache.get(key)
         if got is None:
-            got = {}
-            for r in group:
-                got[self.hosts[r]] = got.get(self.hosts[r], 0) + 1
-            cache[group] = got
+            per = self._block()
+            if per is not None and isinstance(group, range):
+                hosts, here = block_counts(group, per)
+            else:
+                idx = np.fromiter(group, dtype=np.int64)
+                c = np.bincount(self._host_array()[idx]) if idx.size else np.zeros(0, np.int64)
+                hosts = np.flatnonzero(c)
+                here = c[hosts]
+            crowded = bool((self._sizes()[hosts] > self.cores_per_host).any()) if hosts.size else False
+            got = cache[key] = (tuple(int(x) for x in np.unique(here)), int(hosts.size), crowded)
         return got
+
+    def __getstate__(self):             # the caches stay behind when the machine is broadcast
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
     def as_dict(self) -> dict:
         d = {k: v for k, v in asdict(self).items() if not k.startswith("_")}
         d["hosts"] = list(self.hosts)
         d["host_count"] = len(set(self.hosts))
         return d
+
+
+def block_counts(group: range, per: int) -> tuple:
+    """(hosts, members on each) of an arithmetic progression of ranks when rank r sits on host
+    r // per: the members below x are clip(ceil((x - start) / step), 0, len), so host h holds
+    below((h + 1) per) - below(h per) -- per host, never per rank."""
+    q = len(group)
+    if q == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    first, last = group[0], group[-1]
+    lo, hi = min(first, last) // per, max(first, last) // per
+    h = np.arange(lo, hi + 1, dtype=np.int64)
+    start, step = group.start, group.step
+    if step < 0:                       # the same members, ascending
+        start, step = last, -step
+
+    def below(x):
+        return np.clip(-((start - x) // step), 0, q)
+    here = below((h + 1) * per) - below(h * per)
+    keep = here > 0
+    return h[keep], here[keep]
 
 
 SMALL_MESSAGE = 16 * 1024      # bytes to one peer still at the small-message rate (``Machine.remote_rate``)
@@ -163,7 +237,7 @@ def message_bytes(op: Op) -> float:
 
 
 def assumed(P: int, hosts: int, cores: int, latency: float, bandwidth: float, rate_td=1.0e8, rate_bu=2.0e8,
-            threads=None) -> Machine:
+            threads=None, memory_bandwidth: float = 5e9) -> Machine:
     """A machine for ``breadth plan``: P ranks in blocks over ``hosts`` hosts, one latency for every
     collective step across hosts (1 us on a host), ``bandwidth`` bytes/s per host link."""
     per = math.ceil(P / hosts)
@@ -171,7 +245,8 @@ def assumed(P: int, hosts: int, cores: int, latency: float, bandwidth: float, ra
     local = {k: PRESETS["shm"][0] for k in KINDS}
     remote = {k: latency for k in KINDS}
     t = threads if threads is not None else max(1, cores // per)
-    return Machine(host_of, cores, local, remote, PRESETS["shm"][1], bandwidth, rate_td, rate_bu, t, "assumed")
+    return Machine(host_of, cores, local, remote, PRESETS["shm"][1], bandwidth, rate_td, rate_bu, t, "assumed",
+                   memory_bandwidth=memory_bandwidth)
 
 
 def id_bytes(n: float) -> int:
@@ -179,8 +254,10 @@ def id_bytes(n: float) -> int:
     return 4 if n < 2 ** 31 else 8
 
 
-def world(P: int) -> tuple:
-    return tuple(range(int(P)))
+def world(P: int) -> range:
+    """Every rank (a ``range``: groups are ranges wherever they are progressions, so that
+    ``Machine`` counts them per host in closed form)."""
+    return range(int(P))
 
 
 def control_op(P: int, nbytes: int = 16) -> Op:

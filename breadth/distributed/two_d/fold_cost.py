@@ -17,6 +17,10 @@ Per level on an R x C grid (rank r = (r // C, r % C); ``two_d.fold_exchange``):
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
+import numpy as np
+
 from ..planner.network import Op, control_op, id_bytes, rounds_of
 from ..planner.words import distinct
 
@@ -39,23 +43,32 @@ def dims(params):
     return r, c
 
 
-def row(R, C) -> tuple:
-    return tuple(range(C))
+def row(R, C) -> range:
+    """Rank 0's processor row (ranks are row-major on the grid)."""
+    return range(C)
 
 
-def col(R, C) -> tuple:
-    return tuple(i * C for i in range(R))
+def col(R, C) -> range:
+    """Rank 0's processor column."""
+    return range(0, R * C, C)
 
 
 def transposed(q, R, C) -> int:
     return (q % R) * C + q // R
 
 
+@lru_cache(maxsize=256)
+def transpose_senders(R: int, C: int) -> int:
+    """Ranks whose transpose partner is another rank (the others keep their piece)."""
+    q = np.arange(R * C, dtype=np.int64)
+    return int(np.count_nonzero((q % R) * C + q // R != q))
+
+
 def level_ops(prof, lv, P: int, params) -> list:
     R, C = dims(params)
     n, idb = prof.n, id_bytes(prof.n)
     t_pair = (1, transposed(1, R, C)) if P > 1 else (0,)
-    senders = sum(1 for q in range(min(P, 4096)) if transposed(q, R, C) != q) * (P / min(P, 4096))
+    senders = transpose_senders(R, C)
     if lv.direction == "top-down":
         piece = 8 * lv.frontier / P
         ops = [Op("transpose", "p2p", t_pair, 1, piece, 0.0, senders, senders * piece)]

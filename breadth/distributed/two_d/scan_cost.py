@@ -9,7 +9,8 @@ Per level on an R x C grid, whatever the direction (the frontier is always a bit
   or two ranks of the column hold it all: they send it to R - 1 peers);
 * control: one small Allreduce.
 
-After the last level, ``parents``: an Allgatherv of the owners' depths (P - 1 peers, 8n/P bytes:
+After the last level (breadth's layout; MapGraph's own code, ``params["code"] == "paper"``,
+computes predecessors locally from the levels and sends nothing), ``parents``: an Allgatherv of the owners' depths (P - 1 peers, 8n/P bytes:
 int64) and a min-Allreduce of the row range's candidate parents along the row (n/R int64), with
 a pass over the rank's arcs to propose them.
 """
@@ -26,6 +27,12 @@ CANDIDATE_BYTES = 8      # and so are the candidate parents min-reduced along th
 
 def candidates(P: int) -> list:
     return _grid_candidates(P)
+
+
+def top_down_only(params) -> bool:
+    """MapGraph's own code (``params["code"] == "paper"``) traverses top-down every level (Sec. 5.2:
+    "the full edge-to-edge traversal"); breadth's layout is direction-optimizing."""
+    return params.get("code") == "paper"
 
 
 def label(params) -> str:
@@ -45,6 +52,8 @@ def level_ops(prof, lv, P: int, params) -> list:
 
 
 def after_ops(prof, P: int, params) -> list:
+    if params.get("code") == "paper":       # MapGraph computes predecessors locally from the levels (Sec. 3)
+        return [control_op(P)]
     R, C = dims(params)
     n = prof.n
     dep = (P - 1) * DEPTH_BYTES * n / P

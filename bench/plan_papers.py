@@ -1,0 +1,193 @@
+"""``breadth plan`` against the papers: published distributed runs of B2D, Pan et al., MapGraph and
+ButterFly priced with machine parameters from each paper's hardware description, prediction beside
+the published time, and whether the paper's qualitative conclusion comes out of the model.
+
+Every machine number below is the paper's (quoted in ``SOURCE``) or, where the paper names a part
+but not the figure, the part's datasheet figure (marked "datasheet"); a few are assumptions
+(marked "assumed"). None is fitted to a published time. Edge rates come from memory bandwidth by
+one rule for every row (``BYTES_PER_EDGE``): an edge examined costs one random access -- a 64-byte
+cache line on a CPU, a 32-byte sector plus the 4-byte neighbour id on a GPU.
+
+    .venv/bin/python bench/plan_papers.py                 # the table (markdown) on stdout
+    .venv/bin/python bench/plan_papers.py --json rows.json
+
+The docs page ``docs/design/plan-vs-papers.md`` shows this table; ``tests/distributed/planner/
+test_plan_papers.py`` checks every row stays within its stated bound.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+
+BYTES_PER_EDGE = {"cpu": 64.0, "gpu": 36.0}
+
+
+@dataclass
+class Row:
+    paper: str
+    config: str
+    kind: str                # graph kind: kronecker / uniform
+    scale: int
+    edgefactor: int
+    ranks: int
+    hosts: int
+    cores: int
+    latency: float
+    bandwidth: float         # bytes/s per host link
+    memory_bandwidth: float  # bytes/s per rank
+    device: str
+    layout: tuple            # (partition, exchange)
+    params: dict
+    published: float         # seconds per search
+    source: str              # where the published time and the machine numbers come from
+    staging: float | None = None
+    bound: float = 2.0       # the stated bound on predicted / published, either way: the target is 2;
+    #                          where the model misses it the bound is what it achieves now (docs page)
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def rows() -> list:
+    gemini = dict(latency=1.5e-6, bandwidth=6e9)          # Cray Gemini, datasheet (not in B2D)
+    return [
+        Row("B2D", "Hopper, scale 35, 115,600 ranks (340x340), flat MPI", "kronecker", 35, 16, 115600, 4817, 24,
+            memory_bandwidth=42.7e9 / 12, device="cpu", layout=("2d", "fold"), params={"grid": "340x340"},
+            published=16 * 2 ** 35 / 243e9, bound=12.0,
+            source="Sec. VIII: 'it reaches 243 GTEPS at scale=35' (Fig. 3: 3600 processors at scale 30, doubling "
+                   "per scale; square grids only); Table II: Cray XE6, 2 sockets x 12 cores, Gemini; Opteron 6172 "
+                   "4 x DDR3-1333 = 42.7 GB/s per socket (datasheet)", **gemini,
+            note="no torus contention or blocking-sub-step imbalance term (Sec. VIII names both)"),
+        Row("B2D", "Jaguar, Twitter-sized graph, 1,444 ranks (38x38)", "kronecker", 26, 24, 1444, 91, 16,
+            memory_bandwidth=51.2e9 / 16, device="cpu", layout=("2d", "fold"), params={"grid": "38x38"},
+            published=0.08, bound=25.0,
+            source="Sec. VIII: 'the direction-optimizing approach already takes only 0.08 seconds to do a full "
+                   "BFS on this graph with 1440 cores'; Table II: Cray XK6, 1 x 16 cores, Gemini; Opteron 6274 "
+                   "4 x DDR3-1600 = 51.2 GB/s (datasheet)", **gemini,
+            note="the Twitter graph (61.5M vertices, 1.47B edges) replaced by a Kronecker graph of its size"),
+        Row("Pan", "scale 33, 124 GPUs on 31 nodes, TH=64", "kronecker", 33, 16, 124, 31, 20,
+            latency=2e-6, bandwidth=2 * 12.5e9, memory_bandwidth=732e9, device="gpu",
+            layout=("delegates", "alltoall"), params={"threshold": 64}, staging=40e9,
+            published=16 * 2 ** 33 / 259.8e9, bound=8.0,
+            source="Sec. VI-C: '259.8 GTEPS for RMAT scale 33 on 124 GPUs'; Sec. VI-A: two P100 per CPU on NVLink "
+                   "'40 GB/s bandwidth in each direction', 'Each socket has a EDR 100 Gbps InfiniBand connection', "
+                   "data copied GPU to CPU before MPI; Sec. VI-B: 'we use 64'; P100 732 GB/s (datasheet); "
+                   "latency 2 us (assumed)"),
+        Row("Pan", "scale 29, 8 GPUs on 2 nodes, TH=64", "kronecker", 29, 16, 8, 2, 20,
+            latency=2e-6, bandwidth=2 * 12.5e9, memory_bandwidth=732e9, device="gpu",
+            layout=("delegates", "alltoall"), params={"threshold": 64}, staging=40e9,
+            published=16 * 2 ** 29 / 53.13e9, bound=10.0,
+            source="Table II: 2x1x4 Tesla P100, 53.13 GTEPS at scale 29; machine as above"),
+        Row("MapGraph", "scale 25, 16 GPUs (4x4)", "kronecker", 25, 16, 16, 16, 8,
+            latency=2e-6, bandwidth=7e9, memory_bandwidth=208e9, device="gpu", layout=("2d", "scan"),
+            params={"grid": "4x4"}, published=0.075, bound=6.0,
+            source="Table 1: 16 GPUs, 0.075 s; Sec. 4.1: K20 'peak memory bandwidth of 208 GB/sec', InfiniBand "
+                   "'56Gb/s', GPUDirect 'eliminating copying of data between the GPU and the CPU', a port paired "
+                   "with each GPU; latency 2 us (assumed)"),
+        Row("MapGraph", "scale 25, 64 GPUs (8x8)", "kronecker", 25, 16, 64, 64, 8,
+            latency=2e-6, bandwidth=7e9, memory_bandwidth=208e9, device="gpu", layout=("2d", "scan"),
+            params={"grid": "8x8"}, published=0.047, bound=8.0, source="Table 1: 64 GPUs, 0.047 s; machine as above"),
+        Row("MapGraph", "scale 27, 64 GPUs (8x8)", "kronecker", 27, 16, 64, 64, 8,
+            latency=2e-6, bandwidth=7e9, memory_bandwidth=208e9, device="gpu", layout=("2d", "scan"),
+            params={"grid": "8x8"}, published=0.1478, bound=6.0, source="Table 2: 64 GPUs, scale 27, 0.1478 s; machine as above"),
+        Row("ButterFly", "GAP_kron (scale 27), DGX-2, 16 V100, f=4", "kronecker", 27, 16, 16, 16, 3,
+            latency=5e-6, bandwidth=150e9, memory_bandwidth=900e9, device="gpu", layout=("1d", "butterfly"),
+            params={"fanout": 4}, published=4223.2e6 / 324.87e9, bound=4.0,
+            source="Table 1: GAP_kron 324.87 GTEPS on 4,223.2M edges; Table 2: V100 HBM2 900 GB/s; Sec. 4: "
+                   "'a GPU can send and receive 150GB/s concurrently', fanouts 1 and 4; latency 5 us (assumed)"),
+        Row("ButterFly", "GAP_urand (scale 27), DGX-2, 16 V100, f=4", "uniform", 27, 16, 16, 16, 3,
+            latency=5e-6, bandwidth=150e9, memory_bandwidth=900e9, device="gpu", layout=("1d", "butterfly"),
+            params={"fanout": 4}, published=4223.2e6 / 21.13e9, bound=6.0,
+            source="Table 1: GAP_urand 21.13 GTEPS on 4,223.2M edges; machine as above"),
+    ]
+
+
+def machine_for(row):
+    from breadth.distributed.planner import network
+
+    rate = row.memory_bandwidth / BYTES_PER_EDGE[row.device]
+    m = network.assumed(row.ranks, row.hosts, row.cores, row.latency, row.bandwidth, rate, rate,
+                        threads=1, memory_bandwidth=row.memory_bandwidth)
+    m.device = row.device
+    m.staging_bandwidth = row.staging
+    return m
+
+
+def price(row, profiles=None) -> dict:
+    """The row's prediction (the paper's code: ``--paper-code``) and its qualitative check."""
+    from breadth.distributed import registry
+    from breadth.distributed.planner import choose, graph
+
+    key = (row.kind, row.scale, row.edgefactor)
+    profiles = {} if profiles is None else profiles
+    if key not in profiles:
+        profiles[key] = graph.generated(row.kind, row.scale, row.edgefactor)
+    prof = profiles[key]
+    machine = machine_for(row)
+    lay = registry.get(*row.layout)
+    params = {**row.params, "code": "paper"}
+    pred = choose.predict(lay, prof, machine, params)
+    ratio = pred.seconds / row.published
+    out = {"paper": row.paper, "config": row.config, "layout": pred.label, "published_s": row.published,
+           "predicted_s": pred.seconds, "ratio": ratio, "comm_share": pred.comm_seconds / pred.seconds,
+           "bound": row.bound, "within_bound": 1 / row.bound <= ratio <= row.bound,
+           "within_2x": 0.5 <= ratio <= 2.0, "source": row.source, "note": row.note}
+    out["conclusion"] = conclusion(row, prof, machine, pred)
+    return out
+
+
+def conclusion(row, prof, machine, pred) -> str:
+    """Each paper's qualitative claim, checked on the model."""
+    from breadth.distributed import registry
+    from breadth.distributed.planner import choose
+    from breadth.distributed.planner.graph import Profile
+
+    if row.paper == "B2D":       # Sec. VIII: direction-optimizing 6.5-7.9x faster than top-down (same 2D code)
+        td = Profile(prof.n, prof.m, prof.top_down_levels(), prof.skew, prof.source, prof.degrees)
+        slow = choose.predict(registry.get(*row.layout), td, machine, row.params)
+        r = slow.seconds / pred.seconds
+        return f"DO over top-down {r:.1f}x (paper 6.5-7.9x): " + ("reproduced" if r >= 3 else "not reproduced")
+    if row.paper == "Pan":       # their degree separation beats 1D and 2D layouts on the same GPUs
+        preds = choose.best_per_layout(choose.predict_all(prof, machine, paper=True))
+        first = preds[0].partition
+        return f"fastest layout: {preds[0].label} (" + ("reproduced" if first == "delegates" else "not reproduced") + ")"
+    if row.paper == "MapGraph":  # Table 1: strong scaling, 16 -> 64 GPUs faster (0.075 -> 0.047 s)
+        if row.ranks != 64 or row.scale != 25:
+            return ""
+        small = Row(**{**row.__dict__, "ranks": 16, "hosts": 16, "params": {"grid": "4x4"}})
+        t16 = choose.predict(registry.get(*row.layout), prof, machine_for(small), {"grid": "4x4", "code": "paper"})
+        r = t16.seconds / pred.seconds
+        return f"16 -> 64 GPUs {r:.2f}x faster (paper 1.60x): " + ("reproduced" if r > 1 else "not reproduced")
+    if row.paper == "ButterFly":  # Sec. 4: fanout 4 faster than fanout 1
+        f1 = choose.predict(registry.get(*row.layout), prof, machine, {"fanout": 1, "code": "paper"})
+        r = f1.seconds / pred.seconds
+        return f"f=4 over f=1 {r:.2f}x (paper: f=4 faster): " + ("reproduced" if r > 1 else "not reproduced")
+    return ""
+
+
+def markdown(results) -> str:
+    lines = ["| paper | configuration | layout (paper code) | published s | predicted s | predicted / published "
+             "| within 2x | qualitative conclusion |", "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r['paper']} | {r['config']} | {r['layout']} | {r['published_s']:.4g} | "
+                     f"{r['predicted_s']:.4g} | {r['ratio']:.2f} | {'yes' if r['within_2x'] else 'no'} | "
+                     f"{r['conclusion']} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--json", metavar="FILE", default=None, help="also write the rows as JSON")
+    args = ap.parse_args(argv)
+    profiles = {}
+    results = [price(r, profiles) for r in rows()]
+    print(markdown(results))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""The degree distribution at the target scale, and the shares the delegates layout depends on.
+
+Pan, Pearce, Owens ("Scalable Breadth-First Search on a GPU Cluster", Sec. III-A, VI-B) make
+the vertices of degree > TH delegates; what their layout sends depends on the number of
+delegates d(TH) and on the share of edges between two normal vertices (the nn share, the only
+edges whose discoveries cross ranks point to point). Both change with the graph's scale (Pan
+report 6.3% nn edges and 1.75% delegates at scale 33, Sec. VI-B), so a small sample taken as
+is misprices them. ``DegreeModel`` gives them at the target scale:
+
+* ``kronecker(scale, edgefactor)`` -- closed form. A Graph500 tuple descends ``scale`` levels of
+  the initiator [[a, b], [c, d]] = [[0.57, 0.19], [0.19, 0.05]]; a vertex whose label has j one
+  bits is an endpoint of a tuple with probability p_j = (a+b)^(s-j) (c+d)^j per side, so its
+  degree is Poisson with mean lambda_j = 2 M p_j (M = edgefactor 2^s tuples; the reference's
+  clip-and-flip swaps which endpoint takes a bit, not the unordered pair, and the scrambling of
+  labels keeps popcounts' counts). Duplicates are removed as construction does: a label pair
+  (x, y) whose bits pair up as (0,0) s-j-k0 times, (0,1) k0, (1,0) j-k1, (1,1) k1 times expects
+  2 M a^(s-j-k0) b^k0 c^(j-k1) d^k1 tuples and holds an edge with probability 1 - exp(-that);
+  summing over the classes (j, k0, k1) gives each class's mean distinct degree lambda_j and the
+  joint class distribution (j, k0 + k1) of an edge's endpoints (k0 = 0, k1 = j is y = x, a
+  self loop, which construction removes too). An endpoint of class j has
+  degree 1 + Poisson(lambda_j) (it holds this edge).
+* ``uniform(scale, edgefactor)`` -- every vertex Poisson(2 M / n), independent endpoints.
+* ``measured(graph)`` -- a graph at hand: its own degrees and edges, exactly.
+
+Invariants: ``nn_share`` + ``delegate_share`` = 1; ``delegates`` and ``nn_share`` fall and rise
+monotonically with TH.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...graph.generators import A, B, C
+
+D = 1.0 - A - B - C
+
+
+def poisson_cdf(k: float, lam: np.ndarray) -> np.ndarray:
+    """P(Poisson(lam) <= k) for each lam: the regularized upper incomplete gamma Q(k + 1, lam)."""
+    from scipy.special import gammaincc
+
+    lam = np.asarray(lam, dtype=np.float64)
+    k = int(math.floor(k))
+    if k < 0:
+        return np.zeros_like(lam)
+    return np.where(lam > 0, gammaincc(k + 1, np.maximum(lam, 1e-300)), 1.0)
+
+
+class DegreeModel:
+    """Degree classes (share of vertices ``weight[j]``, Poisson mean ``lam[j]``) and the joint
+    class distribution ``joint[ju, jv]`` of an edge's endpoints (module header)."""
+
+    def __init__(self, n: float, m: float, weight, lam, joint, source: str):
+        self.n, self.m, self.source = float(n), float(m), source
+        self.weight = np.asarray(weight, dtype=np.float64)
+        self.lam = np.asarray(lam, dtype=np.float64)
+        self.joint = np.asarray(joint, dtype=np.float64)
+        self._exact = None            # a measured graph's {k: (delegates, nn share)} at TH = 2^k
+        self._memo = {}
+
+    def normal_vertex(self, th: float) -> np.ndarray:
+        """Per class: the probability that a vertex has degree <= TH (it is normal)."""
+        return poisson_cdf(th, self.lam)
+
+    def delegates(self, th: float) -> float:
+        """Vertices of degree > TH."""
+        if self._exact is not None:
+            return self._measured(th)[0]
+        key = ("d", th)
+        if key not in self._memo:
+            self._memo[key] = self.n * float(self.weight @ (1.0 - self.normal_vertex(th)))
+        return self._memo[key]
+
+    def nn_share(self, th: float) -> float:
+        """Share of edges with both endpoints of degree <= TH."""
+        if self._exact is not None:
+            return self._measured(th)[1]
+        key = ("nn", th)
+        if key not in self._memo:
+            q = poisson_cdf(th - 1, self.lam)           # an endpoint's other edges: Poisson(lam)
+            self._memo[key] = float(q @ self.joint @ q)
+        return self._memo[key]
+
+    def _measured(self, th: float) -> tuple:
+        """A measured graph's numbers at the largest power of two <= TH."""
+        k = max(0, int(math.floor(math.log2(max(th, 1)))))
+        return self._exact[min(k, max(self._exact))]
+
+    def delegate_share(self, th: float) -> float:
+        """Share of edges touching a delegate."""
+        return 1.0 - self.nn_share(th)
+
+    def auto_threshold(self, P: int) -> int:
+        """The delegates layout's rule (``delegates.partition.auto_threshold``): the smallest power
+        of two TH with d(TH) <= n / P."""
+        key = ("auto", int(P))
+        if key not in self._memo:
+            limit = max(1.0, self.n / max(1, P))
+            self._memo[key] = next((1 << k for k in range(63) if self.delegates(1 << k) <= limit), 1 << 62)
+        return self._memo[key]
+
+    def summary(self, th: float) -> dict:
+        return {"threshold": th, "delegates": self.delegates(th), "delegate_fraction": self.delegates(th) / self.n,
+                "nn_share": self.nn_share(th), "source": self.source}
+
+
+def kronecker(scale: int, edgefactor: int = 16) -> DegreeModel:
+    """The Graph500 Kronecker graph's degree model in closed form, duplicates removed (module header)."""
+    s = int(scale)
+    M = float(edgefactor) * 2.0 ** s
+    lg = np.array([math.lgamma(x + 1) for x in range(s + 1)])
+    j = np.arange(s + 1)[:, None, None]              # one bits of vertex x
+    k0 = np.arange(s + 1)[None, :, None]             # x's zero bits where y has a one
+    k1 = np.arange(s + 1)[None, None, :]             # x's one bits where y has a one
+    ok = (k0 <= s - j) & (k1 <= j) & ~((k0 == 0) & (k1 == j))       # y = x: a self loop, removed
+    jj, kk0, kk1 = (np.broadcast_to(x, ok.shape).astype(np.float64) for x in (j, k0, k1))
+    # log of the number of (x, y) label pairs of the class, and of one pair's tuple probability
+    safe = lambda x: np.where(ok, x, 0.0)          # noqa: E731
+    log_pairs = safe(lg[s] - lg[j] - lg[np.where(ok, s - j, 0)] + lg[np.where(ok, s - j, 0)] - lg[np.where(ok, k0, 0)]
+                     - lg[np.where(ok, s - j - k0, 0)] + lg[j] - lg[np.where(ok, k1, 0)] - lg[np.where(ok, j - k1, 0)])
+    log_p = safe((s - jj - kk0) * math.log(A) + kk0 * math.log(B) + (jj - kk1) * math.log(C) + kk1 * math.log(D))
+    # an undirected pair {x, y} holds an edge once at least one of its 2 M p(x, y) expected tuples falls on it
+    present = np.where(ok, -np.expm1(-2.0 * M * np.exp(log_p)), 0.0)
+    mass = np.where(ok, np.exp(log_pairs) * present, 0.0)
+    weight = np.exp(lg[s] - lg[np.arange(s + 1)] - lg[s - np.arange(s + 1)] - s * math.log(2.0))
+    lam = mass.sum(axis=(1, 2)) / (weight * 2.0 ** s)          # distinct neighbours of a class-j vertex
+    jv = (kk0 + kk1).astype(np.int64)
+    joint = np.zeros((s + 1, s + 1))
+    np.add.at(joint, (np.broadcast_to(j, ok.shape)[ok], jv[ok]), mass[ok])
+    joint /= joint.sum()
+    return DegreeModel(2.0 ** s, M, weight, lam, joint, f"Kronecker closed form, scale {s}, duplicates removed")
+
+
+def uniform(scale: int, edgefactor: int = 16) -> DegreeModel:
+    """A uniform random graph: one class, Poisson(2 edgefactor) degrees, independent endpoints."""
+    n = 2.0 ** int(scale)
+    return DegreeModel(n, edgefactor * n, [1.0], [2.0 * edgefactor], [[1.0]], f"uniform, scale {int(scale)}")
+
+
+def measured(graph) -> DegreeModel:
+    """A graph's own degrees and edges, counted at every power-of-two TH (exact there; a TH in
+    between is priced at the power of two below it)."""
+    indptr = np.asarray(graph.indptr)
+    deg = np.diff(indptr)
+    src = np.repeat(np.arange(deg.size), deg)
+    top = np.sort(np.maximum(deg[src], deg[np.asarray(graph.indices)]))       # an edge is nn iff this <= TH
+    sdeg = np.sort(deg)
+    out = DegreeModel(deg.size, indptr[-1] / 2.0, [1.0], [float(deg.mean()) if deg.size else 0.0], [[1.0]],
+                      "measured degrees")
+    out._exact = {}
+    for k in range(int(deg.max()).bit_length() + 1 if deg.size else 1):
+        th = 1 << k
+        nn = np.searchsorted(top, th, side="right") / top.size if top.size else 1.0
+        out._exact[k] = (float(sdeg.size - np.searchsorted(sdeg, th, side="right")), float(nn))
+    return out

@@ -1,0 +1,40 @@
+"""``bench/plan_papers.py``: every published configuration priced within its stated bound of the
+published time, and the qualitative conclusions the docs page reports."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+
+
+def _bench():
+    import plan_papers
+
+    return plan_papers
+
+
+@pytest.fixture(scope="module")
+def results():
+    mod = _bench()
+    profiles = {}
+    return [mod.price(r, profiles) for r in mod.rows()]
+
+
+def test_two_configurations_per_paper(results):
+    for paper in ("B2D", "Pan", "MapGraph", "ButterFly"):
+        assert sum(1 for r in results if r["paper"] == paper) >= 2
+
+
+def test_every_row_within_its_stated_bound(results):
+    for r in results:
+        assert r["within_bound"], (r["config"], r["ratio"], r["bound"])
+        assert r["bound"] >= 2.0 and r["source"]
+
+
+def test_qualitative_conclusions(results):
+    text = {r["config"]: r["conclusion"] for r in results}
+    assert all("reproduced" in c for r, c in zip(results, text.values()) if r["paper"] in ("B2D", "Pan") and c)
+    assert "not reproduced" not in text["scale 33, 124 GPUs on 31 nodes, TH=64"]
+    assert "not reproduced" not in text["Hopper, scale 35, 115,600 ranks (340x340), flat MPI"]
+    assert "not reproduced" not in text["scale 25, 64 GPUs (8x8)"]
