@@ -95,7 +95,7 @@ def run(args) -> int:
     if partition_mode(args) != "none":
         return run_distributed(args)
     set_threads(args.threads)
-    graph = open_graph(args.graph)
+    graph = open_graph(args.graph, args=args)
     ids = VertexIds(graph, args.dense_ids, args.graph)
     check_outputs(args, ids)
     roots = ids.parse(args.root, "root")
@@ -137,7 +137,7 @@ def run_distributed(args) -> int:
     def estimate():
         from ..distributed.planner.graph import pick_roots, sample
 
-        graph = open_graph(args.graph)
+        graph = open_graph(args.graph, args=args)
         return sample(graph, pick_roots(graph, 2), f"{os.path.basename(args.graph)}: 2 single-node searches")
 
     def body(comm):

@@ -161,7 +161,8 @@ def run(args) -> int:
     if args.samples < 0:
         raise InputError(f"--samples must be >= 0, got {args.samples}")
     graph, stats = read_with_stats(args.graph, format=args.informat, directed=args.directed,
-                                   relabel=args.relabel, num_vertices=args.vertices)
+                                   relabel=args.relabel, num_vertices=args.vertices,
+                                   header=args.header, allow_empty=args.allow_empty)
     read = dict(stats.as_dict(), notes=[translate(note) for note in stats.notes])
     read["path"] = os.fspath(args.graph)
     ids = VertexIds(graph, args.dense_ids, args.graph)

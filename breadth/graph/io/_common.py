@@ -35,6 +35,12 @@ def check_input(path) -> str:
     return path
 
 
+def empty_error(path) -> InputError:
+    """The error of a graph file without a vertex, where one was not allowed."""
+    return InputError(f"{path}: no edges and no vertices (an empty graph); --allow-empty (allow_empty=True) "
+                      "reads it as one")
+
+
 def is_gzip(path: str) -> bool:
     with open(path, "rb") as f:
         return f.read(2) == GZIP_MAGIC

@@ -27,14 +27,16 @@ SAMPLE = 1 << 20           # bytes sampled to estimate the tuple count of a text
 
 
 def tuple_chunks(path, format="edgelist", *, directed=None, num_vertices=None, progress=None, stats=None,
-                 declared=None):
+                 declared=None, header=None):
     """The int64 (src, dst) chunks of ``path`` read as ``format`` (one of BOUNDED_FORMATS), with its
     reader's checks and errors and a progress bar over the file. Once they are read, ``declared`` (a
     dict) holds "vertices" (the count the file or ``num_vertices`` declares, else None) and
     "directed" (what the format or file says, else None). ``directed`` (None: the file's choice)
-    matters to Matrix Market files only: a symmetric one read as directed yields both directions."""
+    matters to Matrix Market files only: a symmetric one read as directed yields both directions.
+    An edge list of vertex names (``header`` as ``read``) yields dense ids, and ``None`` to say that the
+    chunks before it are void; ``declared["labels"]`` then holds the names."""
     if format == "edgelist":
-        return edge_chunks(path, num_vertices, progress, stats, declared)
+        return edge_chunks(path, num_vertices, progress, stats, declared, header)
     if format == "mtx":
         return mtx_chunks(path, directed, num_vertices, progress, stats, declared)
     if format in ("graph500", "graph500-packed"):
