@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError
+from ..files import check_writable
 from ..graph.io import write_result
 from .common import (add_device_option, add_graph_argument, add_json_option, add_max_depth_option, add_quiet_option,
                      add_search_options, add_threads_option, note_compile, open_graph, run_on_ranks, save_npy, set_threads, write_json)
@@ -65,6 +66,7 @@ def check_outputs(args, ids: VertexIds) -> None:
             raise InputError(f"--parents {args.parents}: the parent array is written as .npy "
                              "(--out FILE.csv or .npz has a parent column)")
         ids.check_positional(args.parents, "--parents", "--out FILE.csv or .npz (a parent column in labels)")
+        check_writable(args.parents)
     if args.validate and args.max_depth is not None:
         raise InputError("--validate checks complete BFS trees; drop --max-depth")
 

@@ -5,6 +5,7 @@ import os
 import time
 
 from ..errors import InputError
+from ..files import check_writable
 from .common import (add_json_option, add_quiet_option, add_text_options, add_threads_option, eprint, set_threads,
                      write_json)
 from .helpformat import examples
@@ -80,6 +81,7 @@ def run(args) -> int:
 
     set_threads(args.threads)
     outformat = infer_format(args.output, args.outformat, for_write=True)   # refuse a bad OUT before reading
+    check_writable(args.output)
     informat, bounded = _bounded(args, outformat)
     t0 = time.perf_counter()
     if bounded:

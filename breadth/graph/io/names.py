@@ -25,10 +25,21 @@ BLOCK_BYTES = 1 << 24
 
 
 def shown(raw, limit: int = 40) -> str:
-    """Bytes or text for a message: undecodable bytes and control characters escaped, cut to ``limit``."""
-    text = raw.decode("utf-8", "backslashreplace") if isinstance(raw, (bytes, bytearray)) else str(raw)
-    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
-    return repr(text[:limit] + ("..." if len(text) > limit else ""))
+    """Bytes or text for a message, quoted: undecodable bytes and control characters escaped
+    (``\\x89``), cut after ``limit`` characters of the escaped text (then ``...``)."""
+    text = raw.decode("utf-8", "surrogateescape") if isinstance(raw, (bytes, bytearray)) else str(raw)
+    out, size = [], 0
+    for c in text:
+        if 0xDC80 <= ord(c) <= 0xDCFF:               # an undecodable byte
+            piece = f"\\x{ord(c) - 0xDC00:02x}"
+        else:
+            piece = c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+        if size + len(piece) > limit:
+            out.append("...")
+            break
+        out.append(piece)
+        size += len(piece)
+    return "'" + "".join(out) + "'"
 
 
 def pyarrow_csv():
