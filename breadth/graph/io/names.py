@@ -125,7 +125,7 @@ def _row_error(path, problem, batch) -> InputError:
     cells = [batch.column(0)[row].as_py(), batch.column(1)[row].as_py()]
     text = "\t".join(cells)
     if status == BINARY:
-        return InputError(f"{path}: not a text edge list: line {shown(text)} holds control bytes (binary data?)")
+        return InputError(f"{path}: not a text edge list: the line {shown(text)} holds control bytes (binary data?)")
     if status == EMPTY:
         return InputError(f"{path}: an empty vertex name on the line {shown(text)}")
     return InputError(f"{path}: unreadable edge line {shown(text)}")  # pragma: no cover - every status is named
