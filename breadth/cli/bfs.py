@@ -49,7 +49,8 @@ def register(sub):
     p.add_argument("--validate", action="store_true",
                    help="validate the tree by the Graph500 rules (a failure exits with code 3)")
     add_json_option(p, "the result (summary and per-level statistics)")
-    p.add_argument("--plot", metavar="PNG", default=None, help="plot frontier size per level to a PNG")
+    p.add_argument("--plot", metavar="FILE", default=None,
+                   help="plot frontier size per level to FILE: .png, .svg or .pdf (the suffix picks the format)")
     add_quiet_option(p)
     add_threads_option(p)
     add_dist_options(p)
@@ -69,6 +70,10 @@ def check_outputs(args, ids: VertexIds) -> None:
         check_writable(args.parents)
     if args.validate and args.max_depth is not None:
         raise InputError("--validate checks complete BFS trees; drop --max-depth")
+    if args.plot:
+        from ..plot import check_plot_path
+
+        check_plot_path(args.plot)
 
 
 def write_depths(path, result, ids: VertexIds):

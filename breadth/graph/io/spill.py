@@ -319,7 +319,9 @@ def _convert(path, out, spill, chunks, declared, directed, relabel, index_dtype,
     edges = counts[0] if directed else counts[0] // 2
     stats.tuples, stats.vertices, stats.edges, stats.directed = m, n, edges, bool(directed)
     stats.self_loops, stats.duplicates = loops, m - loops - edges
-    stats.max_degree = max((int(np.diff(side.indptr).max()) for side in sides), default=0) if n else 0
+    maxima = [int(np.diff(side.indptr).max()) if n else 0 for side in sides]
+    stats.max_out_degree, stats.max_in_degree = maxima[0], maxima[-1]
+    stats.max_degree = max(maxima)
     stats.relabelled = ids is not None
     view = SimpleNamespace(num_vertices=n, vertex_ids=ids, indptr=sides[0].indptr, directed=directed,
                            in_indptr=sides[-1].indptr)
