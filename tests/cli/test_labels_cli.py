@@ -205,7 +205,8 @@ def test_closeness_scores_and_top_in_labels(les, tmp_path, capsys):
     for r in rows:
         assert float(r["score"]) == pytest.approx(ref[r["vertex"]], rel=1e-12)
     best = max(ref, key=ref.get)
-    assert out.splitlines()[1].split()[:3] == ["1", "vertex", best]
+    assert out.splitlines()[1].split() == ["rank", "vertex", "closeness"]
+    assert out.splitlines()[2].split()[:2] == ["1", best]
     rc, out, _ = run(capsys, "closeness", path, "--measure", "harmonic", "--sources", _lines(tmp_path, "Valjean"),
                      "--json")
     data = json.loads(out)

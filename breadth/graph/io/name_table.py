@@ -4,7 +4,10 @@
 (pyarrow string arrays, as ``names`` reads them) and gives the int64 ids of both
 ends of every edge row: a name seen before gets its id back, a new one the next
 id (so ids follow the order in which names first appear, source before target,
-as networkx numbers the nodes of ``read_edgelist``). Rows whose first field
+as networkx numbers the nodes of ``read_edgelist``). Each column is first
+dictionary-encoded by pyarrow (``pyarrow.compute.dictionary_encode``, C++), so
+the table hashes each distinct name of a batch once; the pass over the rows
+then maps the batch's codes to ids with integer lookups. Rows whose first field
 starts with ``#`` or ``%`` are comment lines and are dropped. Spaces around a
 name are not part of it. The table keeps each name's bytes once (an arena plus
 offsets) and hands them back as a pyarrow string array (``labels``). The loop is
@@ -13,10 +16,13 @@ grows it and calls again), on an empty name, or on a control byte (binary data).
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import njit
 
 OK, GROW, EMPTY, BINARY = 0, 1, 2, 3
+COMMENT = -2                 # the id given to the first field of a comment line
 _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 
@@ -33,7 +39,7 @@ def _trim(data, a, b):
 
 @njit(cache=True)
 def _hash(data, a, b):
-    """FNV-1a of data[a:b], and whether it holds a control byte (not text)."""
+    """A hash of data[a:b] (FNV-1a, then mixed), and whether it holds a control byte (not text)."""
     h = _FNV_OFFSET
     bad = False
     for i in range(a, b):
@@ -41,7 +47,9 @@ def _hash(data, a, b):
         if c < 32 and c != 9 or c == 127:
             bad = True
         h = (h ^ np.uint64(c)) * _FNV_PRIME
-    return h, bad
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)     # splitmix64's finaliser: FNV's
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)     # low bits cluster in a linear probe
+    return h ^ (h >> np.uint64(31)), bad
 
 
 @njit(cache=True)
@@ -75,28 +83,48 @@ def _lookup(data, a, b, h, slots, hashes, starts, arena, state):
 
 
 @njit(cache=True)
-def _encode(d0, o0, d1, o1, row, slots, hashes, starts, arena, state, out0, out1):
-    """Ids of rows row.. of the two columns (data, offsets) into out0/out1 at state[2] onwards.
+def _name_id(data, a, b, first, slots, hashes, starts, arena, state):
+    """(id of the name data[a:b], status): COMMENT for a first field starting a comment line."""
+    a, b = _trim(data, a, b)
+    if first and b > a and (data[a] == 35 or data[a] == 37):      # '#' or '%': a comment line
+        return COMMENT, OK
+    if b == a:
+        return -1, EMPTY
+    if 2 * (state[0] + 1) > slots.size or state[0] + 2 > starts.size or state[1] + (b - a) > arena.size:
+        return -1, GROW
+    h, bad = _hash(data, a, b)
+    if bad:
+        return -1, BINARY
+    return _lookup(data, a, b, h, slots, hashes, starts, arena, state), OK
+
+
+@njit(cache=True)
+def _encode(c0, u0, p0, m0, c1, u1, p1, m1, row, slots, hashes, starts, arena, state, out0, out1):
+    """Ids of rows row.. into out0/out1 at state[2] onwards. A row is the codes (c0, c1) of its two
+    fields in the batch's dictionaries (bytes u, offsets p); m0/m1 map codes to ids (-1: not yet).
     Returns (the row reached, status): OK at the end, else the row to report or resume at."""
-    rows = o0.size - 1
+    rows = c0.size
     while row < rows:
-        a0, b0 = _trim(d0, o0[row], o0[row + 1])
-        if b0 > a0 and (d0[a0] == 35 or d0[a0] == 37):      # '#' or '%': a comment line
+        a = c0[row]
+        x = m0[a]
+        if x == -1:
+            x, status = _name_id(u0, p0[a], p0[a + 1], True, slots, hashes, starts, arena, state)
+            if status != OK:
+                return row, status
+            m0[a] = x
+        if x == COMMENT:
             row += 1
             continue
-        a1, b1 = _trim(d1, o1[row], o1[row + 1])
-        if b0 == a0 or b1 == a1:
-            return row, EMPTY
-        if 2 * (state[0] + 2) > slots.size or state[0] + 3 > starts.size \
-                or state[1] + (b0 - a0) + (b1 - a1) > arena.size:
-            return row, GROW
-        h0, bad0 = _hash(d0, a0, b0)
-        h1, bad1 = _hash(d1, a1, b1)
-        if bad0 or bad1:
-            return row, BINARY
+        b = c1[row]
+        y = m1[b]
+        if y == -1:
+            y, status = _name_id(u1, p1[b], p1[b + 1], False, slots, hashes, starts, arena, state)
+            if status != OK:
+                return row, status
+            m1[b] = y
         k = state[2]
-        out0[k] = _lookup(d0, a0, b0, h0, slots, hashes, starts, arena, state)
-        out1[k] = _lookup(d1, a1, b1, h1, slots, hashes, starts, arena, state)
+        out0[k] = x
+        out1[k] = y
         state[2] = k + 1
         row += 1
     return row, OK
@@ -154,19 +182,30 @@ class NameTable:
     def encode(self, col0, col1):
         """(src ids, dst ids, None) of a batch's first two columns, or (src, dst, (status, row)) when a
         row holds an empty name or binary data (ids of the rows before it)."""
-        d0, o0 = string_column(col0)
-        d1, o1 = string_column(col1)
-        rows = o0.size - 1
+        import pyarrow.compute as pc
+
+        rows = len(col0)
+        codes, names, maps = [], [], []
+        with ThreadPoolExecutor(2) as pool:         # pyarrow lets go of the GIL: both columns at once
+            encoded = list(pool.map(pc.dictionary_encode, (col0, col1)))
+        for enc in encoded:
+            if hasattr(enc, "combine_chunks"):
+                enc = enc.combine_chunks()
+            codes.append(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False))
+            names.append(string_column(enc.dictionary))
+            maps.append(np.full(len(enc.dictionary), -1, dtype=np.int64))
+        (c0, c1), ((u0, p0), (u1, p1)), (m0, m1) = codes, names, maps
         out0 = np.empty(rows, dtype=np.int64)
         out1 = np.empty(rows, dtype=np.int64)
         self.state[2] = 0
         row = 0
         while True:
-            row, status = _encode(d0, o0, d1, o1, row, self.slots, self.hashes, self.starts, self.arena,
-                                  self.state, out0, out1)
+            row, status = _encode(c0, u0, p0, m0, c1, u1, p1, m1, row, self.slots, self.hashes, self.starts,
+                                  self.arena, self.state, out0, out1)
             if status != GROW:
                 break
-            self._grow(int(o0[row + 1] - o0[row] + o1[row + 1] - o1[row]))
+            a, b = c0[row], c1[row]
+            self._grow(int(p0[a + 1] - p0[a] + p1[b + 1] - p1[b]))
         k = int(self.state[2])
         return out0[:k], out1[:k], (None if status == OK else (int(status), int(row)))
 
