@@ -129,7 +129,7 @@ def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None =
     """
     declared = {} if declared is None else declared
     srcs, dsts = [], []
-    for chunk in edge_chunks(path, num_vertices, progress, stats, declared, header):
+    for chunk in edge_chunks(path, num_vertices, progress, stats, declared, header, whole=True):
         if chunk is None:               # the file names its vertices: read again from the start
             srcs, dsts = [], []
             continue
@@ -192,15 +192,15 @@ def line_blocks(path, progress=None, first=None, skip=0):
 
 
 def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None = None, declared=None,
-                header=None):
+                header=None, whole=False):
     """Yield the int64 (src, dst) arrays of an edge list file one block (at most 64 MiB of text) at a
     time, with a progress bar over the file's bytes. Once the file is read, ``declared`` (a dict)
     holds "vertices" and "directed": what the header declared (or ``num_vertices``), else None, and
     "labels": the vertex names of a file of names (its ids are then dense), else None.
 
     A file found to name its vertices after some blocks were yielded yields ``None`` (drop what came
-    before), then its blocks of dense ids (``names``). ``header`` as ``read_edges``. Bad input
-    raises InputError naming the line."""
+    before), then its blocks of dense ids (``names``; ``whole``: its text tokenized at once, for
+    the in-memory reader). ``header`` as ``read_edges``. Bad input raises InputError naming the line."""
     path = check_input(path)
     declared_n, declared_dir = num_vertices, None
     limit = INT64_MAX if num_vertices is None else int(num_vertices)
@@ -263,7 +263,7 @@ def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None 
                              "a declared vertex count (num_vertices, --vertices) is for integer ids")
         if yielded:
             yield None
-        labels = yield from _named(path, first_line, header, progress, notes)
+        labels = yield from _named(path, first_line, header, progress, notes, whole)
         declared_n = labels.size
     if stats is not None:
         stats.file_bytes = os.path.getsize(path)
@@ -287,7 +287,7 @@ def _line_at(block, pos, line_base):
     return line_base + buf.count(b"\n", 0, start) + 1, buf[start:end].strip()
 
 
-def _named(path, first_line, header, progress, notes):
+def _named(path, first_line, header, progress, notes, whole=False):
     """Yield the dense-id blocks of a file of vertex names and return the names (``names`` module)."""
     skip = bool(header)
     offset = first_line["end"] if skip else first_line["start"]
@@ -302,7 +302,7 @@ def _named(path, first_line, header, progress, notes):
     with progress_bar(size, f"reading names {os.path.basename(path)}", progress) as bar:
         stream, raw = open_from(path, gz, offset)
         try:
-            chunks = named_chunks(path, stream, sep, fields, notes)
+            chunks = named_chunks(path, stream, sep, fields, notes, whole)
             done = 0
             while True:
                 try:

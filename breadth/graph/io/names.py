@@ -64,10 +64,11 @@ def _split(text: str, sep: str) -> list:
     return text.split()
 
 
-def named_chunks(path, stream, sep: str, first_fields: int, notes: list):
+def named_chunks(path, stream, sep: str, first_fields: int, notes: list, whole: bool = False):
     """Yield (src ids, dst ids) of the named edge rows of the binary ``stream`` (positioned at the first
     edge row); once done, return the labels (object array of str). ``first_fields`` is the width of the
-    first row. Bad rows raise InputError."""
+    first row. ``whole``: tokenize the whole text at once (``read_csv``, all threads; the in-memory
+    reader) instead of block by block (``open_csv``, bounded memory). Bad rows raise InputError."""
     pa, pacsv = pyarrow_csv()
     odd = []
 
@@ -83,7 +84,11 @@ def named_chunks(path, stream, sep: str, first_fields: int, notes: list):
     table = NameTable()
     wider = first_fields > 2
     try:
-        reader = pacsv.open_csv(stream, read_options=ropt, parse_options=popt, convert_options=copt)
+        if whole:                 # one dictionary per column over the whole file: each name hashed once here
+            whole_table = pacsv.read_csv(stream, read_options=ropt, parse_options=popt, convert_options=copt)
+            reader = [whole_table] if whole_table.num_rows else []
+        else:
+            reader = pacsv.open_csv(stream, read_options=ropt, parse_options=popt, convert_options=copt)
         for batch in reader:
             s, d, problem = table.encode(batch.column(0), batch.column(1))
             if problem is not None:
@@ -121,7 +126,6 @@ def _arrow_reason(exc) -> str:
 
 def _row_error(path, problem, batch) -> InputError:
     status, row = problem
-    pa, _ = pyarrow_csv()
     cells = [batch.column(0)[row].as_py(), batch.column(1)[row].as_py()]
     text = "\t".join(cells)
     if status == BINARY:
