@@ -131,3 +131,11 @@ def test_cli_bfs_and_closeness_on_a_named_file(tmp_path, capsys):
     ref = nx.closeness_centrality(G)
     assert score.keys() == ref.keys() and all(abs(score[v] - ref[v]) < 1e-12 for v in ref)
     capsys.readouterr()
+
+
+def test_a_single_named_line_is_an_edge(tmp_path):
+    path = tmp_path / "one.txt"
+    path.write_text("# one edge\nalice bob\n")
+    g, stats = read_with_stats(path)
+    assert g.vertex_ids.tolist() == ["alice", "bob"] and g.num_edges == 1
+    assert read_with_stats(path, header=True)[0].num_vertices == 0

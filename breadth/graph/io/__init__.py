@@ -13,12 +13,14 @@ graph500-packed    (format= only)                    reference generator's 12-by
 native             .npz                              breadth's CSR arrays, memory-mapped on read
 =================  ================================  =========================================
 
-An empty (0-byte) file is an empty graph in every format. Every output file
+An empty (0-byte) file is an empty graph in every format (``allow_empty=False``
+makes a graph without vertices an error, as the command line does). Every output file
 is written to a temporary file and renamed into place, so an error never
 leaves a partial file behind. Bad input raises ``breadth.InputError`` with a
 one-line message naming the file (and the line, for text formats).
 
-Modules: ``edgelist`` (with its numba parser ``edgelist_parser``), ``mtx``,
+Modules: ``edgelist`` (with its numba parser ``edgelist_parser``, and ``names``
+with ``name_table`` for edge lists of vertex names), ``mtx``,
 ``graph500bin`` and ``breadth.graph.native`` per format; ``edges``
 (format-neutral: building a graph from parsed edges, relabelling, the edge
 blocks writers walk), ``spill`` (an edge list, Matrix Market file or Graph500

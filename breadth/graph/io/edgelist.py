@@ -11,11 +11,14 @@ formats the edges with ``text.format_rows``.
 Accepted syntax, per line: blank; a comment starting with ``#`` or ``%``; or
 ``source target [anything...]`` with the fields separated by spaces, tabs or
 commas. Columns after the second (weights, timestamps) are ignored with a
-note. Ids are non-negative decimal integers.
+note. Ids are non-negative decimal integers; the first token that is not one
+makes the file an edge list of vertex names, read again from its start by
+``names`` (pyarrow's CSV reader; every token a name, the names kept as labels).
 
-A first data line whose first two fields start with a letter or a quote
-(``src,dst``, ``source target``) is a column-header row: it is skipped with a
-note. Any later non-numeric field is an error.
+The first data line is a column header (skipped, with a note naming it) when
+``header=True``, or, by default, when it is not numeric and the other lines are:
+it differs in kind from the rest. In a file of names a header cannot be told by
+kind, so it is read as an edge (with a hint when its names occur nowhere else).
 
 Header comments understood: ``# breadth: vertices=N directed=0|1`` (written by
 ``write_edgelist``; declares the vertex count, so isolated vertices at the end
@@ -257,6 +260,8 @@ def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None 
         del s, d
     base = os.path.basename(path)
     labels = None
+    if named is None and header is None and first_line.get("skipped") and not yielded:
+        named = (first_line["line"], first_line["text"])     # no other line to differ from: an edge
     if named is not None:
         if num_vertices is not None:
             raise InputError(f"{path}: line {named[0]}: the vertices have names ({shown(named[1])}); "
