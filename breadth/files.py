@@ -10,13 +10,16 @@ it), so debris of a killed process is recognisable. ``fsync=True`` flushes the
 data to disk before the rename (checkpoints, which must survive a crash of the
 machine, not only of the process).
 
-Errors: a ``path`` that is a directory or lies in a missing directory, and any
+Errors: a ``path`` that is a directory or lies in a missing directory, a folder
+where no file can be created (named, with the reason: ``folder_error``), and any
 ``OSError`` while writing, become ``InputError`` naming the file (``os_error``),
 unless ``on_error`` builds another exception from the path and the ``OSError``.
+``check_writable`` makes the same checks before a command starts its work.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import tempfile
@@ -32,19 +35,41 @@ def os_error(path, exc: OSError) -> InputError:
     return InputError(f"{path}: {reason.lower() if reason else 'I/O error'}")
 
 
-@contextlib.contextmanager
-def atomic_output(path, mode: str = "wb", *, fsync: bool = False, on_error=os_error):
-    """Yield a file object writing to a temporary file that replaces ``path`` on success."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
+def folder_error(path, directory, exc: OSError) -> InputError:
+    """A file that cannot be created in ``directory``: the folder and the reason, in one line."""
+    reason = (exc.strerror or str(exc) or "I/O error").lower()
+    if exc.errno == errno.ENOENT:          # the folder exists (checked before) but takes no new files (/proc)
+        reason = f"the folder takes no new files ({reason})"
+    return InputError(f"{path}: cannot create a file in the folder {directory}: {reason}")
+
+
+def _temp_in(path, directory):
+    """(fd, name) of a new temporary file beside ``path``, or InputError naming the folder."""
     if os.path.isdir(path):
         raise InputError(f"{path}: is a directory, cannot write a file there")
     if not os.path.isdir(directory):
         raise InputError(f"{path}: directory {directory} does not exist")
     try:
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+        return tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     except OSError as exc:
-        raise on_error(path, exc) from None
+        raise folder_error(path, directory, exc) from None
+
+
+def check_writable(path) -> None:
+    """InputError (naming the folder and the reason) unless a file can be written at ``path``: what a
+    command checks before its work, so that a bad output name costs no time."""
+    path = os.fspath(path)
+    fd, tmp = _temp_in(path, os.path.dirname(os.path.abspath(path)))
+    os.close(fd)
+    _unlink(tmp)
+
+
+@contextlib.contextmanager
+def atomic_output(path, mode: str = "wb", *, fsync: bool = False, on_error=os_error):
+    """Yield a file object writing to a temporary file that replaces ``path`` on success."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = _temp_in(path, directory)
     try:
         with os.fdopen(fd, mode) as f:
             yield f

@@ -3,21 +3,37 @@
 The figure is drawn on its own Agg canvas (``matplotlib.figure.Figure`` +
 ``FigureCanvasAgg``), never through ``pyplot``: no backend is selected and no
 global matplotlib state changes, so importing or calling this module leaves an
-application's own plotting alone. The PNG is written atomically
-(``breadth.files.atomic_output``).
+application's own plotting alone. The file's suffix picks the format (``.png``,
+``.svg`` or ``.pdf``; ``check_plot_path`` refuses any other before a command's
+work); it is written atomically (``breadth.files.atomic_output``).
 """
 from __future__ import annotations
 
+import os
+
 from .errors import InputError
-from .files import atomic_output
+from .files import atomic_output, check_writable
+
+PLOT_FORMATS = ("png", "svg", "pdf")
+
+
+def check_plot_path(path: str, option: str = "--plot") -> str:
+    """The format of a plot file named ``path`` (its suffix), or InputError for another suffix or a
+    place where no file can be written."""
+    fmt = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
+    if fmt not in PLOT_FORMATS:
+        raise InputError(f"{option} {path}: a plot is written as .png, .svg or .pdf (the suffix picks the format)")
+    check_writable(path)
+    return fmt
 
 
 def plot_levels(searches: list[dict], path: str, title: str = "") -> None:
     """Frontier vertices (log) and seconds per level, for the median-time search of ``searches``.
 
     ``searches`` are BFSResult.summary() dicts (optionally with a "time" key). The file is a
-    PNG whatever its extension.
+    PNG, SVG or PDF, as its suffix says (``check_plot_path``).
     """
+    fmt = check_plot_path(path, "plot")
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -42,4 +58,4 @@ def plot_levels(searches: list[dict], path: str, title: str = "") -> None:
     fig.suptitle(title or f"BFS from {s['roots'][0]}")
     fig.tight_layout()
     with atomic_output(path) as f:
-        fig.savefig(f, format="png", dpi=100)
+        fig.savefig(f, format=fmt, dpi=100)

@@ -24,6 +24,7 @@ import logging
 import sys
 
 DELAY = 1.0      # seconds of work before a bar appears (progress=None)
+SCALED = 100_000  # totals from here up are shown scaled (1.5M); below, counts are plain integers
 _QUIET = [0]     # depth of nested quiet() blocks
 _WARNED = [False]
 log = logging.getLogger(__name__)
@@ -110,7 +111,9 @@ def _isatty(stream) -> bool:
 def bar(total=None, desc: str = "", progress=None, *, unit: str = "it", initial: int = 0, leave: bool = False):
     """A tqdm bar on stderr counting ``total`` units (None: a counter without an end).
 
-    Counts are shown scaled (``unit="B"`` by 1024: KiB, MiB; other units by 1000). A bar that
+    Bytes are shown scaled by 1024 (KiB, MiB); other counts as integers (``50/128``), scaled by
+    1000 (``1.5M``) only from ``SCALED`` up.
+    A bar that
     is not wanted (see ``wanted``) is a real tqdm object that draws nothing, so callers never
     test for it; without tqdm installed it is a ``NoBar`` with the same calls.
 
@@ -143,6 +146,7 @@ def bar(total=None, desc: str = "", progress=None, *, unit: str = "it", initial:
             log.warning("no progress bars: tqdm is not installed (pip install tqdm)")
         return NoBar(total, initial)
     extra = {"bar_format": "{desc} ({elapsed})"} if total is None else {}
-    return tqdm(total=total, desc=desc, unit=unit, initial=initial, unit_scale=True,
+    scaled = unit == "B" or (total is not None and total >= SCALED)
+    return tqdm(total=total, desc=desc, unit=unit, initial=initial, unit_scale=scaled,
                 unit_divisor=1024 if unit == "B" else 1000, disable=not show, file=sys.stderr,
                 delay=DELAY if progress is None else 0.0, leave=leave, dynamic_ncols=True, **extra)

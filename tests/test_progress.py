@@ -109,3 +109,13 @@ def test_no_bar_when_stderr_is_piped(files, capsys, monkeypatch):
     assert main(["convert", str(files / "k9.txt"), str(files / "again.npz")]) == 0
     assert "reading" not in capsys.readouterr().err
     np.testing.assert_array_equal(breadth.load(files / "again.npz").indptr, breadth.load(files / "k9.npz").indptr)
+
+
+def test_counts_are_integers_below_the_scaled_range():
+    import io
+
+    for total, done, shown in ((128, 50, "50/128"), (128, 121, "121/128"), (3_000_000, 1_500_000, "1.50M/3.00M")):
+        with progress.bar(total, "work", True) as b:
+            b.fp = io.StringIO()
+            b.update(done)
+            assert shown in str(b), str(b)

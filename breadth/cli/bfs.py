@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError
+from ..files import check_writable
 from ..graph.io import write_result
 from .common import (add_device_option, add_graph_argument, add_json_option, add_max_depth_option, add_quiet_option,
                      add_search_options, add_threads_option, note_compile, open_graph, run_on_ranks, save_npy, set_threads, write_json)
@@ -48,7 +49,8 @@ def register(sub):
     p.add_argument("--validate", action="store_true",
                    help="validate the tree by the Graph500 rules (a failure exits with code 3)")
     add_json_option(p, "the result (summary and per-level statistics)")
-    p.add_argument("--plot", metavar="PNG", default=None, help="plot frontier size per level to a PNG")
+    p.add_argument("--plot", metavar="FILE", default=None,
+                   help="plot frontier size per level to FILE: .png, .svg or .pdf (the suffix picks the format)")
     add_quiet_option(p)
     add_threads_option(p)
     add_dist_options(p)
@@ -65,8 +67,13 @@ def check_outputs(args, ids: VertexIds) -> None:
             raise InputError(f"--parents {args.parents}: the parent array is written as .npy "
                              "(--out FILE.csv or .npz has a parent column)")
         ids.check_positional(args.parents, "--parents", "--out FILE.csv or .npz (a parent column in labels)")
+        check_writable(args.parents)
     if args.validate and args.max_depth is not None:
         raise InputError("--validate checks complete BFS trees; drop --max-depth")
+    if args.plot:
+        from ..plot import check_plot_path
+
+        check_plot_path(args.plot)
 
 
 def write_depths(path, result, ids: VertexIds):
@@ -95,7 +102,7 @@ def run(args) -> int:
     if partition_mode(args) != "none":
         return run_distributed(args)
     set_threads(args.threads)
-    graph = open_graph(args.graph)
+    graph = open_graph(args.graph, args=args)
     ids = VertexIds(graph, args.dense_ids, args.graph)
     check_outputs(args, ids)
     roots = ids.parse(args.root, "root")
@@ -137,7 +144,7 @@ def run_distributed(args) -> int:
     def estimate():
         from ..distributed.planner.graph import pick_roots, sample
 
-        graph = open_graph(args.graph)
+        graph = open_graph(args.graph, args=args)
         return sample(graph, pick_roots(graph, 2), f"{os.path.basename(args.graph)}: 2 single-node searches")
 
     def body(comm):

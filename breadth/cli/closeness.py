@@ -60,6 +60,15 @@ def _write_scores(path, vertices, scores, ids: VertexIds):
         np.savetxt(f, np.column_stack([column, scores]), fmt=["%d", "%.17g"], delimiter=",")
 
 
+def top_table(vertices, scores, measure: str) -> str:
+    """The most central vertices as aligned columns: rank, vertex (padded to the longest), score."""
+    labels = [str(v) for v in vertices]
+    width = max([len("vertex")] + [len(x) for x in labels])
+    lines = [f"{'rank':>4}  {'vertex':<{width}}  {measure}"]
+    lines += [f"{rank:4d}  {label:<{width}}  {score:.6f}" for rank, (label, score) in enumerate(zip(labels, scores), 1)]
+    return "\n".join(lines)
+
+
 def check_output(args, ids: VertexIds) -> None:
     ids.check_output(args.output, "--output", (".npy", ".csv"), ".csv (vertex,score rows in labels)")
 
@@ -97,6 +106,5 @@ def run(args) -> int:
         print(f"{args.measure} sources={res.sources.size} groups={len(res.groups)} W={res.words} "
               f"seconds={res.seconds:.3f} resumed={res.resumed} "
               f"sharing_degree mean={summary['sharing_degree']['mean']:.2f}")
-        for rank, (v, i) in enumerate(zip(ids.json(res.sources[order]), order), 1):
-            print(f"{rank:4d}  vertex {v}  {scores[i]:.6g}")
+        print(top_table(ids.json(res.sources[order]), scores[order], args.measure))
     return 0

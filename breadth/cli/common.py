@@ -50,8 +50,23 @@ def set_threads(n):
     numba.set_num_threads(n)
 
 
-def add_graph_argument(p):
+def add_graph_argument(p, text_options: bool = True):
     p.add_argument("graph", metavar="GRAPH", help="graph file (.npz native, or another supported format)")
+    if text_options:
+        add_text_options(p)
+
+
+def add_text_options(p):
+    """--header/--no-header and --allow-empty: how a text edge list is read (``open_graph`` applies them)."""
+    h = p.add_mutually_exclusive_group()
+    h.add_argument("--header", dest="header", action="store_const", const=True, default=None,
+                   help="edge lists: the first data line names the columns; skip it (default: skipped when it "
+                        "differs in kind from the other lines, e.g. 'source,target' above numeric ids; in a "
+                        "file of vertex names a header cannot be told, so say it)")
+    h.add_argument("--no-header", dest="header", action="store_const", const=False,
+                   help="edge lists: the first data line is an edge, even when it differs from the others")
+    p.add_argument("--allow-empty", action="store_true",
+                   help="accept a graph file without edges or vertices (default: an error)")
 
 
 def add_max_depth_option(p, meaning: str):
@@ -122,8 +137,12 @@ def eprint(*args):
     print(*args, file=sys.stderr)
 
 
-def open_graph(path: str, directed=None):
-    """Open a graph file in any format breadth reads (see ``breadth.read``)."""
+def open_graph(path: str, directed=None, args=None):
+    """Open a graph file in any format breadth reads (see ``breadth.read``), with the text options of
+    ``args`` (``add_text_options``) when given."""
     from ..graph.io import read
 
-    return read(path) if directed is None else read(path, directed=directed)
+    kw = {} if directed is None else {"directed": directed}
+    if args is not None and hasattr(args, "allow_empty"):
+        kw.update(header=args.header, allow_empty=args.allow_empty)
+    return read(path, **kw)

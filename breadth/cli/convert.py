@@ -5,7 +5,9 @@ import os
 import time
 
 from ..errors import InputError
-from .common import add_json_option, add_quiet_option, add_threads_option, eprint, set_threads, write_json
+from ..files import check_writable
+from .common import (add_json_option, add_quiet_option, add_text_options, add_threads_option, eprint, set_threads,
+                     write_json)
 from .helpformat import examples
 from .messages import translate
 
@@ -25,10 +27,12 @@ def add_read_options(p):
                    help="read the edges as undirected (symmetrise)")
     p.add_argument("--relabel", action="store_true",
                    help="number the vertex ids that occur densely 0..k-1 and keep the original ids "
-                        "(for SNAP-style files whose ids skip)")
+                        "(for SNAP-style files whose ids skip); an edge list of vertex names (any token "
+                        "that is not a number) is always numbered so, its names kept as labels")
     p.add_argument("--vertices", type=int, default=None, metavar="N",
                    help="declared vertex count: ids must be < N; keeps isolated vertices at the end of the "
                         "id range (edge lists and Graph500 binaries)")
+    add_text_options(p)
 
 
 def register(sub):
@@ -77,6 +81,7 @@ def run(args) -> int:
 
     set_threads(args.threads)
     outformat = infer_format(args.output, args.outformat, for_write=True)   # refuse a bad OUT before reading
+    check_writable(args.output)
     informat, bounded = _bounded(args, outformat)
     t0 = time.perf_counter()
     if bounded:
@@ -84,11 +89,13 @@ def run(args) -> int:
 
         stats = convert_to_native(args.input, args.output, format=informat, directed=args.directed,
                                   relabel=args.relabel, num_vertices=args.vertices,
-                                  memory=_memory_bytes(args.memory), spill_dir=args.spill_dir)
+                                  memory=_memory_bytes(args.memory), spill_dir=args.spill_dir,
+                                  header=args.header, allow_empty=args.allow_empty)
         written = []
     else:
         graph, stats = read_with_stats(args.input, format=args.informat, directed=args.directed,
-                                       relabel=args.relabel, num_vertices=args.vertices)
+                                       relabel=args.relabel, num_vertices=args.vertices,
+                                       header=args.header, allow_empty=args.allow_empty)
         t0 = time.perf_counter()
         written = write(graph, args.output, format=outformat, original_ids=args.original_ids)
     seconds = time.perf_counter() - t0

@@ -48,8 +48,9 @@ def register(sub):
     p.add_argument("--json", metavar="FILE", default=None,
                    help="also write every statistic, search and per-level record as JSON to FILE ('-': stdout, "
                         "after the report)")
-    p.add_argument("--plot", metavar="PNG", default=None,
-                   help="plot frontier size and time per level of the median search to a PNG")
+    p.add_argument("--plot", metavar="FILE", default=None,
+                   help="plot frontier size and time per level of the median search to FILE: .png, .svg or .pdf "
+                        "(the suffix picks the format); the path written is printed")
     p.add_argument("--checkpoint", metavar="DIR", default=None,
                    help="record each completed search (root, time, nedge, validation) in DIR/"
                         "graph500-checkpoint.json, with the run's parameters and a fingerprint of the graph, "
@@ -65,6 +66,15 @@ def register(sub):
     p.set_defaults(run=run)
     global _PARSER
     _PARSER = p
+
+
+def wrote_plot(args) -> None:
+    """Say where the plot went (stderr when stdout carries the JSON)."""
+    import os
+    import sys
+
+    print(f"plot written to {os.path.abspath(args.plot)}", file=sys.stderr if args.json == "-" else sys.stdout,
+          flush=True)
 
 
 def checkpoint(args, writer: bool):
@@ -84,6 +94,10 @@ def run(args) -> int:
 
     if args.resume and not args.checkpoint:
         raise InputError("--resume continues the run recorded by --checkpoint DIR: give --checkpoint")
+    if args.plot:
+        from ..plot import check_plot_path
+
+        check_plot_path(args.plot)
     if partition_mode(args) != "none":
         return run_distributed(args)
     set_threads(args.threads)
@@ -107,6 +121,7 @@ def run(args) -> int:
             from ..plot import plot_levels
 
             plot_levels(result.searches, args.plot, title=f"Graph500 scale {args.scale}")
+            wrote_plot(args)
     return 0
 
 
@@ -155,6 +170,7 @@ def run_distributed(args) -> int:
                 from ..plot import plot_levels
 
                 plot_levels(result.searches, args.plot, title=f"Graph500 scale {args.scale}, {comm.size} ranks")
+                wrote_plot(args)
         return 0
 
     return run_on_ranks(_PARSER, args, "graph500", body)

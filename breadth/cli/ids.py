@@ -21,6 +21,7 @@ import os
 import numpy as np
 
 from ..errors import InputError
+from ..files import check_writable
 
 DENSE_HELP = ("read and write vertices by their internal ids 0..n-1 instead of the graph's own labels "
               "(original ids of a relabelled file, string labels of a native file)")
@@ -145,6 +146,7 @@ class VertexIds:
         if not path.endswith(suffixes):
             raise InputError(f"{option} {path}: write {', '.join(suffixes[:-1])} or {suffixes[-1]}")
         self.check_positional(path, option, carriers)
+        check_writable(path)
 
     def check_positional(self, path: str, option: str, carriers: str = ".csv or .npz (rows in labels)") -> None:
         """Refuse a bare positional array (.npy) on a labelled graph unless --dense-ids; ``carriers``

@@ -126,8 +126,9 @@ def render(report: dict) -> str:
              f"{'vertices':<13}{g['vertices']:,}" + ("  (ids relabelled densely)" if r["relabelled"] else ""),
              f"{'labels':<13}{_labels_line(g['labels'])}",
              f"{'edges':<13}{g['edges']:,} ({kind}; {g['arcs']:,} stored arcs)",
-             f"{'read':<13}{r['seconds']:.2f} s, {r['mb_per_s']:.1f} MB/s; {r['self_loops']:,} self-loops and "
-             f"{r['duplicates']:,} duplicates removed" + ("; memory-mapped" if r["memory_mapped"] else "")]
+             f"{'read':<13}" + (f"{r['seconds']:.2f} s, memory-mapped (no parsing)" if r["memory_mapped"] else
+                                f"{r['seconds']:.2f} s, {r['mb_per_s']:.1f} MB/s; {r['self_loops']:,} self-loops "
+                                f"and {r['duplicates']:,} duplicates removed")]
     for key, name in (("degree", "degree"), ("out_degree", "out-degree"), ("in_degree", "in-degree")):
         if key in report:
             lines.append(_deg_line(name, report[key]))
@@ -161,7 +162,8 @@ def run(args) -> int:
     if args.samples < 0:
         raise InputError(f"--samples must be >= 0, got {args.samples}")
     graph, stats = read_with_stats(args.graph, format=args.informat, directed=args.directed,
-                                   relabel=args.relabel, num_vertices=args.vertices)
+                                   relabel=args.relabel, num_vertices=args.vertices,
+                                   header=args.header, allow_empty=args.allow_empty)
     read = dict(stats.as_dict(), notes=[translate(note) for note in stats.notes])
     read["path"] = os.fspath(args.graph)
     ids = VertexIds(graph, args.dense_ids, args.graph)

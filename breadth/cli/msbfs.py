@@ -158,7 +158,7 @@ def setup(args, check=None):
             import numba
 
             numba.set_num_threads(mpi.worker_threads(comm))
-        graph = open_graph(args.graph)
+        graph = open_graph(args.graph, args=args)
         ids = VertexIds(graph, args.dense_ids, args.graph)
         if check is not None:
             check(ids)

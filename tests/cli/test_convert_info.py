@@ -74,7 +74,9 @@ def test_info_directed_and_empty(tmp_path, capsys, snap):
     rc, out, _ = run(capsys, "info", snap, "--relabel", "--samples", "2")
     assert rc == 0 and "out-degree" in out and "in-degree" in out and "weakly connected" in out
     (tmp_path / "empty.txt").write_text("")
-    rc, out, _ = run(capsys, "info", tmp_path / "empty.txt")
+    rc, out, err = run(capsys, "info", tmp_path / "empty.txt")
+    assert rc == 2 and "empty.txt: no edges and no vertices" in err and "--allow-empty" in err
+    rc, out, _ = run(capsys, "info", tmp_path / "empty.txt", "--allow-empty")
     assert rc == 0 and "vertices     0" in out
 
 
@@ -88,7 +90,8 @@ def test_info_diameter_matches_networkx(tmp_path, capsys):
 
 
 BAD_INPUTS = [
-    ("nonnum.txt", b"0 1\n1 zz\n", [], r"nonnum\.txt: line 2: non-numeric vertex id 'zz'"),
+    ("garbage.txt", b"0 1\n1 \x89PNG\r\x1a\x00\x00\x00\rIHDR" + bytes(range(128, 255)) + b"\n", [],
+     r"garbage\.txt: line 2: not a text edge list \(binary data\?\): '1 \\x89PNG\\r\\x1a\\x00\\x00\\x00\\rIHDR\\x80\.\.\.'$"),
     ("neg.txt", b"0 1\n2 -3\n", [], r"neg\.txt: line 2: negative vertex id -3"),
     ("onecol.csv", b"0,1\n1,2\n7\n", [], r"onecol\.csv: line 3: only one column"),
     ("beyond.txt", b"0 1\n1 8\n", ["--vertices", "5"], r"beyond\.txt: line 2: vertex id 8 is beyond the "
@@ -127,11 +130,18 @@ def test_missing_file_directory_and_empty(tmp_path, capsys):
     rc, _, err = run(capsys, "convert", tmp_path / "missing.txt", tmp_path / "adir.txt")
     assert rc == 2
     (tmp_path / "empty.txt").write_bytes(b"")
-    rc, out, _ = run(capsys, "convert", tmp_path / "empty.txt", tmp_path / "empty.npz")
+    rc, out, err = run(capsys, "convert", tmp_path / "empty.txt", tmp_path / "empty.npz")
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "no edges and no vertices" in err
+    assert not (tmp_path / "empty.npz").exists()
+    for bounded in ([], ["--spill-dir", str(tmp_path)]):
+        (tmp_path / "comments.txt").write_text("# nothing here\n")
+        rc, _, err = run(capsys, "convert", tmp_path / "comments.txt", tmp_path / "c.npz", *bounded)
+        assert rc == 2 and "no edges" in err and not (tmp_path / "c.npz").exists()
+    rc, out, _ = run(capsys, "convert", tmp_path / "empty.txt", tmp_path / "empty.npz", "--allow-empty")
     assert rc == 0 and breadth.read(tmp_path / "empty.npz").num_vertices == 0
     rc, _, err = run(capsys, "convert", tmp_path / "empty.txt", tmp_path / "out.parquet")
     assert rc == 2 and "cannot tell the graph format" in err and not (tmp_path / "out.parquet").exists()
-    rc, _, err = run(capsys, "convert", tmp_path / "empty.txt", tmp_path / "nodir" / "o.npz")
+    rc, _, err = run(capsys, "convert", tmp_path / "empty.txt", tmp_path / "nodir" / "o.npz", "--allow-empty")
     assert rc == 2 and "does not exist" in err
 
 
@@ -154,13 +164,12 @@ def test_help_explains_options(capsys):
 
 def test_subprocess_error_has_no_traceback(tmp_path):
     bad = tmp_path / "bad.txt"
-    bad.write_text("0 1\n1 two\n")
+    bad.write_text("0 1\n1 -2\n")
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     proc = subprocess.run([sys.executable, "-m", "breadth", "convert", str(bad), str(tmp_path / "o.npz")],
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"breadth convert: error: {bad}: line 2: non-numeric vertex id 'two' " \
-                                  "(expected a non-negative integer)"
+    assert proc.stderr.strip() == f"breadth convert: error: {bad}: line 2: negative vertex id -2"
     assert not (tmp_path / "o.npz").exists()
 
 

@@ -76,7 +76,8 @@ def test_read_summary_and_notes_on_a_terminal_only(header_csv, capsys, monkeypat
     rc, out, err = _run(capsys, "bfs", header_csv, "--root", "0")
     lines = err.splitlines()
     assert rc == 0 and lines[0].startswith("h.csv [edgelist]: 3 vertices, 2 edges (undirected)")
-    assert "note: h.csv: first line 'src,dst' taken as column names" in lines
+    assert "note: h.csv: line 1 'src,dst' skipped as a column header (the other lines hold numbers; " \
+           "--no-header reads it as an edge)" in lines
     assert "note: h.csv: no directedness declared; read as undirected (--directed for a directed graph)" in lines
 
 

@@ -13,12 +13,14 @@ graph500-packed    (format= only)                    reference generator's 12-by
 native             .npz                              breadth's CSR arrays, memory-mapped on read
 =================  ================================  =========================================
 
-An empty (0-byte) file is an empty graph in every format. Every output file
+An empty (0-byte) file is an empty graph in every format (``allow_empty=False``
+makes a graph without vertices an error, as the command line does). Every output file
 is written to a temporary file and renamed into place, so an error never
 leaves a partial file behind. Bad input raises ``breadth.InputError`` with a
 one-line message naming the file (and the line, for text formats).
 
-Modules: ``edgelist`` (with its numba parser ``edgelist_parser``), ``mtx``,
+Modules: ``edgelist`` (with its numba parser ``edgelist_parser``, and ``names``
+with ``name_table`` for edge lists of vertex names), ``mtx``,
 ``graph500bin`` and ``breadth.graph.native`` per format; ``edges``
 (format-neutral: building a graph from parsed edges, relabelling, the edge
 blocks writers walk), ``spill`` (an edge list, Matrix Market file or Graph500
@@ -42,7 +44,7 @@ from ...errors import InputError
 from ...files import os_error
 from .. import native
 from ..types import Graph
-from ._common import ReadStats, check_input, finish_stats
+from ._common import ReadStats, check_input, empty_error, finish_stats
 from .edgelist import SEPARATORS, read_edgelist, write_edgelist
 from .edges import edge_blocks, graph_from_edges
 from .graph500bin import read_graph500, write_graph500
@@ -118,7 +120,7 @@ def infer_format(path, format=None, for_write=False) -> str:
 
 # ---------------------------------------------------------------- reading
 def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, index_dtype=None,
-         mmap=True, check=True, progress=None, verbose=None) -> Graph:
+         mmap=True, check=True, progress=None, verbose=None, header=None, allow_empty=True) -> Graph:
     """Read a graph file into a ``breadth.Graph``.
 
     Args:
@@ -127,7 +129,9 @@ def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, 
         directed: None keeps what the file says (native, Matrix Market symmetry, an edge-list
             header) and otherwise reads undirected; True/False forces it.
         relabel: number the vertex ids that occur densely 0..k-1 (increasing order); the
-            original ids are kept as ``graph.vertex_ids``.
+            original ids are kept as ``graph.vertex_ids``. An edge list whose vertices are names
+            (any token that is not a non-negative integer) is always numbered so, in order of first
+            appearance, its names kept as ``graph.vertex_ids``.
         num_vertices: the declared vertex count (ids must be below it); lets isolated vertices
             at the end of the id range exist in edge lists and binary files.
         index_dtype: the dtype of the neighbour ids (default int32 below 2^31 vertices).
@@ -137,6 +141,10 @@ def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, 
         verbose: the level at which the summary line and the notes are logged on the
             ``breadth.graph.io`` logger: None (default) INFO; True WARNING, which Python shows
             on stderr even where logging is not configured; False DEBUG.
+        header: edge lists only: whether the first data line names the columns (skipped, with a
+            note). None (default) skips it when it differs in kind from the other lines (names
+            above numeric rows); in a file of names a header cannot be told by kind: say True.
+        allow_empty: False makes a file without a vertex (no edges, no declared count) an error.
 
     Returns:
         The graph, with ``vertex_ids`` set when the file's ids were relabelled.
@@ -158,12 +166,12 @@ def read(path, *, format=None, directed=None, relabel=False, num_vertices=None, 
     """
     graph, _ = read_with_stats(path, format=format, directed=directed, relabel=relabel,
                                num_vertices=num_vertices, index_dtype=index_dtype, mmap=mmap, check=check,
-                               progress=progress, verbose=verbose)
+                               progress=progress, verbose=verbose, header=header, allow_empty=allow_empty)
     return graph
 
 
 def read_with_stats(path, *, format=None, directed=None, relabel=False, num_vertices=None, index_dtype=None,
-                    mmap=True, check=True, progress=None, verbose=False):
+                    mmap=True, check=True, progress=None, verbose=False, header=None, allow_empty=True):
     """Like ``breadth.read`` but also returns what reading did; ``verbose`` defaults to False here.
 
     Args:
@@ -177,6 +185,10 @@ def read_with_stats(path, *, format=None, directed=None, relabel=False, num_vert
         check: native files only: verify the CSR structure.
         progress: progress bars on stderr (None: only on a terminal).
         verbose: the logging level of the summary line: None INFO, True WARNING, False DEBUG.
+        header: edge lists only: whether the first data line names the columns (skipped, with a
+            note). None (default) skips it when it differs in kind from the other lines (names
+            above numeric rows); in a file of names a header cannot be told by kind: say True.
+        allow_empty: False makes a file without a vertex (no edges, no declared count) an error.
 
     Returns:
         ``(graph, stats)``: the ``Graph`` and its ``ReadStats``.
@@ -209,7 +221,7 @@ def read_with_stats(path, *, format=None, directed=None, relabel=False, num_vert
                                      stats=stats, bar_t0=t0, progress=progress)
             finish_stats(stats, graph, t0)
         elif fmt == "edgelist":
-            graph = read_edgelist(path, **kw)
+            graph = read_edgelist(path, header=header, **kw)
         elif fmt == "mtx":
             graph = read_mtx(path, **kw)
         elif fmt in ("graph500", "graph500-packed"):
@@ -218,6 +230,8 @@ def read_with_stats(path, *, format=None, directed=None, relabel=False, num_vert
             graph = _read_native(path, mmap=mmap, check=check, t0=t0, **kw)
     except OSError as exc:
         raise os_error(path, exc) from None
+    if not allow_empty and graph.num_vertices == 0:
+        raise empty_error(path)
     level = logging.WARNING if verbose else logging.DEBUG if verbose is False else logging.INFO
     if log.isEnabledFor(level):
         log.log(level, "%s", stats.summary())

@@ -35,6 +35,12 @@ def check_input(path) -> str:
     return path
 
 
+def empty_error(path) -> InputError:
+    """The error of a graph file without a vertex, where one was not allowed."""
+    return InputError(f"{path}: no edges and no vertices (an empty graph); --allow-empty (allow_empty=True) "
+                      "reads it as one")
+
+
 def is_gzip(path: str) -> bool:
     with open(path, "rb") as f:
         return f.read(2) == GZIP_MAGIC
@@ -133,15 +139,19 @@ class ReadStats:
     directed: bool = False
     self_loops: int = 0          # removed
     duplicates: int = 0          # removed
-    max_degree: int = 0
+    max_degree: int = 0          # the largest out- or in-degree
+    max_out_degree: int = 0
+    max_in_degree: int = 0
     seconds: float = 0.0
     relabelled: bool = False
     memory_mapped: bool = False
     notes: list = field(default_factory=list)
 
     @property
-    def mb_per_s(self) -> float:
-        """Reading speed: file megabytes per second."""
+    def mb_per_s(self) -> float | None:
+        """Reading speed: file megabytes per second; None for a memory-mapped file (nothing was read)."""
+        if self.memory_mapped:
+            return None
         return self.file_bytes / 1e6 / self.seconds if self.seconds > 0 else 0.0
 
     def as_dict(self) -> dict:
@@ -152,8 +162,14 @@ class ReadStats:
         """
         d = dict(self.__dict__)
         d["notes"] = list(self.notes)
-        d["mb_per_s"] = round(self.mb_per_s, 3)
+        d["mb_per_s"] = None if self.mb_per_s is None else round(self.mb_per_s, 3)
         return d
+
+    def degree_text(self) -> str:
+        """"max degree D", or for a directed graph "max out-degree D, max in-degree E"."""
+        if self.directed:
+            return f"max out-degree {self.max_out_degree:,}, max in-degree {self.max_in_degree:,}"
+        return f"max degree {self.max_degree:,}"
 
     def summary(self) -> str:
         """The one-line summary the reader logs (vertices, edges, removals, speed).
@@ -167,10 +183,12 @@ class ReadStats:
             parts.append("memory-mapped")
         else:
             parts += [f"{self.self_loops:,} self-loops removed", f"{self.duplicates:,} duplicates removed"]
-        parts.append(f"max degree {self.max_degree:,}")
+        parts.append(self.degree_text())
         if self.relabelled:
             parts.append("ids relabelled")
-        parts += [f"{self.seconds:.2f} s", f"{self.mb_per_s:.1f} MB/s"]
+        parts.append(f"{self.seconds:.2f} s")
+        if not self.memory_mapped:
+            parts.append(f"{self.mb_per_s:.1f} MB/s")
         return f"{os.path.basename(self.path)} [{self.format}]: " + ", ".join(parts)
 
 
@@ -181,16 +199,20 @@ def finish_stats(stats: ReadStats, graph, t0: float) -> ReadStats:
     if graph.build_info is not None:
         stats.self_loops = graph.build_info.self_loops
         stats.duplicates = graph.build_info.duplicates
-    stats.max_degree = max_degree(graph)
+    stats.max_out_degree, stats.max_in_degree = degree_maxima(graph)
+    stats.max_degree = max(stats.max_out_degree, stats.max_in_degree)
     stats.relabelled = graph.vertex_ids is not None
     stats.seconds = time.perf_counter() - t0
     return stats
 
 
-def max_degree(graph) -> int:
+def degree_maxima(graph) -> tuple:
+    """(largest out-degree, largest in-degree); the same number twice for an undirected graph."""
     if graph.num_vertices == 0:
-        return 0
-    m = int(np.max(np.diff(graph.indptr)))
-    if graph.directed:
-        m = max(m, int(np.max(np.diff(graph.in_indptr))))
-    return m
+        return 0, 0
+    out = int(np.max(np.diff(graph.indptr)))
+    return out, (int(np.max(np.diff(graph.in_indptr))) if graph.directed else out)
+
+
+def max_degree(graph) -> int:
+    return max(degree_maxima(graph))

@@ -11,11 +11,14 @@ formats the edges with ``text.format_rows``.
 Accepted syntax, per line: blank; a comment starting with ``#`` or ``%``; or
 ``source target [anything...]`` with the fields separated by spaces, tabs or
 commas. Columns after the second (weights, timestamps) are ignored with a
-note. Ids are non-negative decimal integers.
+note. Ids are non-negative decimal integers; the first token that is not one
+makes the file an edge list of vertex names, read again from its start by
+``names`` (pyarrow's CSV reader; every token a name, the names kept as labels).
 
-A first data line whose first two fields start with a letter or a quote
-(``src,dst``, ``source target``) is a column-header row: it is skipped with a
-note. Any later non-numeric field is an error.
+The first data line is a column header (skipped, with a note naming it) when
+``header=True``, or, by default, when it is not numeric and the other lines are:
+it differs in kind from the rest. In a file of names a header cannot be told by
+kind, so it is read as an edge (with a hint when its names occur nowhere else).
 
 Header comments understood: ``# breadth: vertices=N directed=0|1`` (written by
 ``write_edgelist``; declares the vertex count, so isolated vertices at the end
@@ -38,8 +41,9 @@ from ...progress import bar as progress_bar
 from ..types import Graph
 from ._common import (CHUNK_BYTES, ReadStats, check_input, finish_stats, gzip_error, is_gzip, open_binary,
                       output_stream, read_fully)
-from .edgelist_parser import HASH, INT64_MAX, error_message, parse_block
+from .edgelist_parser import HASH, INT64_MAX, NON_NUMERIC, error_message, parse_block
 from .edges import edge_blocks, graph_from_edges, sparse_id_note
+from .names import named_chunks, open_from, separator, shown
 from .text import format_rows
 
 SEPARATORS = {"edgelist": " ", "tsv": "\t", "csv": ","}
@@ -50,19 +54,42 @@ _KONECT = re.compile(rb"^%\s*(sym|asym)\b")
 
 
 # ---------------------------------------------------------------- header comments
-def _column_header(buf: bytearray, size: int):
-    """Offset and text of a column-header first data line (e.g. ``src,dst``), or None."""
+_NUMBER = re.compile(rb"\d+")
+
+
+def _first_line(buf, size):
+    """(offset of its first character, offset past its newline, text) of the first data line of
+    buf[:size], or None when the block holds none."""
     pos = 0
     head = bytes(buf[:min(size, 1 << 16)])
     for line in head.split(b"\n"):
         stripped = line.strip()
         if stripped and stripped[:1] not in (b"#", b"%"):
-            fields = re.split(rb"[\s,]+", stripped)
-            if len(fields) >= 2 and all(f[:1].isalpha() or f[:1] in (b'"', b"'") for f in fields[:2]):
-                return pos + len(line) - len(line.lstrip()), stripped.decode("utf-8", "replace")
-            return None
+            start = pos + len(line) - len(line.lstrip())
+            return start, pos + len(line) + 1, stripped
         pos += len(line) + 1
     return None
+
+
+def _fields(line: bytes) -> list:
+    return re.split(rb"[\s,]+", line.strip())
+
+
+def _numeric(line: bytes) -> bool:
+    """Whether a data line's first two fields are decimal ids (not names, not a column header)."""
+    fields = _fields(line)
+    return len(fields) >= 2 and all(_NUMBER.fullmatch(f) for f in fields[:2])
+
+
+def _binary(line: bytes) -> bool:
+    """Whether a line holds control bytes or is not UTF-8: binary data, not an edge list."""
+    if any(c < 32 and c not in (9, 13) or c == 127 for c in line):
+        return True
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
 
 
 def _scan_header(buf):
@@ -94,17 +121,23 @@ def _scan_header(buf):
 
 
 # ---------------------------------------------------------------- reading
-def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None = None):
+def read_edges(path, num_vertices=None, progress=None, stats: ReadStats | None = None, header=None,
+               declared=None):
     """Parse an edge list file into int64 (src, dst) arrays.
 
     Returns (src, dst, declared vertex count or None, declared directedness or None).
-    ``num_vertices`` (if given) is the declared count: any id >= it is an error.
+    ``num_vertices`` (if given) is the declared count: any id >= it is an error. ``header``: whether
+    the first data line names the columns (None: when it differs in kind from the rest). A file of
+    vertex names gives dense ids; ``declared["labels"]`` (a dict, if given) then holds the names.
     """
-    declared = {}
+    declared = {} if declared is None else declared
     srcs, dsts = [], []
-    for s, d in edge_chunks(path, num_vertices, progress, stats, declared):
-        srcs.append(s)
-        dsts.append(d)
+    for chunk in edge_chunks(path, num_vertices, progress, stats, declared, header, whole=True):
+        if chunk is None:               # the file names its vertices: read again from the start
+            srcs, dsts = [], []
+            continue
+        srcs.append(chunk[0])
+        dsts.append(chunk[1])
     src = srcs[0] if len(srcs) == 1 else np.concatenate(srcs) if srcs else np.zeros(0, np.int64)
     dst = dsts[0] if len(dsts) == 1 else np.concatenate(dsts) if dsts else np.zeros(0, np.int64)
     return src, dst, declared["vertices"], declared["directed"]
@@ -161,26 +194,43 @@ def line_blocks(path, progress=None, first=None, skip=0):
         raise os_error(path, exc) from None
 
 
-def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None = None, declared=None):
+def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None = None, declared=None,
+                header=None, whole=False):
     """Yield the int64 (src, dst) arrays of an edge list file one block (at most 64 MiB of text) at a
     time, with a progress bar over the file's bytes. Once the file is read, ``declared`` (a dict)
-    holds "vertices" and "directed": what the header declared (or ``num_vertices``), else None.
-    Bad input raises InputError naming the line."""
+    holds "vertices" and "directed": what the header declared (or ``num_vertices``), else None, and
+    "labels": the vertex names of a file of names (its ids are then dense), else None.
+
+    A file found to name its vertices after some blocks were yielded yields ``None`` (drop what came
+    before), then its blocks of dense ids (``names``; ``whole``: its text tokenized at once, for
+    the in-memory reader). ``header`` as ``read_edges``. Bad input raises InputError naming the line."""
     path = check_input(path)
     declared_n, declared_dir = num_vertices, None
     limit = INT64_MAX if num_vertices is None else int(num_vertices)
     line_base = 0
     extra = False
     scanned = False
-    column_header = []
+    yielded = False
+    named = None                                   # (line number, text) of the first name found
+    first_line = {}
+    notes = stats.notes if stats is not None else []
 
     def first(buf, cut):
         if buf.startswith(b"\xef\xbb\xbf"):      # a UTF-8 byte order mark
             buf[:3] = b"   "
-        found = _column_header(buf, cut)
-        if found is not None:
-            buf[found[0]] = HASH                  # read it as a comment line
-            column_header.append(found[1])
+        found = _first_line(buf, cut)
+        if found is None:
+            return
+        start, end, text = found
+        line = buf.count(b"\n", 0, start) + 1
+        if _binary(text):
+            raise InputError(f"{path}: line {line}: not a text edge list (binary data?): {shown(text)}")
+        numeric = _numeric(text)
+        first_line.update(start=start, end=end, text=text.decode(), line=line, numeric=numeric,
+                          fields=len(_fields(text)), skipped=False)
+        if header or (header is None and not numeric):
+            buf[start] = HASH                      # read it as a comment line
+            first_line["skipped"] = True
 
     for block in line_blocks(path, progress, first):
         if not scanned:
@@ -189,39 +239,120 @@ def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None 
                 declared_n = hdr_n
                 limit = hdr_n
             scanned = True
+        if header is False and first_line and not first_line["numeric"]:
+            named = (first_line["line"], first_line["text"])
+            break
         s, d, nl, more, error = parse_block(block, limit)
         if error is not None:
-            raise InputError(error_message(path, block, *error, line_base, limit))
+            if error[0] != NON_NUMERIC:
+                raise InputError(error_message(path, block, *error, line_base, limit))
+            line, text = _line_at(block, error[1], line_base)
+            if _binary(text):
+                raise InputError(f"{path}: line {line}: not a text edge list (binary data?): {shown(text)}")
+            named = (line, text.decode())
+            break
         line_base += nl
         extra |= more
         del block
         if s.size:
             yield s, d
+            yielded = True
         del s, d
+    base = os.path.basename(path)
+    labels = None
+    if named is None and header is None and first_line.get("skipped") and not yielded:
+        named = (first_line["line"], first_line["text"])     # no other line to differ from: an edge
+    if named is not None:
+        if num_vertices is not None:
+            raise InputError(f"{path}: line {named[0]}: the vertices have names ({shown(named[1])}); "
+                             "a declared vertex count (num_vertices, --vertices) is for integer ids")
+        if yielded:
+            yield None
+        labels = yield from _named(path, first_line, header, progress, notes, whole)
+        declared_n = labels.size
     if stats is not None:
         stats.file_bytes = os.path.getsize(path)
-        if column_header:
-            stats.notes.append(f"{os.path.basename(path)}: first line {column_header[0]!r} taken as column names")
-        if extra:
-            stats.notes.append(f"{os.path.basename(path)}: columns after the second (weights?) were ignored")
+        if extra and labels is None:
+            notes.append(f"{base}: columns after the second (weights?) were ignored")
+    if first_line.get("skipped") and (labels is None or header):
+        why = ("--header" if header else
+               "the other lines hold numbers; --no-header reads it as an edge")
+        notes.insert(0, f"{base}: line {first_line['line']} {first_line['text']!r} skipped as a column "
+                        f"header ({why})")
     if declared is not None:
-        declared["vertices"], declared["directed"] = declared_n, declared_dir
+        declared["vertices"], declared["directed"], declared["labels"] = declared_n, declared_dir, labels
+
+
+def _line_at(block, pos, line_base):
+    """(line number, bytes) of the line holding byte ``pos`` of ``block``."""
+    buf = bytes(block)
+    start = buf.rfind(b"\n", 0, pos) + 1
+    end = buf.find(b"\n", pos)
+    end = len(buf) if end < 0 else end
+    return line_base + buf.count(b"\n", 0, start) + 1, buf[start:end].strip()
+
+
+def _named(path, first_line, header, progress, notes, whole=False):
+    """Yield the dense-id blocks of a file of vertex names and return the names (``names`` module)."""
+    skip = bool(header)
+    offset = first_line["end"] if skip else first_line["start"]
+    sep = separator(first_line["text"].encode())
+    fields = len(_split_first(first_line["text"], sep))
+    size = os.path.getsize(path)
+    try:
+        gz = is_gzip(path)
+    except OSError as exc:
+        raise os_error(path, exc) from None
+    counts = np.zeros(2, dtype=np.int64)
+    with progress_bar(size, f"reading names {os.path.basename(path)}", progress) as bar:
+        stream, raw = open_from(path, gz, offset)
+        try:
+            chunks = named_chunks(path, stream, sep, fields, notes, whole)
+            done = 0
+            while True:
+                try:
+                    s, d = next(chunks)
+                except StopIteration as stop:
+                    labels = stop.value
+                    break
+                counts += [np.count_nonzero(s == 0) + np.count_nonzero(d == 0),
+                           np.count_nonzero(s == 1) + np.count_nonzero(d == 1)]
+                pos = raw.tell()
+                bar.update(pos - done)
+                done = pos
+                yield s, d
+        finally:
+            stream.close()
+    if not skip and header is None and labels.size >= 2 and (counts == 1).all():
+        notes.append(f"{os.path.basename(path)}: line {first_line['line']} {first_line['text']!r} was read as "
+                     "an edge; its two names occur nowhere else: if it names the columns, pass --header "
+                     "(header=True)")
+    return labels
+
+
+def _split_first(text, sep):
+    return text.split(sep) if sep != " " else text.split()
 
 
 def read_edgelist(path, *, directed=None, relabel=False, num_vertices=None, index_dtype=None,
-                  progress=None, stats=None) -> Graph:
+                  progress=None, stats=None, header=None) -> Graph:
     t0 = time.perf_counter()
     stats = stats if stats is not None else ReadStats(os.fspath(path), "edgelist")
-    src, dst, declared_n, declared_dir = read_edges(path, num_vertices, progress, stats)
+    declared = {}
+    src, dst, declared_n, declared_dir = read_edges(path, num_vertices, progress, stats, header, declared)
+    labels = declared["labels"]
     if directed is None:
         directed = bool(declared_dir)
         if declared_dir is None and src.size:
             stats.notes.append(f"{os.path.basename(os.fspath(path))}: no directedness declared; "
                                "read as undirected (directed=True for a directed graph)")
-    if relabel:
-        declared_n = None
-    g = graph_from_edges(src, dst, num_vertices=declared_n, directed=directed, relabel=relabel,
-                         index_dtype=index_dtype, stats=stats, bar_t0=t0, progress=progress)
+    if relabel or labels is not None:
+        declared_n = None if labels is None else labels.size
+    g = graph_from_edges(src, dst, num_vertices=declared_n, directed=directed,
+                         relabel=relabel and labels is None, index_dtype=index_dtype, stats=stats, bar_t0=t0,
+                         progress=progress)
+    if labels is not None:
+        g.vertex_ids = labels
     note = sparse_id_note(g, declared_n is not None)
     if note:
         stats.notes.append(note)

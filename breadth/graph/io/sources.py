@@ -27,7 +27,7 @@ SAMPLE = 1 << 20           # bytes sampled to estimate the tuple count of a text
 
 
 def tuple_chunks(path, format="edgelist", *, directed=None, num_vertices=None, progress=None, stats=None,
-                 declared=None):
+                 declared=None, header=None):
     """The int64 (src, dst) chunks of ``path`` read as ``format``, with its reader's checks and errors.
 
     Args:
@@ -40,10 +40,12 @@ def tuple_chunks(path, format="edgelist", *, directed=None, num_vertices=None, p
         stats: a ``ReadStats`` to fill in.
         declared: a dict that, once the chunks are read, holds "vertices" (the count the file
             or ``num_vertices`` declares, else None) and "directed" (what the format or file
-            says, else None).
+            says, else None); for an edge list of vertex names also "labels", the names.
+        header: edge lists only, as ``breadth.read``.
 
     Yields:
-        ``(src, dst)`` int64 arrays, one pair per chunk.
+        ``(src, dst)`` int64 arrays, one pair per chunk; for an edge list of vertex names, dense
+        ids, and ``None`` to say that the chunks before it are void (the file is read again as names).
 
     Raises:
         InputError: malformed content (raised while iterating).
@@ -58,7 +60,7 @@ def tuple_chunks(path, format="edgelist", *, directed=None, num_vertices=None, p
         {'vertices': None, 'directed': None}
     """
     if format == "edgelist":
-        return edge_chunks(path, num_vertices, progress, stats, declared)
+        return edge_chunks(path, num_vertices, progress, stats, declared, header)
     if format == "mtx":
         return mtx_chunks(path, directed, num_vertices, progress, stats, declared)
     if format in ("graph500", "graph500-packed"):

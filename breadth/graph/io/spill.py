@@ -46,9 +46,9 @@ from ...errors import InputError
 from ...files import atomic_output, os_error
 from ...progress import bar as progress_bar
 from ..memory import GiB, available_bytes, index_itemsize
-from ..native import FORMAT_VERSION
+from ..native import FORMAT_VERSION, string_labels
 from ..rowsort import sort_compact
-from ._common import ReadStats, check_input
+from ._common import ReadStats, check_input, empty_error
 from .edges import dense_ids, sparse_id_note
 from .spill_kernels import count_degrees, partition_arcs, place_arcs
 from .sources import BOUNDED_FORMATS, estimate_in_memory_bytes, needs_bounded, tuple_chunks
@@ -82,7 +82,14 @@ def _read_pass(chunks, spill):
     """Pass 1: the input's chunks into the tuple files; returns (tuples, largest id or -1)."""
     m, hi = 0, -1
     with open(spill.path("src.bin"), "wb") as fs, open(spill.path("dst.bin"), "wb") as fd:
-        for s, d in chunks:
+        for chunk in chunks:
+            if chunk is None:           # a file of vertex names: its dense ids follow from the start
+                for f in (fs, fd):
+                    f.seek(0)
+                    f.truncate()
+                m, hi = 0, -1
+                continue
+            s, d = chunk
             s.tofile(fs)
             d.tofile(fd)
             m += s.size
@@ -187,7 +194,8 @@ def _npz_member(zf, name, array=None, *, dtype=None, count=0, source=None):
 
 
 def convert_to_native(path, out, *, format=None, directed=None, relabel=False, num_vertices=None,
-                      index_dtype=None, memory=None, spill_dir=None, progress=None) -> ReadStats:
+                      index_dtype=None, memory=None, spill_dir=None, progress=None, header=None,
+                      allow_empty=True) -> ReadStats:
     """Convert the graph file ``path`` to the native file ``out`` in bounded memory (module notes).
 
     The tuples are read in chunks and spilled to temporary files, then the CSR is built
@@ -200,12 +208,15 @@ def convert_to_native(path, out, *, format=None, directed=None, relabel=False, n
         format: one of ``sources.BOUNDED_FORMATS`` (edge list, Matrix Market, Graph500
             binary); inferred from the extension when None.
         directed: as ``breadth.read``.
-        relabel: as ``breadth.read``.
+        relabel: as ``breadth.read`` (an edge list of vertex names keeps them as labels, whatever
+            ``relabel``).
         num_vertices: as ``breadth.read``.
         index_dtype: as ``breadth.read``.
         memory: bytes the conversion may use (default: what is available).
         spill_dir: where the temporary directory goes (default: beside ``out``).
         progress: progress bars on stderr (None: only on a terminal).
+        header: as ``breadth.read``.
+        allow_empty: as ``breadth.read``.
 
     Returns:
         The read statistics (``ReadStats``).
@@ -242,10 +253,10 @@ def convert_to_native(path, out, *, format=None, directed=None, relabel=False, n
         raise os_error(where, exc) from None
     declared = {}
     chunks = tuple_chunks(path, format, directed=directed, num_vertices=num_vertices, progress=progress,
-                          stats=stats, declared=declared)
+                          stats=stats, declared=declared, header=header)
     try:
         _convert(path, out, _Spill(root), chunks, declared, directed, relabel, index_dtype, budget, progress,
-                 stats)
+                 stats, allow_empty)
     except OSError as exc:
         raise os_error(getattr(exc, "filename", None) or path, exc) from None
     finally:
@@ -255,7 +266,7 @@ def convert_to_native(path, out, *, format=None, directed=None, relabel=False, n
 
 
 def convert_edgelist(path, out, *, directed=None, relabel=False, num_vertices=None, index_dtype=None,
-                     memory=None, spill_dir=None, progress=None) -> ReadStats:
+                     memory=None, spill_dir=None, progress=None, header=None, allow_empty=True) -> ReadStats:
     """``convert_to_native`` of an edge list (whatever the extension).
 
     Args:
@@ -268,6 +279,8 @@ def convert_edgelist(path, out, *, directed=None, relabel=False, num_vertices=No
         memory: bytes the conversion may use (default: what is available).
         spill_dir: where the temporary directory goes (default: beside ``out``).
         progress: progress bars on stderr (None: only on a terminal).
+        header: as ``breadth.read``.
+        allow_empty: as ``breadth.read``.
 
     Returns:
         The read statistics (``ReadStats``).
@@ -283,11 +296,15 @@ def convert_edgelist(path, out, *, directed=None, relabel=False, num_vertices=No
     """
     return convert_to_native(path, out, format="edgelist", directed=directed, relabel=relabel,
                              num_vertices=num_vertices, index_dtype=index_dtype, memory=memory,
-                             spill_dir=spill_dir, progress=progress)
+                             spill_dir=spill_dir, progress=progress, header=header, allow_empty=allow_empty)
 
 
-def _convert(path, out, spill, chunks, declared, directed, relabel, index_dtype, budget, progress, stats):
+def _convert(path, out, spill, chunks, declared, directed, relabel, index_dtype, budget, progress, stats,
+             allow_empty=True):
     m, hi = _read_pass(chunks, spill)
+    labels = declared.get("labels")
+    if not allow_empty and m == 0 and not declared["vertices"]:
+        raise empty_error(path)
     if directed is None:
         directed = bool(declared["directed"])
         if declared["directed"] is None and m:
@@ -295,14 +312,17 @@ def _convert(path, out, spill, chunks, declared, directed, relabel, index_dtype,
                                "read as undirected (directed=True for a directed graph)")
     table = ids = None
     n = hi + 1 if declared["vertices"] is None else int(declared["vertices"])
-    if relabel:
+    if labels is not None:
+        ids, n = labels, labels.size
+    elif relabel:
         table, ids = _relabel_table(spill, m, hi, budget, path) if m else (None, np.zeros(0, np.int64))
         n = ids.size
     idt = np.dtype(np.int32 if index_itemsize(n) == 4 else np.int64) if index_dtype is None else np.dtype(index_dtype)
     if idt == np.int32 and n > 2**31 - 1:
         raise InputError(f"{n} vertices do not fit int32 neighbour ids")
     kdt = np.int32 if n <= 2**31 - 1 else np.int64
-    fixed = (16 if directed else 8) * (n + 1) + (0 if table is None else table.nbytes + ids.nbytes)
+    fixed = (16 if directed else 8) * (n + 1) + (0 if table is None else table.nbytes + ids.nbytes) \
+        + (0 if labels is None else 64 * n)
     if fixed > budget:
         raise InputError(f"{path}: the row offsets of {n:,} vertices need about {_size(fixed)}, more "
                          f"than the {_size(budget)} allowed")
@@ -341,7 +361,7 @@ def _convert(path, out, spill, chunks, declared, directed, relabel, index_dtype,
     if directed:
         members += [("in_indptr", sides[1].indptr, None), ("in_indices", None, (counts[1], "in.indices"))]
     if ids is not None:
-        members.append(("vertex_ids", ids, None))
+        members.append(("vertex_ids", string_labels(ids) if ids.dtype == object else ids, None))
     with atomic_output(out) as f, zipfile.ZipFile(f, mode="w", compression=zipfile.ZIP_STORED,
                                                   allowZip64=True) as zf:
         for name, array, spilled in members:
@@ -352,7 +372,9 @@ def _convert(path, out, spill, chunks, declared, directed, relabel, index_dtype,
     edges = counts[0] if directed else counts[0] // 2
     stats.tuples, stats.vertices, stats.edges, stats.directed = m, n, edges, bool(directed)
     stats.self_loops, stats.duplicates = loops, m - loops - edges
-    stats.max_degree = max((int(np.diff(side.indptr).max()) for side in sides), default=0) if n else 0
+    maxima = [int(np.diff(side.indptr).max()) if n else 0 for side in sides]
+    stats.max_out_degree, stats.max_in_degree = maxima[0], maxima[-1]
+    stats.max_degree = max(maxima)
     stats.relabelled = ids is not None
     view = SimpleNamespace(num_vertices=n, vertex_ids=ids, indptr=sides[0].indptr, directed=directed,
                            in_indptr=sides[-1].indptr)
