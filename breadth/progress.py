@@ -112,10 +112,9 @@ def bar(total=None, desc: str = "", progress=None, *, unit: str = "it", initial:
     """A tqdm bar on stderr counting ``total`` units (None: a counter without an end).
 
     Bytes are shown scaled by 1024 (KiB, MiB); other counts as integers (``50/128``), scaled by
-    1000 (``1.5M``) only from ``SCALED`` up.
-    A bar that
-    is not wanted (see ``wanted``) is a real tqdm object that draws nothing, so callers never
-    test for it; without tqdm installed it is a ``NoBar`` with the same calls.
+    1000 (``1.5M``) only from ``SCALED`` up. A bar that is not wanted (see ``wanted``) is a real
+    tqdm object that draws nothing, so callers never test for it; without tqdm installed it is a
+    ``NoBar`` with the same calls.
 
     Args:
         total: the units of the whole work, or None.
