@@ -116,7 +116,9 @@ class ReadStats:
         directed: whether the graph is directed.
         self_loops: self-loops removed.
         duplicates: duplicate edges removed.
-        max_degree: the largest out-degree.
+        max_degree: the largest out- or in-degree.
+        max_out_degree: the largest out-degree.
+        max_in_degree: the largest in-degree (for an undirected graph, the degree again).
         seconds: the read's wall time.
         relabelled: whether the ids were relabelled.
         memory_mapped: whether the arrays were memory-mapped (native files).
@@ -166,7 +168,17 @@ class ReadStats:
         return d
 
     def degree_text(self) -> str:
-        """"max degree D", or for a directed graph "max out-degree D, max in-degree E"."""
+        """The degree maxima as the summaries print them.
+
+        Returns:
+            "max degree D", or for a directed graph "max out-degree D, max in-degree E".
+
+        Examples:
+            >>> from breadth.graph.io import read_with_stats
+            >>> np.savetxt("star.txt", [[0, 1], [0, 2]], fmt="%d")
+            >>> read_with_stats("star.txt", directed=True)[1].degree_text()
+            'max out-degree 2, max in-degree 1'
+        """
         if self.directed:
             return f"max out-degree {self.max_out_degree:,}, max in-degree {self.max_in_degree:,}"
         return f"max degree {self.max_degree:,}"

@@ -45,7 +45,7 @@ def tuple_chunks(path, format="edgelist", *, directed=None, num_vertices=None, p
 
     Yields:
         ``(src, dst)`` int64 arrays, one pair per chunk; for an edge list of vertex names, dense
-        ids, and ``None`` to say that the chunks before it are void (the file is read again as names).
+            ids, and ``None`` to say that the chunks before it are void (the file is read again as names).
 
     Raises:
         InputError: malformed content (raised while iterating).
@@ -57,7 +57,7 @@ def tuple_chunks(path, format="edgelist", *, directed=None, num_vertices=None, p
         >>> [(s.tolist(), d.tolist()) for s, d in tuple_chunks("path.txt", declared=declared)]
         [([0, 1], [1, 2])]
         >>> declared
-        {'vertices': None, 'directed': None}
+        {'vertices': None, 'directed': None, 'labels': None}
     """
     if format == "edgelist":
         return edge_chunks(path, num_vertices, progress, stats, declared, header)
