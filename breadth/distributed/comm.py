@@ -33,33 +33,15 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import BreadthError
 from .faults.watchdog import HEARTBEAT
+from .ledger import CATEGORIES, Ledger, Tally
 from .runtime import agree, collective_error, get_mpi
 
 __all__ = ["Comm", "Tally", "CATEGORIES", "collective_error", "get_mpi"]
-
-CATEGORIES = ("exchange", "control")
-
-
-@dataclass
-class Tally:
-    messages: int = 0
-    bytes: int = 0
-    seconds: float = 0.0
-
-    def add(self, messages, nbytes, seconds):
-        self.messages += int(messages)
-        self.bytes += int(nbytes)
-        self.seconds += float(seconds)
-
-    def as_dict(self) -> dict:
-        return {"messages": self.messages, "bytes": self.bytes, "seconds": self.seconds}
-
 
 _TYPES = {}
 
@@ -82,17 +64,6 @@ def _displacements(counts) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(counts[:-1]))).astype(np.int64)
 
 
-class _Ledger:
-    """Where a communicator and its sub-communicators count: per-phase totals, the level log."""
-
-    def __init__(self):
-        self.totals: dict[str, dict[str, Tally]] = {}
-        self.level_log: list[dict[str, Tally]] | None = None
-        self.op_log: list[dict[str, Tally]] = []
-        self.operation: str | None = None
-        self.phase = "setup"
-
-
 class Comm:
     """An mpi4py communicator that counts messages, bytes and seconds (see the module header).
 
@@ -108,14 +79,14 @@ class Comm:
         array([3, 4])
     """
 
-    def __init__(self, mpicomm=None, *, _ledger: _Ledger | None = None):
+    def __init__(self, mpicomm=None, *, _ledger: Ledger | None = None):
         MPI = get_mpi()
         self.MPI = MPI
         self.mpi = MPI.COMM_WORLD if mpicomm is None else mpicomm
         self.rank = self.mpi.Get_rank()
         self.size = self.mpi.Get_size()
         self.errors = self.mpi.Dup()          # used only to agree on failures (runtime.guarded)
-        self._ledger = _Ledger() if _ledger is None else _ledger
+        self._ledger = Ledger() if _ledger is None else _ledger
         self._local_size = None
 
     def split(self, color: int, key: int | None = None) -> "Comm":

@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from . import convert
 from . import labels as _labels
 from .build import BuildInfo, build_csr, build_directed_csr, check_edge_arrays, csr_violations
+from .interop import GraphInterop
 from .memory import choose_index_dtype
 
 
@@ -41,13 +41,13 @@ def _check_csr(indptr, indices, n, what):
         raise InputError(f"{what}: neighbour id out of range [0, {n})")
 
 
-class Graph:
+class Graph(GraphInterop):
     """A graph in compressed sparse row (CSR) form, directed or undirected.
 
     Most programs build one with ``Graph.from_edges``, a generator (``breadth.kronecker``,
     ``breadth.uniform_random``), a reader (``breadth.read``, ``breadth.load``) or a converter
-    (``from_scipy``, ``from_networkx``, ``from_igraph``); the constructor takes CSR arrays
-    directly. An undirected graph stores each edge in both directions.
+    (``from_scipy``, ``from_networkx``, ``from_igraph``, inherited from ``GraphInterop`` with
+    the ``to_*`` exports); the constructor takes CSR arrays directly. An undirected graph stores each edge in both directions.
 
     Args:
         indptr: int64 offsets, n + 1 of them: the out-neighbours of v are
@@ -252,120 +252,6 @@ class Graph:
                        build_info=info, check=False)
         indptr, indices, info = build_csr(src, dst, n, True, idt)
         return cls(indptr, indices, build_info=info, check=False)
-
-    @classmethod
-    def from_scipy(cls, matrix, directed=None, index_dtype=None) -> "Graph":
-        """From a square scipy sparse matrix/array: entry (i, j) is the edge i -> j.
-
-        Args:
-            matrix: a square scipy.sparse matrix or array (values are ignored).
-            directed: None treats a structurally symmetric matrix as undirected and any other
-                as directed (scipy.sparse.csgraph's default view of a matrix); True/False forces it.
-            index_dtype: the neighbour ids' dtype.
-
-        Returns:
-            The ``Graph``.
-
-        Raises:
-            InputError: a matrix that is not square.
-
-        Examples:
-            >>> import scipy.sparse as sp
-            >>> m = sp.csr_array(([1, 1], ([0, 1], [1, 2])), shape=(3, 3))
-            >>> breadth.Graph.from_scipy(m)
-            Graph(directed, 3 vertices, 2 edges)
-        """
-        src, dst, n, directed = convert.scipy_edges(matrix, directed)
-        return cls.from_edges(src, dst, num_vertices=n, directed=directed, index_dtype=index_dtype)
-
-    @classmethod
-    def from_networkx(cls, G, nodelist=None, directed=None, index_dtype=None) -> "Graph":
-        """From a networkx (Di/Multi)Graph: vertex i is ``list(G)[i]`` (or ``nodelist[i]``).
-
-        The nodes are kept as ``vertex_ids`` unless they are exactly 0..n-1 in that order
-        (int64 for non-negative integers, an object array for any other labels), so
-        ``index_of``/``label_of`` translate. Neighbour lists keep networkx's adjacency
-        order; self-loops are dropped; a directed graph reads its in-edges on first use.
-        See ``breadth.graph.convert``.
-
-        Args:
-            G: the networkx graph.
-            nodelist: the nodes in the order of their ids (default ``list(G)``).
-            directed: default ``G.is_directed()``; False reads a DiGraph as undirected.
-            index_dtype: the neighbour ids' dtype.
-
-        Returns:
-            The ``Graph``, with the nodes as labels.
-
-        Raises:
-            InputError: a ``nodelist`` that is not G's nodes.
-
-        Examples:
-            >>> import networkx as nx
-            >>> g = breadth.Graph.from_networkx(nx.path_graph(["a", "b", "c"]))
-            >>> g, g.vertex_ids
-            (Graph(undirected, 3 vertices, 2 edges), array(['a', 'b', 'c'], dtype=object))
-        """
-        return cls(**convert.networkx_csr(G, nodelist=nodelist, directed=directed, index_dtype=index_dtype),
-                   check=False)
-
-    @classmethod
-    def from_igraph(cls, g, directed=None, index_dtype=None) -> "Graph":
-        """From a python-igraph graph (vertices 0..n-1).
-
-        Args:
-            g: the igraph graph.
-            directed: default ``g.is_directed()``.
-            index_dtype: the neighbour ids' dtype.
-
-        Returns:
-            The ``Graph``.
-
-        Examples:
-            >>> import igraph
-            >>> breadth.Graph.from_igraph(igraph.Graph([(0, 1), (1, 2)]))
-            Graph(undirected, 3 vertices, 2 edges)
-        """
-        src, dst, n, directed = convert.igraph_edges(g, directed)
-        return cls.from_edges(src, dst, num_vertices=n, directed=directed, index_dtype=index_dtype)
-
-    def to_networkx(self):
-        """A networkx Graph/DiGraph with the same vertices (labels if any) and edges.
-
-        Returns:
-            A ``networkx.Graph``, or a ``networkx.DiGraph`` for a directed graph.
-
-        Examples:
-            >>> sorted(breadth.Graph.from_edges([0, 1], [1, 2]).to_networkx().edges)
-            [(0, 1), (1, 2)]
-        """
-        return convert.to_networkx(self)
-
-    def to_igraph(self):
-        """A python-igraph Graph with the same vertices (dense ids; labels as the "id" attribute) and edges.
-
-        Returns:
-            An ``igraph.Graph``.
-
-        Examples:
-            >>> breadth.Graph.from_edges([0, 1], [1, 2]).to_igraph().vcount()
-            3
-        """
-        return convert.to_igraph(self)
-
-    def to_scipy(self):
-        """The adjacency as a scipy.sparse.csr_array of int8 ones (both directions if undirected).
-
-        Returns:
-            An n x n ``scipy.sparse.csr_array``.
-
-        Examples:
-            >>> breadth.Graph.from_edges([0, 1], [1, 2]).to_scipy().toarray()
-            array([[0, 1, 0],
-                   [1, 0, 1],
-                   [0, 1, 0]], dtype=int8)
-        """
-        return convert.to_scipy(self)
 
     # ---------------------------------------------------------------- properties
     @property

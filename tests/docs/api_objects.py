@@ -36,28 +36,46 @@ def resolve(path):
     raise ImportError(path)
 
 
-def member_options():
-    """{entry: its ``members:`` option as written (a list, "false"), or None} of the API pages."""
+def entry_options(option):
+    """{entry: its option ``option`` as written (a list, "false", "true"), or None} of the API pages."""
     found = {}
     for name in sorted(os.listdir(API)):
         if name.endswith(".md"):
             text = open(os.path.join(API, name)).read()
             for m in re.finditer(r"^:::\s+([\w.]+)[ \t]*\n((?:[ \t]+\S.*\n)*)", text, re.M):
-                opt = re.search(r"^\s*members:\s*(\[[^\]]*\]|false|true)\s*$", m.group(2), re.M)
+                opt = re.search(rf"^\s*{option}:\s*(\[[^\]]*\]|false|true)\s*$", m.group(2), re.M)
                 found[m.group(1)] = opt.group(1) if opt else None
     return found
 
 
+def member_options():
+    """{entry: its ``members:`` option as written (a list, "false"), or None} of the API pages."""
+    return entry_options("members")
+
+
+def defined(cls, name):
+    """The class attribute ``name`` as the nearest class of ``cls``'s MRO defines it (no descriptor
+    binding), or None: a ``members:`` list may name a method of a base class (the entry then sets
+    ``inherited_members``)."""
+    for klass in cls.__mro__[:-1]:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
+
+
 def rendered_members(path, cls):
-    """The methods and properties of class ``cls`` that its entry renders: its ``members:`` list,
-    or (mkdocstrings' default) the public ones defined in the class itself."""
+    """The methods and properties of class ``cls`` that its entry renders: its ``members:`` list
+    (methods of a base class included), or (mkdocstrings' default) the public ones defined in the
+    class itself, and in its base classes with ``inherited_members: true``."""
     option = member_options().get(path)
     if option == "false":
         return []
     if option and option.startswith("["):
         names = [n.strip() for n in option.strip("[]").split(",") if n.strip()]
+    elif entry_options("inherited_members").get(path) == "true":
+        names = list(dict.fromkeys(n for klass in cls.__mro__[:-1] for n in vars(klass) if not n.startswith("_")))
     else:
         names = [n for n in vars(cls) if not n.startswith("_")]
     kinds = (property, classmethod, staticmethod)
-    return [(n, vars(cls)[n]) for n in names
-            if n in vars(cls) and (inspect.isfunction(vars(cls)[n]) or isinstance(vars(cls)[n], kinds))]
+    found = [(n, defined(cls, n)) for n in names]
+    return [(n, m) for n, m in found if inspect.isfunction(m) or isinstance(m, kinds)]
