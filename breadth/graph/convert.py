@@ -3,7 +3,7 @@
 Conversion is not I/O: these functions turn another library's graph into the
 arguments of a ``breadth.Graph`` (and a graph back into the other library's type).
 They need nothing of breadth but the CSR builder, the label rules and the memory
-estimates, so ``graph/types.py`` calls them without an import circle. networkx and
+estimates, so ``graph/interop.py`` calls them without an import circle. networkx and
 python-igraph are optional and imported only when used.
 
 networkx (``networkx_csr``; ``Graph.from_networkx`` and the networkx backend
