@@ -12,16 +12,10 @@ import re
 import markdown
 import pytest
 
+from docs.test_examples import doc_pages
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FENCE = re.compile(r"^\s*(```|~~~)")
-
-
-def pages():
-    out = [os.path.join(ROOT, "README.md")]
-    for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, "docs")):
-        dirnames.sort()
-        out += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".md")]
-    return out
 
 
 def pipe_blocks(text: str):
@@ -57,7 +51,7 @@ def test_a_table_without_its_header_row_is_caught():
     assert pipe_blocks(text) == [(5, ["| a |", "|---|"]), (8, ["| b |"])]
 
 
-@pytest.mark.parametrize("page", pages(), ids=lambda p: os.path.relpath(p, ROOT))
+@pytest.mark.parametrize("page", doc_pages(), ids=lambda p: os.path.relpath(p, ROOT))
 def test_every_pipe_block_renders_as_a_table(page):
     bad = []
     for line, block in pipe_blocks(open(page, encoding="utf-8").read()):
