@@ -21,6 +21,10 @@ import tempfile
 SCENARIOS = {
     "bfs": "g = breadth.kronecker(10, seed=1); r = breadth.bfs(g, 0)",
     "bfs_td": "g = breadth.kronecker(10, seed=1); r = breadth.bfs(g, 0, algorithm='td')",
+    # the command line's first search: a graph memory-mapped from a .npz file (read-only arrays)
+    "bfs_file": ("import os, tempfile\n"
+                 "path = os.path.join(tempfile.mkdtemp(), 'k.npz'); breadth.save(breadth.kronecker(10, seed=1), path)\n"
+                 "r = breadth.bfs(breadth.read(path), 0)"),
     "graph500": ("from breadth.graph500 import Graph500Config, LocalEngine, run_benchmark\n"
                  "run_benchmark(Graph500Config(scale=10, nroots=4), LocalEngine(), progress=False)"),
     "multi_bfs": "g = breadth.kronecker(10, seed=1); breadth.multi_bfs(g, list(range(64)))",

@@ -14,9 +14,11 @@ there. Both happen inside the first call, so breadth's timed entry points do two
 
 Either way the result reports the compile time apart (``compile_seconds``).
 
-The first real compilation of a breadth kernel in a process (not a cache load) is
-announced once on the ``breadth.jit`` logger (INFO: the command line shows it on a
-terminal, unless ``--quiet``; a library user sees it only with logging configured).
+The first real compilation of a breadth kernel in a process (not a cache load: numba found
+no cached copy, so the call will wait seconds) is announced once on the ``breadth.jit``
+logger at WARNING level, so it reaches stderr whether or not stderr is a terminal: the
+command line shows it unless ``--quiet``, and a library user sees it through Python's
+last-resort handler when logging is not configured.
 ``compile_events()`` records every compilation numba runs, with its nesting, for
 ``bench/compile_times.py``.
 """
@@ -80,8 +82,8 @@ def announce(estimate: float | None = None) -> None:
     _announced[0] = True
     from .cache import cache_dir
 
-    log.info("compiling breadth's kernels for this machine (first run only, ~%d s; cached in %s; "
-             "'breadth warmup' does it ahead)...", round(estimate or ESTIMATE), cache_dir())
+    log.warning("compiling breadth's kernels for this machine (first run only, ~%d s; cached in %s; "
+                "'breadth warmup' does it ahead)...", round(estimate or ESTIMATE), cache_dir())
 
 
 event.register("numba:compiler_lock", _LockClock())

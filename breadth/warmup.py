@@ -3,76 +3,169 @@
 numba compiles breadth's kernels on their first use and keeps them in its disk cache
 (``breadth.cache``), so the first call of a fresh installation waits for the compiler.
 ``warmup`` pays that once, up front -- after an install, in an image build, before a
-benchmark -- by running each common path on a tiny input: a single search (both result
-widths, a directed graph, validation), the Graph500 kernels, the many-source search and
-its reducers, reading and writing graph files, and the networkx backend when networkx is
-installed. A path whose kernels are already cached only loads them (well under a second).
+benchmark -- by running each common path on tiny inputs.
+
+numba compiles one machine-code version per combination of argument types, and a read-only
+array (a memory-mapped ``.npz`` file) is another type than a writable one (a graph built in
+memory), so each step runs on every kind of graph the README and the user guide reach:
+built in memory and read from files, undirected and directed, with and without vertex
+labels (``SHAPES``). ``tests/cli/test_warmup.py`` runs the README's and the guide's
+commands after a warmup into an empty cache and fails if any of them compiles.
+A path whose kernels are already cached only loads them.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import time
+
+import numpy as np
 
 from .jit import Stopwatch
 from .progress import bar
 
 
-def _single_search():
+def _edge_list(path: str, directed: bool) -> None:
+    """A small SNAP-like edge list with sparse original ids (read with relabel=True: a labelled graph)."""
+    rng = np.random.default_rng(3)
+    src, dst = rng.integers(0, 40, 160) * 10, rng.integers(0, 40, 160) * 10
+    kind = "Directed" if directed else "Undirected"
+    with open(path, "w") as f:
+        f.write(f"# {kind} graph\n# FromNodeId\tToNodeId\n")
+        f.writelines(f"{a}\t{b}\n" for a, b in zip(src, dst))
+
+
+def shapes(tmp: str) -> dict:
+    """name -> a tiny graph of each kind a user's call reaches (see the module docstring)."""
     from .graph import kronecker
+    from .graph.io import read, write
+
+    out = {"memory": kronecker(6, seed=1), "memory-directed": kronecker(6, seed=1, directed=True)}
+    for name in ("memory", "memory-directed"):
+        path = os.path.join(tmp, f"{name}.npz")
+        write(out[name], path, progress=False)
+        out[name.replace("memory", "file")] = read(path, progress=False)
+    for directed, name in ((False, "labels"), (True, "labels-directed")):
+        text = os.path.join(tmp, f"{name}.txt")
+        _edge_list(text, directed)
+        g = read(text, relabel=True, directed=directed, progress=False)
+        out[name + "-memory"] = g
+        path = os.path.join(tmp, f"{name}.npz")
+        write(g, path, progress=False)
+        out[name + "-file"] = read(path, progress=False)
+        mtx = os.path.join(tmp, f"{name}.mtx")
+        write(g, mtx, progress=False)
+        out[name + "-mtx"] = read(mtx, progress=False)
+    return out
+
+
+def _single_search(graphs):
     from .graph500.validate import validate
     from .search import BFSWorkspace, bfs
 
-    g = kronecker(6, seed=1)
-    for algorithm in ("do", "td", "bu"):
-        r = bfs(g, 0, algorithm)
-        validate(g, 0, r.parent, r.depth)          # reads the result widened to int64
-    bfs(g, 0, workspace=BFSWorkspace(g.num_vertices))
-    bfs(kronecker(6, seed=1, directed=True), 0)
+    for g in graphs.values():
+        for algorithm in ("do", "td", "bu"):
+            r = bfs(g, 0, algorithm)
+            validate(g, 0, r.parent, r.depth)          # reads the result widened to int64
+        bfs(g, [0, 1, 2], max_depth=2)
+        bfs(g, 0, workspace=BFSWorkspace(g.num_vertices))
 
 
-def _graph500():
+def _graph500(graphs):
     from .graph500 import Graph500Config, LocalEngine, run_benchmark
 
     run_benchmark(Graph500Config(scale=6, nroots=2), LocalEngine(), progress=False)
 
 
-def _many_sources():
-    from .graph import kronecker
-    from .multisource import closeness, multi_bfs
+def _many_sources(graphs):
+    from .multisource import closeness, harmonic_centrality, msbfs, multi_bfs
 
-    g = kronecker(6, seed=1)
-    multi_bfs(g, list(range(8)))
-    closeness(g)
+    for g in graphs.values():
+        sources = np.arange(min(8, g.num_vertices))
+        multi_bfs(g, sources)
+        closeness(g)
+        harmonic_centrality(g)
+        for direction in ("out", "in"):
+            for keep in (False, True):
+                msbfs(g, sources, direction=direction, keep_depths=keep)
+                msbfs(g, None, direction=direction, keep_depths=keep)
 
 
-def _files():
-    from .graph import kronecker
-    from .graph.io import read, write
+def _analysis(graphs):
+    from .analysis import connected_components, estimate_diameter
 
-    g = kronecker(5, seed=1)
+    for g in graphs.values():
+        comps = connected_components(g)
+        estimate_diameter(g, 4, 1, comps)
+        if g.directed:
+            g.out_degree(), g.in_degree()
+        else:
+            g.degree()
+
+
+def _files(graphs):
+    from .graph.io import read, write, write_result
+    from .search import bfs
+
     with tempfile.TemporaryDirectory(prefix="breadth-warmup-") as tmp:
-        for name in ("g.npz", "g.txt", "g.mtx"):
-            path = os.path.join(tmp, name)
-            write(g, path, progress=False)
-            read(path, progress=False)
+        for key in ("memory", "labels-memory", "labels-directed-file"):
+            g = graphs[key]
+            for name in ("g.npz", "g.txt", "g.mtx", "g.txt.gz"):
+                path = os.path.join(tmp, name)
+                write(g, path, progress=False)
+                read(path, progress=False)
+                read(path, progress=False, relabel=True)
+            r = bfs(g, 0)
+            for name in ("r.csv", "r.npz"):
+                write_result(os.path.join(tmp, name), r.depth, r.parent, original_ids=g.vertex_ids)
 
 
-def _networkx():
+def _networkx(graphs):
+    """Each function of the networkx backend (docs/guide/networkx.md) on string, integer and directed graphs."""
     try:
         import networkx as nx
     except ImportError:
         return
+    b = {"backend": "breadth"}
     # a graph per call: networkx warns when a call reuses the conversion it cached on the graph
-    nx.single_source_shortest_path_length(nx.path_graph(16), 0, backend="breadth")
-    nx.closeness_centrality(nx.path_graph(16), backend="breadth")
-    list(nx.bfs_edges(nx.path_graph(16), 0, backend="breadth"))
+    for make in (nx.les_miserables_graph, lambda: nx.gnp_random_graph(24, 0.15, seed=1, directed=True),
+                 lambda: nx.convert_node_labels_to_integers(nx.path_graph(12), first_label=1000)):
+        G = make()
+        node, other = list(G)[0], list(G)[-1]
+        calls = [lambda G: list(nx.bfs_edges(G, node, **b)), lambda G: nx.bfs_tree(G, node, **b),
+                 lambda G: dict(nx.bfs_predecessors(G, node, **b)), lambda G: dict(nx.bfs_successors(G, node, **b)),
+                 lambda G: list(nx.bfs_layers(G, [node], **b)),
+                 lambda G: list(nx.bfs_edges(G, node, depth_limit=2, **b)),
+                 lambda G: nx.single_source_shortest_path_length(G, node, **b),
+                 lambda G: nx.single_source_shortest_path_length(G, node, 2, **b),
+                 lambda G: nx.single_target_shortest_path_length(G, node, **b),
+                 lambda G: nx.shortest_path_length(G, node, other, **b), lambda G: nx.has_path(G, node, other, **b),
+                 lambda G: dict(nx.all_pairs_shortest_path_length(G, **b)),
+                 lambda G: nx.descendants(G, node, **b), lambda G: nx.ancestors(G, node, **b),
+                 lambda G: nx.descendants_at_distance(G, node, 2, **b),
+                 lambda G: nx.closeness_centrality(G, **b), lambda G: nx.harmonic_centrality(G, **b),
+                 lambda G: nx.closeness_centrality(G, u=node, **b),
+                 lambda G: nx.harmonic_centrality(G, nbunch=[node], **b)]
+        if G.is_directed():
+            calls.append(lambda G: list(nx.weakly_connected_components(G, **b)))
+        else:
+            calls += [lambda G: list(nx.connected_components(G, **b)),
+                      lambda G: nx.number_connected_components(G, **b), lambda G: nx.is_connected(G, **b),
+                      lambda G: nx.node_connected_component(G, node, **b)]
+            if nx.is_connected(G):
+                calls += [lambda G: nx.eccentricity(G, **b), lambda G: nx.diameter(G, **b),
+                          lambda G: nx.radius(G, **b), lambda G: nx.center(G, **b), lambda G: nx.periphery(G, **b),
+                          lambda G: nx.diameter(G, usebounds=True, **b)]
+        for call in calls:
+            call(make())
 
 
 STEPS = {
     "bfs": _single_search,
     "graph500": _graph500,
     "multi_bfs": _many_sources,
+    "info": _analysis,
     "files": _files,
     "networkx": _networkx,
 }
@@ -103,12 +196,23 @@ def warmup(progress=None, steps=None) -> dict:
 
         raise InputError(f"unknown warmup step {unknown[0]!r}: choose from {', '.join(STEPS)}")
     done = {}
-    with bar(len(names), "compiling kernels", progress, unit="step") as b:
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="breadth-warmup-"))
+        t0 = time.perf_counter()
+        with Stopwatch() as clock:
+            graphs = shapes(tmp)
+        made = {"seconds": time.perf_counter() - t0, "compile_seconds": clock.compile_seconds}
+        b = stack.enter_context(bar(len(names), "compiling kernels", progress, unit="step"))
         for name in names:
             b.set_postfix_str(name)
             t0 = time.perf_counter()
             with Stopwatch() as clock:
-                STEPS[name]()
+                STEPS[name](graphs)
             done[name] = {"seconds": time.perf_counter() - t0, "compile_seconds": clock.compile_seconds}
             b.update()
+        first = done[names[0]] if names else None
+        if first is not None:              # building the inputs is part of the first step's cost
+            first["seconds"] += made["seconds"]
+            first["compile_seconds"] += made["compile_seconds"]
+        graphs.clear()                     # memory-mapped files closed before the folder goes
     return done

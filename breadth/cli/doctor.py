@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..errors import InputError
 from .common import add_json_option, write_json
 from .helpformat import examples
+from .probes import install
 
 GiB = 1 << 30
 
@@ -128,7 +129,7 @@ def _mpi_lines(mpi: dict) -> list[str]:
 
 def _gpu_lines(gpu: dict) -> list[str]:
     if gpu["cuda_module"] is None:
-        lines = [_line("gpu", "no CUDA support installed (pip install 'breadth[cuda]' for GPU BFS)")]
+        lines = [_line("gpu", f"no CUDA support installed (GPU BFS: {install('cuda')})")]
     else:
         module = gpu["cuda_module"] + (f" {gpu['numba_cuda']}" if gpu["numba_cuda"] else "")
         if gpu["devices"]:

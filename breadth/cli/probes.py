@@ -38,6 +38,10 @@ ROOT_VARS = ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")
 TIMEOUT = 20.0      # seconds for each subprocess a probe runs
 
 
+def install(extra: str) -> str:
+    """How to add an extra from a checkout of breadth (the package is not on a registry)."""
+    return f"pip install -e '.[{extra}]' in breadth's checkout (./setup.sh installs every extra)"
+
 def has_module(name: str) -> bool:
     """Whether ``name`` can be imported (without importing it; a hidden module counts as absent)."""
     try:
@@ -239,18 +243,18 @@ def probe_mpi() -> dict:
            "mpi4py": None, "matches": None, "problems": [], "notes": []}
     if path is None:
         out["problems"].append("no mpiexec found: distributed runs (--ranks P, mpiexec -n P breadth ...) need one; "
-                               "pip install 'breadth[mpi]' installs Open MPI next to this Python")
+                               f"{install('mpi')} installs Open MPI next to this Python")
     else:
         out.update(mpiexec_version(path))
         if out.pop("error", None):
-            out["problems"].append(f"{path} does not run: reinstall MPI (pip install 'breadth[mpi]')")
+            out["problems"].append(f"{path} does not run: reinstall MPI ({install('mpi')})")
     if on_path and path and os.path.realpath(on_path) != os.path.realpath(path):
         other = mpiexec_version(on_path)
         out["on_path_version"] = other
         out["notes"].append(f"'mpiexec' on $PATH is {on_path} ({other['vendor'] or '?'} {other['version'] or '?'}); "
                             f"--ranks uses {path}: start your own runs with that one")
     if not has_module("mpi4py"):
-        out["problems"].append("mpi4py is not installed: pip install 'breadth[mpi]'")
+        out["problems"].append(f"mpi4py is not installed: {install('mpi')}")
     else:
         lib = mpi4py_library()
         out["mpi4py"] = lib
@@ -289,7 +293,7 @@ def probe_gpu() -> dict:
             out["notes"].append(out.pop("error"))
         if out["numba_cuda"] is None:
             out["notes"].append("numba-cuda is not installed (numba's own CUDA target is deprecated): "
-                                "pip install 'breadth[cuda]'")
+                                f"{install('cuda')}")
     out["breadth_gpu"] = _breadth_gpu(out["numba_cuda"] is not None or out["cuda_module"] is not None)
     return out
 

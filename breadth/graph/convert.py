@@ -49,7 +49,7 @@ def require(module: str, extra: str = "interop"):
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise InputError(f"this needs {module}, which is not installed: pip install 'breadth[{extra}]'") from None
+        raise InputError(f"this needs {module}, which is not installed: pip install -e '.[{extra}]' in breadth's checkout") from None
 
 
 # ---------------------------------------------------------------- kernels

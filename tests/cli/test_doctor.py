@@ -61,12 +61,12 @@ def test_report_without_mpi_and_gpu(nothing_installed, capsys):
     mpi, gpu = rep["mpi"], rep["gpu"]
     assert mpi["mpiexec"] is None and mpi["on_path"] is None and mpi["mpi4py"] is None
     assert gpu["cuda_module"] is None and gpu["devices"] == [] and gpu["breadth_gpu"] == {"present": False}
-    assert any("no mpiexec found" in p and "pip install 'breadth[mpi]'" in p for p in rep["problems"])
+    assert any("no mpiexec found" in p and "pip install -e '.[mpi]' in breadth's checkout" in p for p in rep["problems"])
     assert any("mpi4py is not installed" in p for p in rep["problems"])
     assert main(["doctor"]) == 0
     text = capsys.readouterr().out
     assert "mpiexec           not found" in text and "mpi4py            not installed" in text
-    assert "gpu               no CUDA support installed (pip install 'breadth[cuda]' for GPU BFS)" in text
+    assert "gpu               no CUDA support installed (GPU BFS: pip install -e '.[cuda]' in breadth's checkout" in text
     assert "breadth.gpu       not part of this installation" in text
     assert "PROBLEM           no mpiexec found" in text
 
