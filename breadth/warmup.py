@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from .cache import prune
 from .jit import Stopwatch
 from .progress import bar
 
@@ -174,6 +175,9 @@ STEPS = {
 def warmup(progress=None, steps=None) -> dict:
     """Compile (or load from numba's cache) the kernels of the common paths.
 
+    It also removes the cache folders of other versions of breadth unused for a week
+    (``breadth.cache.prune``).
+
     Args:
         progress: the bar's wish (``breadth.progress.bar``: None shows one on a terminal).
         steps: names of ``STEPS`` to run (default: all).
@@ -195,6 +199,7 @@ def warmup(progress=None, steps=None) -> dict:
         from .errors import InputError
 
         raise InputError(f"unknown warmup step {unknown[0]!r}: choose from {', '.join(STEPS)}")
+    prune()
     done = {}
     with contextlib.ExitStack() as stack:
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="breadth-warmup-"))
