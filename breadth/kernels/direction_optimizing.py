@@ -68,17 +68,16 @@ def _seed(indptr, roots, parent, depth, visited, queue):
 
 
 @njit(cache=True)
-def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max_depth, threads,
-           parent, depth, queue, next_queue, offsets, front, next_front, visited, tail, seen):
-    """Run one BFS from the seed set ``roots`` into ``parent``/``depth``; returns (stats, ticks).
+def search(graph, roots, mode, alpha, beta, max_depth, threads, buffers):
+    """Run one BFS of ``graph`` (a ``bundles.KernelGraph``) from the seed set ``roots`` into
+    ``buffers.parent``/``buffers.depth``; returns (stats, ticks).
 
     ``threads``: numba's thread count (1: every top-down level runs serially).
-
-    The remaining arrays are scratch (see ``breadth.search.BFSWorkspace``): queues and
-    ``offsets`` of n (+1) int64, bitmaps of ceil(n / 64) uint64 words, ``tail`` of 1, ``seen``
-    one byte per bitmap bit (or empty: see ``thin_levels.run_thin_levels``).
+    ``buffers``: a ``bundles.SearchBuffers`` (``breadth.search.BFSWorkspace``), the rest of it scratch.
     ``ticks`` holds each level's ``levels.ticks()`` difference.
     """
+    indptr, indices, in_indptr, in_indices = graph
+    parent, depth, queue, next_queue, offsets, front, next_front, visited, tail, seen = buffers
     n = indptr.size - 1
     ctl = np.empty(CTL_SIZE, dtype=np.int64)
     serial_edges = SERIAL_EDGES if threads > 1 else indptr[n]

@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..kernels.atomics import U, atomic_or
+from ..kernels.bundles import KernelGraph
 from ..kernels.frontier import bitmap_to_queue, fill, queue_to_bitmap
 from ..kernels.policy import BOTTOM_UP, DIRECTION_OPTIMIZING, TOP_DOWN
 from ..kernels.top_down import TD_EDGE_BLOCK, frontier_edge_offsets, walk_block
@@ -44,7 +45,7 @@ from .bottom_up import bu_identify, sync_queue
 from .level_loop import JOINT_FRONTIER, LEVEL_FIELDS, bind
 from .status import SERIAL_BLOCKS, identify_sparse, seed_group, sum_tallies
 
-__all__ = ["traverse", "td_step", "seed_level", "top_down_level", "bottom_up_level", "GroupSpace", "KernelGraph",
+__all__ = ["traverse", "td_step", "seed_level", "top_down_level", "bottom_up_level", "GroupSpace",
            "LEVEL_FIELDS", "JOINT_FRONTIER", "DIRECTION_OPTIMIZING", "TOP_DOWN", "BOTTOM_UP"]
 
 
@@ -107,15 +108,6 @@ def _idle_bits(counts, pattern, idle):
             if counts[q * 64 + b] == 0:
                 x |= np.uint64(1) << np.uint64(b)
         idle[q] = x
-
-
-class KernelGraph(NamedTuple):
-    """The CSR arrays a kernel reads: out-edges and in-edges."""
-
-    indptr: np.ndarray
-    indices: np.ndarray
-    in_indptr: np.ndarray
-    in_indices: np.ndarray
 
 
 class GroupSpace(NamedTuple):
