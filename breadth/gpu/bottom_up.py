@@ -4,9 +4,10 @@ Bottom-up (Beamer, Asanovic, Patterson, SC'12; the GPU form of
 ``breadth.kernels.bottom_up``): one thread per vertex v. A visited v (bit set
 in the ``visited`` bitmap) returns at once; an unvisited v scans its in-edges
 and stops at the first in-neighbour u whose bit is set in the ``front`` bitmap
-("early exit", ``next_in_frontier``: the scan of every GPU bottom-up kernel): u becomes its parent, v its depth ``level + 1``, and v's bit is
-set in ``next_front`` and ``visited`` with an atomic OR (two per woken vertex;
-other threads only read bits of other vertices of the word). The bitmaps rotate
+("early exit"; ``next_in_frontier``, the scan of every GPU bottom-up kernel): u
+becomes its parent, v its depth ``level + 1``, and v's bit is set in
+``next_front`` and ``visited`` with an atomic OR (two per woken vertex; other
+threads only read bits of other vertices of the word). The bitmaps rotate
 through three buffers so that no launch is spent clearing: a level reads
 ``front``, writes ``next_front`` (zeroed by the level before) and zeroes
 ``spare``, which is the next level's ``next_front``. The level's counts

@@ -49,30 +49,36 @@ __all__ = ["traverse", "td_step", "seed_level", "top_down_level", "bottom_up_lev
            "LEVEL_FIELDS", "JOINT_FRONTIER", "DIRECTION_OPTIMIZING", "TOP_DOWN", "BOTTOM_UP"]
 
 
-_PREV, _STATUS, _CHANGED, _WORDS = range(4)      # the top-down visit's ctx
+class _OrCtx(NamedTuple):
+    """The top-down visit's ctx."""
+
+    prev: np.ndarray
+    status: np.ndarray
+    changed: np.ndarray
+    words: int
 
 
 @njit(inline="always", cache=True)
 def _visit_or(ctx, u, v):
     """OR frontier vertex u's bits into v; v joins the next JFQ the first time it grows (``changed``)."""
-    words = ctx[_WORDS]
+    words = ctx.words
     grew = False
     for q in range(words):
-        bits = ctx[_PREV][U(u * words + q)]
-        if bits & ~ctx[_STATUS][U(v * words + q)]:
-            atomic_or(ctx[_STATUS], v * words + q, bits)
+        bits = ctx.prev[U(u * words + q)]
+        if bits & ~ctx.status[U(v * words + q)]:
+            atomic_or(ctx.status, v * words + q, bits)
             grew = True
     if grew:
         m = np.uint64(1) << np.uint64(v & 63)
-        if not (ctx[_CHANGED][U(v >> 6)] & m) and not (atomic_or(ctx[_CHANGED], v >> 6, m) & m):
+        if not (ctx.changed[U(v >> 6)] & m) and not (atomic_or(ctx.changed, v >> 6, m) & m):
             return np.int64(v), np.int64(0)
     return np.int64(-1), np.int64(0)
 
 
 @njit(cache=True)
 def _td_block(b, indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue, tail):
-    walk_block(b, indptr, indices, queue, qsize, offsets, _visit_or, (prev, status, changed, words), next_queue,
-               tail)
+    walk_block(b, indptr, indices, queue, qsize, offsets, _visit_or, _OrCtx(prev, status, changed, words),
+               next_queue, tail)
 
 
 @njit(parallel=True, cache=True)
