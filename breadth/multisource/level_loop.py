@@ -25,8 +25,6 @@ expanded level k - 1 (row 0: the seeding, level -1), and ``hist[k, j]`` the vert
 j reached at depth k. The loop ends when the JFQ is empty, nothing can change, at
 ``max_depth``, or (``write_depth``) before a depth past ``depth_cap`` (``overflow``).
 """
-import types
-
 import numpy as np
 
 from ..kernels import levels as lv
@@ -92,10 +90,5 @@ def _levels(space, group, n, in_edges, mode, alpha, beta, max_depth, write_depth
 
 def bind(steps_module, name: str):
     """The level loop as a function named ``name`` that calls the steps of ``steps_module``
-    (numba compiles it as any function: the steps are its globals; numba's cache keys it by
-    ``name``, so each bound copy caches apart)."""
-    fn = types.FunctionType(_levels.__code__, {**_levels.__globals__, "steps": steps_module}, name,
-                            _levels.__defaults__)
-    fn.__qualname__ = name
-    fn.__doc__ = _levels.__doc__
-    return fn
+    (``levels.bind_steps``)."""
+    return lv.bind_steps(_levels, steps_module, name)
