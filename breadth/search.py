@@ -10,6 +10,7 @@ from .checks import as_graph, as_roots, check_algorithm, check_alpha_beta, check
 from .errors import InputError
 from .jit import prepare
 from .kernels import direction_optimizing as do
+from .kernels.bundles import KernelGraph, SearchBuffers
 from .kernels.levels import seconds_per_tick
 from .kernels.policy import ALPHA, BETA
 from .result import BFSResult, NarrowBFSResult
@@ -93,13 +94,13 @@ class BFSWorkspace:
             _spare[self.n] = self
         return parent, depth
 
-    def buffers(self):
-        """The arrays the search kernel writes, in its argument order."""
+    def buffers(self) -> SearchBuffers:
+        """The arrays the search kernel writes, as its ``buffers`` bundle."""
         if self.narrow:
-            return (self.parent32, self.depth32, self.queue, self.next_queue, self.offsets, self.front,
-                    self.next_front, self.visited, self.tail, self.seen)
-        return (self.parent, self.depth, self.queue, self.next_queue, self.offsets, self.front,
-                self.next_front, self.visited, self.tail, self.seen)
+            return SearchBuffers(self.parent32, self.depth32, self.queue, self.next_queue, self.offsets, self.front,
+                                 self.next_front, self.visited, self.tail, self.seen)
+        return SearchBuffers(self.parent, self.depth, self.queue, self.next_queue, self.offsets, self.front,
+                             self.next_front, self.visited, self.tail, self.seen)
 
 
 def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
@@ -165,8 +166,8 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
     # a top-down search never scans in-edges: don't make a lazily converted graph build them
     in_indptr, in_indices = (g.indptr, g.indices) if algorithm == "td" else (g.in_indptr, g.in_indices)
     tick = seconds_per_tick()
-    args = (g.indptr, g.indices, in_indptr, in_indices, roots, mode, alpha, beta, max_depth, numba.get_num_threads(),
-            *workspace.buffers())
+    args = (KernelGraph(g.indptr, g.indices, in_indptr, in_indices), roots, mode, alpha, beta, max_depth,
+            numba.get_num_threads(), workspace.buffers())
     compile_seconds = prepare(do.search, *args)   # never part of the search's time
     t0 = time.perf_counter()
     # numba's default schedule (one even share of each parallel loop per thread), not dynamic

@@ -1,7 +1,7 @@
 """Per-level statistics of a distributed search: every rank's figures, gathered by field name.
 
-A search records one ``LevelRecord`` per level (the same values on every rank, except
-``edges_examined`` and ``seconds``, which are this rank's); ``Comm`` logs each level's
+A search records one ``LevelStats`` per level, the record type of every engine (the same
+values on every rank, except ``edges_examined`` and ``seconds``, which are this rank's); ``Comm`` logs each level's
 traffic per category. ``gather_levels`` packs this rank's figures into a row of
 ``RANK_FIELDS``, gathers every rank's rows with one uncounted ``Allgather`` (reporting
 only) and builds the global ``LevelStats`` and the ``communication`` report:
@@ -24,11 +24,10 @@ Two optional parts, present only for searches that produce them:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
-from ..kernels.policy import DIRECTIONS
 from ..result import LevelStats
 from .comm import CATEGORIES
 from .faults.watchdog import HEARTBEAT
@@ -36,17 +35,6 @@ from .faults.watchdog import HEARTBEAT
 RANK_FIELDS = ("edges_examined", "seconds") + tuple(f"{c}_{k}" for c in CATEGORIES
                                                     for k in ("messages", "bytes", "seconds"))
 _F = {name: k for k, name in enumerate(RANK_FIELDS)}
-
-
-@dataclass
-class LevelRecord:
-    """One level as the search saw it (``direction``: policy.TD or policy.BU)."""
-
-    direction: int
-    frontier: int
-    discovered: int
-    edges_examined: int
-    seconds: float
 
 
 def _column(every, name, dtype=np.float64):
@@ -64,9 +52,11 @@ def _summed_ops(per_rank: list) -> dict:
     return dict(sorted(out.items()))
 
 
-def gather_levels(comm, records: list[LevelRecord], log, describe: dict, ops=None, after=None,
+def gather_levels(comm, records: list[LevelStats], log, describe: dict, ops=None, after=None,
                   after_ops=None) -> tuple[list[LevelStats], dict]:
     """(global LevelStats per level, the ``communication`` report); collective, not counted.
+
+    ``records``: this rank's LevelStats, one per level (communication fields still 0);
 
     ``log``: one category tally per level; ``ops``: one {operation: Tally} per level, or None when
     the exchange labels no operations (the same on every rank: it decides whether they are gathered);
@@ -104,10 +94,9 @@ def gather_levels(comm, records: list[LevelRecord], log, describe: dict, ops=Non
     levels, per_level = [], []
     op_totals: dict = {}
     for i, rec in enumerate(records):
-        levels.append(LevelStats(level=i, direction=DIRECTIONS[rec.direction], frontier=rec.frontier,
-                                 edges_examined=int(examined[:, i].sum()), discovered=rec.discovered,
-                                 seconds=float(seconds[:, i].max()), messages=int(msgs[:, i].sum()),
-                                 bytes=int(nbytes[:, i].sum()), comm_seconds=float(csec[:, i].max())))
+        levels.append(replace(rec, edges_examined=int(examined[:, i].sum()), seconds=float(seconds[:, i].max()),
+                              messages=int(msgs[:, i].sum()), bytes=int(nbytes[:, i].sum()),
+                              comm_seconds=float(csec[:, i].max())))
         entry = {"level": i, "messages": msgs[:, i].tolist(), "bytes": nbytes[:, i].tolist(),
                  "comm_seconds": csec[:, i].tolist()}
         for c in CATEGORIES:

@@ -38,9 +38,9 @@ from ..checks import as_vertex_ids, check_algorithm, check_alpha_beta, check_max
 from ..errors import BreadthError, InputError
 from ..jit import Stopwatch
 from ..kernels.frontier import fill, parallel_chunksize
-from ..kernels.policy import ALPHA, BETA, BU, TD, Policy
-from ..result import BFSResult
-from .levelstats import LevelRecord, gather_levels
+from ..kernels.policy import ALPHA, BETA, DIRECTIONS, Policy
+from ..result import BFSResult, LevelStats
+from .levelstats import gather_levels
 from .runtime import collective_error
 
 ENCODINGS = ("auto", "queue")
@@ -131,7 +131,7 @@ class DistSearch(ABC):
         """Bytes of the search state (buffers, replicated arrays, the exchange's)."""
 
     # ------------------------------------------------------------------ the level loop
-    def _run(self, roots: np.ndarray, max_depth: int) -> tuple[np.ndarray, np.ndarray, list[LevelRecord]]:
+    def _run(self, roots: np.ndarray, max_depth: int) -> tuple[np.ndarray, np.ndarray, list[LevelStats]]:
         """The level loop: (parent, depth of this rank's vertices, one record per level)."""
         self.atomic = multithreaded()
         seeds = np.unique(roots)
@@ -150,7 +150,7 @@ class DistSearch(ABC):
             total, scout = self._exchange(level, bottom_up)
             if bottom_up:
                 policy.after_bottom_up(total, frontier)
-            records.append(new_record(BU if bottom_up else TD, frontier, total, examined, t0))
+            records.append(new_record(level, bottom_up, frontier, total, examined, t0))
             level += 1
         parent, depth = self._finish(seeds, level)
         self.parent = self.depth = None           # the result owns them now
@@ -262,9 +262,10 @@ class DirectionSearch(DistSearch):
         """The local bottom-up step of level ``level``; the edges examined."""
 
 
-def new_record(direction, frontier, discovered, examined, t0) -> LevelRecord:
-    """The record of a level that began at ``t0`` (perf_counter) and ends now."""
-    return LevelRecord(int(direction), int(frontier), int(discovered), int(examined), time.perf_counter() - t0)
+def new_record(level, bottom_up, frontier, discovered, examined, t0) -> LevelStats:
+    """This rank's record of a level that began at ``t0`` (perf_counter) and ends now."""
+    return LevelStats(int(level), DIRECTIONS[int(bool(bottom_up))], int(frontier), int(examined), int(discovered),
+                      time.perf_counter() - t0)
 
 
 def multithreaded() -> bool:

@@ -4,9 +4,10 @@ Bottom-up (Beamer, Asanovic, Patterson, SC'12; the GPU form of
 ``breadth.kernels.bottom_up``): one thread per vertex v. A visited v (bit set
 in the ``visited`` bitmap) returns at once; an unvisited v scans its in-edges
 and stops at the first in-neighbour u whose bit is set in the ``front`` bitmap
-("early exit"): u becomes its parent, v its depth ``level + 1``, and v's bit is
-set in ``next_front`` and ``visited`` with an atomic OR (two per woken vertex;
-other threads only read bits of other vertices of the word). The bitmaps rotate
+("early exit"; ``next_in_frontier``, the scan of every GPU bottom-up kernel): u
+becomes its parent, v its depth ``level + 1``, and v's bit is set in
+``next_front`` and ``visited`` with an atomic OR (two per woken vertex; other
+threads only read bits of other vertices of the word). The bitmaps rotate
 through three buffers so that no launch is spent clearing: a level reads
 ``front``, writes ``next_front`` (zeroed by the level before) and zeroes
 ``spare``, which is the next level's ``next_front``. The level's counts
@@ -22,10 +23,9 @@ Conversions (switching direction; run only at a switch): ``queue_to_bitmap``
 (after ``fill_words``), ``visited_from_parent`` and ``bitmap_to_queue`` (block-
 aggregated appends at a counter cursor). No kernel here copies to the host.
 
-Verification: results checked only in numba-cuda's simulator (tests/gpu, which runs a
-block's threads concurrently but blocks one after another, so inter-block races and
-warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
-(tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
+Tests: tests/gpu (numba-cuda's simulator, which runs a block's threads concurrently but
+blocks one after another, so inter-block races need a real GPU: bench/gpu_check.py) and
+tests/gpu/ptx_check.py (PTX for sm_80/sm_90).
 """
 from numba import cuda, int64, uint32
 
@@ -118,6 +118,21 @@ def bitmap_to_queue(words, queue, counters, tail):
     flush(s_buf, s_n, s_base, queue, counters, tail)
 
 
+@cuda.jit(device=True)
+def next_in_frontier(in_indices, j, end, front):
+    """The in-edge scan of every GPU bottom-up kernel (the device twin of
+    ``kernels.bottom_up.first_in_frontier``): the first k in [j, end) whose in-neighbour
+    ``in_indices[k]`` has its bit set in the uint32 bitmap ``front``, else ``end``; the edges
+    examined are ``k - j + 1`` (found) or ``end - j``. A kernel that needs more than the first
+    (iBFS's OR until full) resumes at ``k + 1``."""
+    while j < end:
+        u = in_indices[j]
+        if front[u >> 5] & (uint32(1) << uint32(u & 31)):
+            return j
+        j += 1
+    return end
+
+
 @cuda.jit
 def bu_step(indptr, in_indptr, in_indices, parent, depth, front, next_front, spare, visited, n, level,
             counters, nxt, clear):
@@ -134,17 +149,19 @@ def bu_step(indptr, in_indptr, in_indices, parent, depth, front, next_front, spa
     while v < n:
         bit = uint32(1) << uint32(v & 31)
         if visited[v >> 5] & bit == 0:
-            for j in range(in_indptr[v], in_indptr[v + 1]):
-                u = in_indices[j]
-                examined += 1
-                if front[u >> 5] & (uint32(1) << uint32(u & 31)):
-                    parent[v] = u
-                    depth[v] = level + 1
-                    cuda.atomic.or_(next_front, v >> 5, bit)
-                    cuda.atomic.or_(visited, v >> 5, bit)
-                    cuda.atomic.add(s_cnt, COUNT, 1)
-                    tally(s_cnt, indptr, v)
-                    break
+            first = in_indptr[v]
+            end = in_indptr[v + 1]
+            k = next_in_frontier(in_indices, first, end, front)
+            if k < end:
+                examined += k - first + 1
+                parent[v] = in_indices[k]
+                depth[v] = level + 1
+                cuda.atomic.or_(next_front, v >> 5, bit)
+                cuda.atomic.or_(visited, v >> 5, bit)
+                cuda.atomic.add(s_cnt, COUNT, 1)
+                tally(s_cnt, indptr, v)
+            else:
+                examined += end - first
         v += cuda.gridsize(1)
     if examined > 0:
         cuda.atomic.add(s_cnt, EXAMINED, examined)

@@ -12,7 +12,7 @@ unvisited) is replicated on the device as on the host.
   exchange, and the host bins it;
 * ``rep_bu``: each owned unvisited vertex looks for an in-neighbour in the frontier
   bitmap (uint32 words, built on the device from the synchronised frontier) and stops
-  at the first; it counts the edges it examined;
+  at the first (``bottom_up.next_in_frontier``); it counts the edges it examined;
 * ``set_levels``: after the exchange, ``lvl[v] = value`` for the whole synchronised
   frontier (idempotent for the vertices this rank found itself);
 * with CUDA-aware MPI (the frontier never leaves the device): ``merge_ids`` merges a
@@ -23,11 +23,12 @@ unvisited) is replicated on the device as on the host.
 Invariant of a step: on exit, the vertices it newly settled are exactly those
 appended to its output queue (``counters[row + COUNT]`` of them).
 
-Verification: checked only in numba-cuda's simulator (tests/gpu/test_dist.py under
-mpiexec) and compiled to PTX by tests/gpu/ptx_check.py; never run on a GPU here.
+Tests: tests/gpu/test_dist.py (numba-cuda's simulator, under mpiexec) and
+tests/gpu/ptx_check.py (PTX); on a real GPU: bench/gpu_check.py.
 """
-from numba import cuda, int64, uint32
+from numba import cuda, int64
 
+from .bottom_up import next_in_frontier
 from .device import STAGE
 from .lrb import top_down_kernels
 from .primitives import BCUR0, BIN0, COUNT, EXAMINED, SCOUT, begin, degree_bin, flush, flush_counts, stage
@@ -65,14 +66,16 @@ def rep_bu(in_indptr, in_indices, row0, lvl, front, level, parent, out, counters
         if loc < nl:
             v = row0 + loc
             if lvl[v] < 0:
-                for j in range(in_indptr[loc], in_indptr[loc + 1]):
-                    u = in_indices[j]
-                    examined += 1
-                    if front[u >> 5] & (uint32(1) << uint32(u & 31)):
-                        lvl[v] = level + 1
-                        parent[loc] = u
-                        stage(s_buf, s_n, v)
-                        break
+                first = in_indptr[loc]
+                end = in_indptr[loc + 1]
+                k = next_in_frontier(in_indices, first, end, front)
+                if k < end:
+                    examined += k - first + 1
+                    lvl[v] = level + 1
+                    parent[loc] = in_indices[k]
+                    stage(s_buf, s_n, v)
+                else:
+                    examined += end - first
         flush(s_buf, s_n, s_base, out, counters, row + COUNT)
     if examined > 0:
         cuda.atomic.add(s_cnt, EXAMINED, examined)

@@ -10,12 +10,10 @@ the per-instance histogram of the level) -- the level's only device->host copy.
 Groups are formed on the host by the CPU path's GroupBy
 (``breadth.multisource.groupby``), unchanged.
 
-Direction per group is decided by the one direction policy
-(``breadth.kernels.policy.Policy``, deciding with ``decide``) on the group's
-counts, exactly as the CPU traversal decides: scout count of the JFQ against the
-in-edges of vertices not yet full, and the JFQ size against n / beta with
-``stay_at_limit=True`` (a JFQ of exactly n / beta vertices stays bottom-up), so
-both devices take the same direction at every level.
+The level loop, direction policy included, is the CPU traversal's
+(``breadth.multisource.level_loop``, run here in Python): this module supplies its steps
+(``seed_level``, ``top_down_level``, ``bottom_up_level``, which launch the kernels and read
+the counter row), so both devices take the same direction at every level.
 
 Invariants between levels: ``prev == status`` (BSA_level); the JFQ is in
 ``queue[:nf]`` after a top-down level (``changed`` all zero) or is the
@@ -27,13 +25,13 @@ allocated, then reused by every group.
 """
 from __future__ import annotations
 
-import time
+import sys
 
 import numpy as np
 
 from ..errors import InputError
-from ..kernels.policy import BU, TD, Policy
-from ..multisource.ibfs import LEVEL_FIELDS
+from ..kernels.levels import seconds_per_tick
+from ..multisource.level_loop import bind
 from ..multisource.status import unused_pattern
 from . import device
 from .bottom_up import bitmap_to_queue, fill_words, queue_to_bitmap
@@ -82,16 +80,94 @@ class GroupSpace:
         return self.depths[key]
 
 
+class _Group:
+    """What a GPU group's traversal keeps between levels (``level_loop``'s ``space``): the device
+    memory, the launch shapes, the JFQ (``queue[:qsize]`` when ``queue_valid``, else the
+    ``changed`` bitmap) and the counter rows (``cur``: the last level's, ``nxt``: the next's)."""
+
+    def __init__(self, dg, sp, launch, sources, depths, write_depth):
+        self.dg, self.sp, self.launch = dg, sp, launch
+        self.sources, self.g = sources, int(sources.size)
+        self.depths, self.write_depth = depths, write_depth
+        self.queue, self.next_queue = sp.queue, sp.next_queue
+        self.cur, self.nxt = 0, IROW
+        self.qsize, self.queue_valid = 0, True
+
+    def row(self, at):
+        return device.to_host(self.sp.counters[at:at + IROW])
+
+    def counts(self, row):
+        return row[HIST0:HIST0 + 64 * self.sp.words].copy()
+
+
+def seed_level(s):
+    """The seeding (``level_loop``'s step): the sources' JFQ, identified as level 0."""
+    dg, sp, launch, tpb = s.dg, s.sp, s.launch, s.launch.thread_tpb
+    zero_int64[1, tpb](sp.counters)
+    ib_init[launch.blocks(sp.unfull.size, tpb), tpb](dg.in_indptr, sp.pattern_for(s.g), sp.prev, sp.status,
+                                                     sp.changed, sp.unfull, dg.num_vertices, sp.counters, 0)
+    ib_seed[launch.blocks(s.g, tpb), tpb](device.to_device(s.sources), sp.words, sp.status, sp.changed, sp.queue,
+                                          sp.counters, 0)
+    ib_identify_sparse[launch.blocks(s.g, tpb), tpb](dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status,
+                                                     sp.changed, sp.queue, 0, s.depths, s.g, s.write_depth,
+                                                     sp.counters, 0, IROW)
+    row = s.row(0)
+    s.qsize = int(row[NF])
+    return s, s.qsize, int(row[SCOUT]), int(row[NUNFULL]) - int(row[NFULL]), int(row[NFULL_IN]), s.counts(row)
+
+
+def top_down_level(s, level, scout):
+    """A top-down level (``level_loop``'s step): the JFQ as a queue, ``ib_td``, identification."""
+    dg, sp, launch, tpb = s.dg, s.sp, s.launch, s.launch.thread_tpb
+    nw = sp.unfull.size
+    if not s.queue_valid:
+        bitmap_to_queue[launch.blocks(nw, tpb), tpb](sp.changed, s.queue, sp.counters, s.cur + CURSOR)
+        fill_words[launch.blocks(nw, tpb), tpb](sp.changed, np.uint32(0))
+    wtpb = launch.warp_tpb
+    ib_td[launch.blocks(s.qsize, wtpb // 32), wtpb](dg.indptr, dg.indices, sp.words, sp.prev, sp.status, s.queue,
+                                                    s.qsize, sp.changed, s.next_queue, sp.counters, s.nxt)
+    ib_identify_sparse[launch.blocks(dg.num_vertices, tpb), tpb](
+        dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status, sp.changed, s.next_queue, level + 1, s.depths, s.g,
+        s.write_depth, sp.counters, s.nxt, s.cur)
+    row = s.row(s.nxt)
+    s.queue, s.next_queue = s.next_queue, s.queue
+    s.qsize, s.queue_valid = int(row[NF]), True
+    s.cur, s.nxt = s.nxt, s.cur
+    return s, scout, s.qsize, int(row[SCOUT]), int(row[NFULL]), int(row[NFULL_IN]), s.counts(row)
+
+
+def bottom_up_level(s, level, scout):
+    """A bottom-up level (``level_loop``'s step): the JFQ as a bitmap, ``ib_bu``, dense identification."""
+    dg, sp, launch, tpb = s.dg, s.sp, s.launch, s.launch.thread_tpb
+    n, nw = dg.num_vertices, sp.unfull.size
+    if s.queue_valid:
+        fill_words[launch.blocks(nw, tpb), tpb](sp.changed, np.uint32(0))
+        queue_to_bitmap[launch.blocks(s.qsize, tpb), tpb](s.queue, s.qsize, sp.changed)
+    ib_bu[launch.blocks(n, tpb), tpb](dg.in_indptr, dg.in_indices, sp.words, sp.pattern_for(s.g), sp.prev,
+                                      sp.status, sp.unfull, sp.changed, n, sp.counters, s.cur, s.nxt, sp.idle)
+    ib_identify_dense[launch.blocks(nw, tpb), tpb](dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status,
+                                                   sp.changed, sp.unfull, sp.idle, n, level + 1, s.depths, s.g,
+                                                   s.write_depth, sp.counters, s.nxt, s.cur)
+    row = s.row(s.nxt)
+    s.qsize, s.queue_valid = int(row[NF]), False
+    s.cur, s.nxt = s.nxt, s.cur
+    return (s, int(row[EXAMINED]), s.qsize, int(row[SCOUT]), int(row[NUNFULL]), int(row[UNEXPLORED]),
+            s.counts(row))
+
+
+_levels = bind(sys.modules[__name__], "gpu_ibfs_levels")
+
+
 def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_depth: int = -1,
              depth_dtype=None, keep_status: bool = False, launch: device.Launch | None = None):
     """Joint BFS of ``sources`` (instance j = bit j) on the DeviceGraph ``dg``.
 
     Returns (hist, stats, times, overflow, depths, status) like the CPU ``traverse``:
     ``hist[k, j]`` vertices instance j reached at depth k (64 W columns), ``stats``
-    rows of LEVEL_FIELDS, ``overflow`` True when ``depth_dtype`` was too narrow (the
-    caller widens and reruns); ``depths`` the (n, g) host matrix when ``depth_dtype``
-    is given (its maximum = unreachable), ``status`` the final BSA (n W uint64) when
-    ``keep_status``.
+    rows of LEVEL_FIELDS, ``times`` their seconds, ``overflow`` True when ``depth_dtype``
+    was too narrow (the caller widens and reruns); ``depths`` the (n, g) host matrix when
+    ``depth_dtype`` is given (its maximum = unreachable), ``status`` the final BSA (n W
+    uint64) when ``keep_status``.
     """
     launch = device.check_launch(launch or device.default_launch())
     sources = np.ascontiguousarray(sources, dtype=np.int64)
@@ -109,79 +185,9 @@ def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_
             depths, np.dtype(depth_dtype).type(cap + 1))
     else:
         depths, cap = sp.counters, 0           # any int64 array: never written
-    tpb, wtpb = launch.thread_tpb, launch.warp_tpb
-    nw = sp.unfull.size
-    t0 = time.perf_counter()
-    zero_int64[1, tpb](sp.counters)
-    ib_init[launch.blocks(nw, tpb), tpb](dg.in_indptr, sp.pattern_for(g), sp.prev, sp.status, sp.changed,
-                                         sp.unfull, n, sp.counters, 0)
-    ib_seed[launch.blocks(g, tpb), tpb](device.to_device(sources), words, sp.status, sp.changed, sp.queue,
-                                        sp.counters, 0)
-    ib_identify_sparse[launch.blocks(g, tpb), tpb](dg.indptr, dg.in_indptr, words, sp.prev, sp.status, sp.changed,
-                                                   sp.queue, 0, depths, g, write_depth, sp.counters, 0, IROW)
-    row = device.to_host(sp.counters[0:IROW])
-    hist = [row[HIST0:HIST0 + 64 * words].copy()]
-    nf = qsize = int(row[NF])
-    stats = [[-1, 0, g, 0, g, qsize]]
-    times = [time.perf_counter() - t0]
-    scout = int(row[SCOUT])
-    nunfull = int(row[NUNFULL]) - int(row[NFULL])
-    # the CPU traversal's policy, stay_at_limit included: the same directions
-    policy = Policy(mode, alpha, beta, n, dg.graph.in_indptr[n] - int(row[NFULL_IN]), stay_at_limit=True)
-    queue, next_queue = sp.queue, sp.next_queue
-    cur, nxt = 0, IROW
-    level, queue_valid, overflow = 0, True, False
-    while nf > 0 and nunfull > 0 and level != max_depth:
-        if write_depth and level + 1 > cap:
-            overflow = True
-            break
-        bottom_up = policy.decide(scout)
-        last_nf = nf
-        tl = time.perf_counter()
-        if bottom_up:
-            if queue_valid:
-                fill_words[launch.blocks(nw, tpb), tpb](sp.changed, np.uint32(0))
-                queue_to_bitmap[launch.blocks(qsize, tpb), tpb](queue, qsize, sp.changed)
-            frontier = nunfull
-            ib_bu[launch.blocks(n, tpb), tpb](dg.in_indptr, dg.in_indices, words, sp.pattern_for(g), sp.prev,
-                                              sp.status, sp.unfull, sp.changed, n, sp.counters, cur, nxt,
-                                              sp.idle)
-            ib_identify_dense[launch.blocks(nw, tpb), tpb](dg.indptr, dg.in_indptr, words, sp.prev, sp.status,
-                                                           sp.changed, sp.unfull, sp.idle, n, level + 1, depths,
-                                                           g, write_depth, sp.counters, nxt, cur)
-            row = device.to_host(sp.counters[nxt:nxt + IROW])
-            examined = int(row[EXAMINED])
-            nf, scout = int(row[NF]), int(row[SCOUT])
-            nunfull = int(row[NUNFULL])
-            policy.measured(int(row[UNEXPLORED]))
-            policy.after_bottom_up(nf, last_nf)
-            queue_valid = False
-        else:
-            if not queue_valid:
-                bitmap_to_queue[launch.blocks(nw, tpb), tpb](sp.changed, queue, sp.counters, cur + CURSOR)
-                fill_words[launch.blocks(nw, tpb), tpb](sp.changed, np.uint32(0))
-                qsize = nf
-            frontier, examined = qsize, scout
-            ib_td[launch.blocks(qsize, wtpb // 32), wtpb](dg.indptr, dg.indices, words, sp.prev, sp.status, queue,
-                                                          qsize, sp.changed, next_queue, sp.counters, nxt)
-            ib_identify_sparse[launch.blocks(n, tpb), tpb](dg.indptr, dg.in_indptr, words, sp.prev, sp.status,
-                                                           sp.changed, next_queue, level + 1, depths, g,
-                                                           write_depth, sp.counters, nxt, cur)
-            row = device.to_host(sp.counters[nxt:nxt + IROW])
-            queue, next_queue = next_queue, queue
-            nf = qsize = int(row[NF])
-            scout = int(row[SCOUT])
-            nunfull -= int(row[NFULL])
-            policy.explored(int(row[NFULL_IN]))
-            queue_valid = True
-        level += 1
-        counts = row[HIST0:HIST0 + 64 * words].copy()
-        hist.append(counts)
-        stats.append([level - 1, BU if bottom_up else TD, frontier, examined, int(counts.sum()), nf])
-        times.append(time.perf_counter() - tl)
-        cur, nxt = nxt, cur
+    space = _Group(dg, sp, launch, sources, depths, write_depth)
+    _, hist, stats, ticks, overflow = _levels(space, g, n, int(dg.graph.in_indptr[n]), mode, alpha, beta, max_depth,
+                                              write_depth, cap)
     depth_host = device.to_host(depths)[:n * g].reshape(n, g) if write_depth else None
     status_host = device.to_host(sp.prev)[:n * words] if keep_status else None
-    return (np.array(hist, dtype=np.int64), np.array(stats, dtype=np.int64).reshape(-1, len(LEVEL_FIELDS)),
-            np.array(times, dtype=np.float64), overflow, depth_host, status_host)
-
+    return hist, stats, ticks * seconds_per_tick(), overflow, depth_host, status_host

@@ -13,7 +13,8 @@ the JFQ itself after a bottom-up level) and ``unfull``.
   bits; the first thread to grow v marks ``changed`` (atomic OR) and stages v for
   the next JFQ (block-aggregated append, ``primitives.flush``).
 * ``ib_bu`` (Algorithm 1, bottom-up): one thread per not-full vertex v ORs
-  ``prev`` of its in-neighbours in the JFQ into ``status[v]`` (no atomics: only
+  ``prev`` of its in-neighbours in the JFQ (``bottom_up.next_in_frontier``, resumed after
+  each) into ``status[v]`` (no atomics: only
   v's thread writes it) and stops as soon as v is full for every instance still
   running (*early termination*; ``idle`` instances, whose last level found
   nothing, cannot give v anything and count as set). A vertex full for every
@@ -30,13 +31,13 @@ kernel read the last histogram from it), and the host copies row ``nxt`` once pe
 level. Launch shapes need not know the JFQ's size: the sparse identification
 reads it from the counters (grid-stride loops). No kernel copies anything to the host.
 
-Verification: results checked only in numba-cuda's simulator (tests/gpu, which runs a
-block's threads concurrently but blocks one after another, so inter-block races and
-warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
-(tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
+Tests: tests/gpu (numba-cuda's simulator, which runs a block's threads concurrently but
+blocks one after another, so inter-block races need a real GPU: bench/gpu_check.py) and
+tests/gpu/ptx_check.py (PTX for sm_80/sm_90).
 """
 from numba import cuda, int64, uint32, uint64
 
+from .bottom_up import next_in_frontier
 from .device import STAGE
 from .primitives import clear_tallies, fill, flush, make_room, stage, warp_vertex
 
@@ -197,19 +198,23 @@ def ib_bu(in_indptr, in_indices, words, pattern, prev, status, unfull, front, n,
             for q in range(words):
                 full &= status[v * words + q] | s_idle[q]
             if full != ALL:
-                examined = int64(0)
-                for j in range(in_indptr[v], in_indptr[v + 1]):
-                    u = in_indices[j]
-                    examined += 1
-                    if front[u >> 5] & (uint32(1) << uint32(u & 31)):
-                        full = ALL
-                        for q in range(words):
-                            a = status[v * words + q] | prev[u * words + q]
-                            status[v * words + q] = a
-                            full &= a | s_idle[q]
-                        if full == ALL:       # early termination
-                            break
-                cuda.atomic.add(s_ex, 0, examined)
+                j = in_indptr[v]
+                end = in_indptr[v + 1]
+                first = j
+                while j < end:
+                    k = next_in_frontier(in_indices, j, end, front)
+                    j = k + 1
+                    if k == end:
+                        break
+                    u = in_indices[k]
+                    full = ALL
+                    for q in range(words):
+                        a = status[v * words + q] | prev[u * words + q]
+                        status[v * words + q] = a
+                        full &= a | s_idle[q]
+                    if full == ALL:       # early termination
+                        break
+                cuda.atomic.add(s_ex, 0, min(j, end) - first)
         v += cuda.gridsize(1)
     cuda.syncthreads()
     if tid == 0 and s_ex[0] > 0:

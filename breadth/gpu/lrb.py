@@ -34,10 +34,9 @@ holds frontier vertices (depth ``level``) once each; on exit every out-neighbour
 of the segment is visited and each vertex newly visited is in ``next_queue``
 once, at depth ``level + 1``. No kernel copies anything to the host.
 
-Verification: results checked only in numba-cuda's simulator (tests/gpu, which runs a
-block's threads concurrently but blocks one after another, so inter-block races and
-warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
-(tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
+Tests: tests/gpu (numba-cuda's simulator, which runs a block's threads concurrently but
+blocks one after another, so inter-block races need a real GPU: bench/gpu_check.py) and
+tests/gpu/ptx_check.py (PTX for sm_80/sm_90).
 """
 import numpy as np
 from numba import cuda, int64

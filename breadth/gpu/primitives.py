@@ -25,10 +25,9 @@ stages (see ``device.check_launch``), so the staging buffer never overflows.
 Every function here must be reached by all threads of a block alike when it
 contains ``syncthreads`` (``begin``, ``flush``, ``make_room``, ``warp_vertex``, ``flush_counts``).
 
-Verification: results checked only in numba-cuda's simulator (tests/gpu, which runs a
-block's threads concurrently but blocks one after another, so inter-block races and
-warp-synchronous timing are never exercised) and compiled to PTX for sm_80/sm_90
-(tests/gpu/ptx_check.py); never run on a GPU here, speed unmeasured.
+Tests: tests/gpu (numba-cuda's simulator, which runs a block's threads concurrently but
+blocks one after another, so inter-block races need a real GPU: bench/gpu_check.py) and
+tests/gpu/ptx_check.py (PTX for sm_80/sm_90).
 """
 from numba import cuda, int64
 

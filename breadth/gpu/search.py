@@ -1,15 +1,15 @@
-"""The host loop of a single-source GPU BFS: direction-optimizing, top-down (LRB) or bottom-up.
+"""The steps of a single-source GPU BFS: direction-optimizing, top-down (LRB) or bottom-up.
 
-The same driver as ``breadth.kernels.direction_optimizing``, run from the host:
-before each level the one direction policy (``breadth.kernels.policy.Policy``,
-Beamer's alpha/beta rule) picks top-down or bottom-up from the frontier size
-and scout count; ``mode`` pins it for ``algorithm="td"``/``"bu"``. Those counts
-are computed on the device by the level's kernels (``primitives``: the level
-counter rows), and a level costs exactly one small device->host copy: the head
-of the counter row (frontier size, scout count, edges examined, LRB histogram;
-``primitives.HEAD`` int64). No kernel copies per vertex; the seeds go up once
-and parent/depth come down once per search. ``device.count_transfers`` counts
-it, and the tests check it.
+The level loop is the CPU search's (``breadth.kernels.direction_optimizing``'s
+``_levels``, run here in Python): the one direction policy (Beamer's alpha/beta rule,
+``breadth.kernels.policy``) picks top-down or bottom-up from the frontier size and scout
+count; ``mode`` pins it for ``algorithm="td"``/``"bu"``. This module supplies its steps
+(``to_bitmap``, ``to_queue``, ``bottom_up_level``, ``top_down_levels``). The counts are
+computed on the device by the level's kernels (``primitives``: the level counter rows), and
+a level costs exactly one small device->host copy: the head of the counter row (frontier
+size, scout count, edges examined, LRB histogram; ``primitives.HEAD`` int64). No kernel
+copies per vertex; the seeds go up once and parent/depth come down once per search.
+``device.count_transfers`` counts it, and the tests check it.
 
 A top-down level is ``lrb.launch_top_down``: it bins the frontier (``lrb.lrb_scatter``,
 skipped when one bin holds it all) and launches one LRB kernel per non-empty
@@ -26,12 +26,15 @@ depth 0; the frontier is in ``queue[:qsize]`` (top-down) or the ``front`` bitmap
 """
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
 
-from ..kernels.policy import ALPHA, BETA, Policy
-from ..result import DIRECTIONS, BFSResult, LevelStats
+from ..kernels.direction_optimizing import level_loop
+from ..kernels.levels import bind_steps, record, seconds_per_tick, ticks
+from ..kernels.policy import ALPHA, BETA, TD, policy_explored, policy_state
+from ..result import BFSResult
 from . import device
 from .bottom_up import bitmap_to_queue, bu_step, fill_search, fill_words, queue_to_bitmap, seed, visited_from_parent
 from .lrb import SMALL_FRONTIER, launch_top_down, td_block, td_thread, td_warp
@@ -68,6 +71,76 @@ def host_bins(degrees) -> np.ndarray:
     return np.bincount(b, minlength=NBINS)[:NBINS].astype(np.int64)
 
 
+class _Search:
+    """What the GPU search keeps between levels (the single-source loop's ``space``): device
+    memory and launch shapes, the frontier's buffers (rotated), the counter rows (``cur``: the
+    last level's, ``nxt``: the next's), the last head row and the frontier's LRB histogram."""
+
+    def __init__(self, dg, sp, launch, bins):
+        self.dg, self.sp, self.launch = dg, sp, launch
+        self.queue, self.next_queue = sp.queue, sp.next_queue
+        self.front, self.next_front, self.spare = sp.front, sp.next_front, sp.spare
+        self.cur, self.nxt = 0, ROW
+        self.bins = bins
+        self.head = None
+
+    def read_head(self):
+        """The head of the counter row the level just wrote; the rows then swap."""
+        self.head = device.to_host(self.sp.counters[self.nxt:self.nxt + HEAD])
+        self.cur, self.nxt = self.nxt, self.cur
+        return self.head
+
+
+def to_bitmap(s, qsize):
+    """The frontier queue as the ``front`` bitmap, ``visited`` from the parents (a switch to bottom-up)."""
+    tpb, launch = s.launch.thread_tpb, s.launch
+    fill_words[launch.blocks(s.front.size, tpb), tpb](s.front, np.uint32(0))
+    fill_words[launch.blocks(s.front.size, tpb), tpb](s.next_front, np.uint32(0))
+    queue_to_bitmap[launch.blocks(qsize, tpb), tpb](s.queue, qsize, s.front)
+    visited_from_parent[launch.blocks(s.front.size, tpb), tpb](s.sp.parent, s.sp.visited, s.dg.num_vertices)
+    return s
+
+
+def to_queue(s):
+    """The frontier bitmap as the queue (a switch back to top-down); its size and scout count."""
+    tpb, launch = s.launch.thread_tpb, s.launch
+    bitmap_to_queue[launch.blocks(s.front.size, tpb), tpb](s.front, s.queue, s.sp.counters, s.cur + CURSOR)
+    return s, int(s.head[COUNT]), int(s.head[SCOUT])
+
+
+def bottom_up_level(s, level):
+    """One bottom-up level (``bottom_up.bu_step``); the bitmaps rotate."""
+    dg, sp, tpb, launch = s.dg, s.sp, s.launch.thread_tpb, s.launch
+    bu_step[launch.blocks(dg.num_vertices, tpb), tpb](dg.indptr, dg.in_indptr, dg.in_indices, sp.parent, sp.depth,
+                                                      s.front, s.next_front, s.spare, sp.visited, dg.num_vertices,
+                                                      level, sp.counters, s.nxt, s.cur)
+    head = s.read_head()
+    s.front, s.next_front, s.spare = s.next_front, s.spare, s.front
+    s.bins = head[BIN0:BIN0 + NBINS]
+    return s, int(head[COUNT]), int(head[EXAMINED])
+
+
+def top_down_levels(s, qsize, scout, level, policy, max_depth, stats, times, nlev):
+    """One top-down level (``lrb.launch_top_down``), its row recorded; the queues swap."""
+    dg, sp = s.dg, s.sp
+    policy_explored(policy, scout)
+    t0 = ticks()
+    if launch_top_down((td_thread, td_warp, td_block), s.launch, dg.indptr, dg.indices, sp.parent, sp.depth, 0,
+                       s.queue, qsize, s.bins, level, s.next_queue, sp.binned, sp.counters, s.cur, s.nxt, s.cur):
+        head = s.read_head()
+    else:
+        head = np.zeros(HEAD, dtype=np.int64)
+        s.cur, s.nxt = s.nxt, s.cur
+    found = int(head[COUNT])
+    stats, times, nlev = record(stats, times, nlev, level, TD, qsize, scout, found, ticks() - t0)
+    s.queue, s.next_queue = s.next_queue, s.queue
+    s.bins = head[BIN0:BIN0 + NBINS]
+    return s, found, int(head[SCOUT]), level + 1, stats, times, nlev
+
+
+_levels = bind_steps(level_loop, sys.modules[__name__], "gpu_levels")
+
+
 def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_depth: int = -1,
         algorithm: str = "do", launch: device.Launch | None = None) -> BFSResult:
     """BFS on a DeviceGraph from the int64 seed array ``roots`` (checked by the caller).
@@ -86,49 +159,13 @@ def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_dept
     seed[launch.blocks(seeds.size, tpb), tpb](device.to_device(seeds), dg.indptr, sp.parent, sp.depth, sp.queue,
                                               sp.counters)
     degrees = dg.out_degree(seeds)
-    qsize, scout, bins = int(seeds.size), int(degrees.sum()), host_bins(degrees)
-    policy = Policy(mode, alpha, beta, n, dg.num_arcs)
-    queue, next_queue = sp.queue, sp.next_queue
-    front, next_front, spare = sp.front, sp.next_front, sp.spare
-    cur, nxt = 0, ROW
-    in_bitmap = False
-    levels = []
-    level = 0
-    while qsize > 0 and level != max_depth:
-        tl = time.perf_counter()
-        bottom_up = policy.direction(scout)
-        if bottom_up:
-            if not in_bitmap:
-                fill_words[launch.blocks(front.size, tpb), tpb](front, np.uint32(0))
-                fill_words[launch.blocks(front.size, tpb), tpb](next_front, np.uint32(0))
-                queue_to_bitmap[launch.blocks(qsize, tpb), tpb](queue, qsize, front)
-                visited_from_parent[launch.blocks(front.size, tpb), tpb](sp.parent, sp.visited, n)
-                in_bitmap = True
-            bu_step[launch.blocks(n, tpb), tpb](dg.indptr, dg.in_indptr, dg.in_indices, sp.parent, sp.depth, front,
-                                                next_front, spare, sp.visited, n, level, sp.counters, nxt, cur)
-            head = device.to_host(sp.counters[nxt:nxt + HEAD])
-            examined = int(head[EXAMINED])
-            policy.after_bottom_up(int(head[COUNT]), qsize)
-            front, next_front, spare = next_front, spare, front
-        else:
-            if in_bitmap:
-                bitmap_to_queue[launch.blocks(front.size, tpb), tpb](front, queue, sp.counters, cur + CURSOR)
-                in_bitmap = False
-            if launch_top_down((td_thread, td_warp, td_block), launch, dg.indptr, dg.indices, sp.parent, sp.depth, 0,
-                               queue, qsize, bins, level, next_queue, sp.binned, sp.counters, cur, nxt, cur):
-                head = device.to_host(sp.counters[nxt:nxt + HEAD])
-            else:
-                head = np.zeros(HEAD, dtype=np.int64)
-            examined = scout
-            queue, next_queue = next_queue, queue
-        found = int(head[COUNT])
-        levels.append(LevelStats(level, DIRECTIONS[int(bottom_up)], qsize, examined, found,
-                                 time.perf_counter() - tl))
-        qsize, scout, bins = found, int(head[SCOUT]), head[BIN0:BIN0 + NBINS]
-        cur, nxt = nxt, cur
-        level += 1
+    policy = policy_state(int(mode), float(alpha), float(beta), int(n), int(dg.num_arcs))
+    space = _Search(dg, sp, launch, host_bins(degrees))
+    _, stats, ticks = _levels(space, int(seeds.size), int(degrees.sum()), policy, max_depth)
     parent = device.to_host(sp.parent)[:n]
     depth = device.to_host(sp.depth)[:n]
     seconds = time.perf_counter() - t0
-    return BFSResult(parent, depth, np.asarray(roots, dtype=np.int64), algorithm, seconds, levels, engine="cuda",
-                     extra={"device": device.device_name()})
+    result = BFSResult.from_kernel(parent, depth, np.asarray(roots, dtype=np.int64), algorithm, seconds, stats,
+                                   ticks * seconds_per_tick(), engine="cuda")
+    result.extra = {"device": device.device_name()}
+    return result

@@ -29,6 +29,8 @@ share of the in-edge scan.
 
 Returns (awake count = size of the next frontier, edges examined).
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -99,40 +101,50 @@ def walk_words(b, block, nwords, todo, visit, done, ctx):
     return nfound, examined, weight
 
 
-_IN_INDPTR, _IN_INDICES, _PARENT, _DEPTH, _FRONT, _NEXT_FRONT, _VISITED, _NEXT_LEVEL = range(8)
+class _Ctx(NamedTuple):
+    """The single-node visit's ctx."""
+
+    in_indptr: np.ndarray
+    in_indices: np.ndarray
+    parent: np.ndarray
+    depth: np.ndarray
+    front: np.ndarray
+    next_front: np.ndarray
+    visited: np.ndarray
+    next_level: int
 
 
 @njit(inline="always", cache=True)
 def _todo(ctx, w):
-    return ~ctx[_VISITED][U(w)]
+    return ~ctx.visited[U(w)]
 
 
 @njit(inline="always", cache=True)
 def _visit(ctx, v):
     """Single-node visit: the first frontier in-neighbour becomes v's parent; no in-edges: settled."""
-    in_indptr = ctx[_IN_INDPTR]
+    in_indptr = ctx.in_indptr
     if in_indptr[v] == in_indptr[v + U(1)]:      # no in-edges: unreachable, settled now
-        ctx[_PARENT][v] = -1
-        ctx[_DEPTH][v] = -1
+        ctx.parent[v] = -1
+        ctx.depth[v] = -1
         return np.int64(SETTLED), np.int64(0), np.int64(0)
-    u, examined = first_in_frontier(in_indptr, ctx[_IN_INDICES], v, ctx[_FRONT], U(0))
+    u, examined = first_in_frontier(in_indptr, ctx.in_indices, v, ctx.front, U(0))
     if u >= 0:
-        ctx[_PARENT][v] = u
-        ctx[_DEPTH][v] = ctx[_NEXT_LEVEL]
+        ctx.parent[v] = u
+        ctx.depth[v] = ctx.next_level
         return np.int64(FOUND), examined, np.int64(0)
     return np.int64(NONE), examined, np.int64(0)
 
 
 @njit(inline="always", cache=True)
 def _done(ctx, w, found, settled):
-    ctx[_NEXT_FRONT][U(w)] = found
-    ctx[_VISITED][U(w)] |= found | settled
+    ctx.next_front[U(w)] = found
+    ctx.visited[U(w)] |= found | settled
 
 
 @njit(cache=True)
 def _bu_block(b, in_indptr, in_indices, parent, depth, front, next_front, visited, next_level):
     """Bottom-up over the words of block b; returns (vertices found, edges examined)."""
-    ctx = (in_indptr, in_indices, parent, depth, front, next_front, visited, next_level)
+    ctx = _Ctx(in_indptr, in_indices, parent, depth, front, next_front, visited, next_level)
     awake, examined, _ = walk_words(b, WORD_BLOCK, front.size, _todo, _visit, _done, ctx)
     return awake, examined
 

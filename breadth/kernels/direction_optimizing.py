@@ -6,9 +6,15 @@ when m_f > m_u / alpha it converts the queue to a bitmap and runs bottom-up
 steps while the frontier grows or stays large (awake count n_f > n / beta);
 when the frontier shrinks below n / beta it converts back and, as in GAP, takes
 at least one top-down step. The driver steps the policy state of every driver
-(``policy.policy_state``: the rule and its unexplored-edges bookkeeping). ``mode`` pins the policy to
-always top-down (``TOP_DOWN``) or always bottom-up (``BOTTOM_UP``), which is
-how the pure algorithms run: one driver, three policies.
+(``policy.policy_state``: the rule and its unexplored-edges bookkeeping). ``mode`` pins
+the policy to always top-down (``TOP_DOWN``) or always bottom-up (``BOTTOM_UP``), which
+is how the pure algorithms run: one driver, three policies.
+
+The level loop (``level_loop``) is written once for the CPU and the GPU search: it calls
+the engine's steps (``levels.bind_steps``); numba compiles the copy bound to the steps
+here (``search``), ``breadth.gpu.search`` runs the copy bound to its kernel launches. A
+top-down step here is one level or a run of thin levels (``thin_levels``, which steps
+the same policy state inside its one parallel region).
 
 The queue becomes a bitmap by ``frontier.queue_to_bitmap`` (one atomic bit set per
 vertex) or, after a parallel top-down level, by ``frontier.claimed_since``: ``td_step``
@@ -35,17 +41,21 @@ return ``parent[v] == depth[v] == -1`` iff v is unvisited.
 Per-level statistics are recorded as rows of ``levels.LEVEL_FIELDS`` (direction
 ``policy.TD`` or ``policy.BU``) plus the level's wall time in ticks.
 """
+import sys
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from .bottom_up import bu_step
+from .bundles import KernelGraph, SearchBuffers
 from .frontier import bitmap_to_queue, claimed_since, clear_visited, mark_unvisited, queue_to_bitmap
-from .levels import LEVEL_FIELDS, new_level_stats, record, room_for, ticks
+from .levels import LEVEL_FIELDS, bind_steps, new_level_stats, record, room_for, ticks
 from .policy import BU, TD, policy_after_bottom_up, policy_bottom_up, policy_decide, policy_explored, policy_state
 from .thin_levels import CTL_SIZE, run_thin_levels
 from .top_down import frontier_edge_offsets, td_serial, td_step
 
-__all__ = ["search", "LEVEL_FIELDS", "SERIAL_EDGES"]
+__all__ = ["search", "level_loop", "LEVEL_FIELDS", "SERIAL_EDGES"]
 
 SERIAL_EDGES = 1 << 14   # a top-down frontier with at most this many out-edges runs as a thin level
 THIN_ROWS = 1024         # statistics rows made free before each run of thin levels
@@ -67,47 +77,33 @@ def _seed(indptr, roots, parent, depth, visited, queue):
     return qsize, scout
 
 
-@njit(cache=True)
-def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max_depth, threads,
-           parent, depth, queue, next_queue, offsets, front, next_front, visited, tail, seen):
-    """Run one BFS from the seed set ``roots`` into ``parent``/``depth``; returns (stats, ticks).
+steps = None        # the steps module of a bound copy of ``level_loop`` (``levels.bind_steps``)
 
-    ``threads``: numba's thread count (1: every top-down level runs serially).
 
-    The remaining arrays are scratch (see ``breadth.search.BFSWorkspace``): queues and
-    ``offsets`` of n (+1) int64, bitmaps of ceil(n / 64) uint64 words, ``tail`` of 1, ``seen``
-    one byte per bitmap bit (or empty: see ``thin_levels.run_thin_levels``).
-    ``ticks`` holds each level's ``levels.ticks()`` difference.
-    """
-    n = indptr.size - 1
-    ctl = np.empty(CTL_SIZE, dtype=np.int64)
-    serial_edges = SERIAL_EDGES if threads > 1 else indptr[n]
-    clear_visited(visited, n)
+def level_loop(space, qsize, scout, policy, max_depth):
+    """The level loop of a single-source search, CPU or GPU: from the seeded frontier (``qsize``
+    vertices, ``scout`` out-edges) until it is empty or ``max_depth``; returns (space, stats,
+    ticks). ``steps`` supplies the engine's steps, each returning its state ``space`` first:
+    ``to_bitmap(space, qsize)`` / ``to_queue(space)`` -> (space, qsize, scout) convert the
+    frontier when the direction changes, ``bottom_up_level(space, level)`` -> (space, awake,
+    edges examined), ``top_down_levels(space, qsize, scout, level, policy, max_depth, stats,
+    times, nlev)`` -> (space, qsize, scout, level, stats, times, nlev) runs one top-down level or
+    more (the CPU's runs of thin levels), stepping ``policy`` and recording their rows."""
     stats, times = new_level_stats(len(LEVEL_FIELDS))
-    # counters and flags start as typed values, not literals: numba would otherwise compile every
-    # callee they reach once more, for the literal (0, False) its first typing pass sees
+    # counters start as typed values, not literals: numba would otherwise compile every
+    # callee they reach once more, for the literal 0 its first typing pass sees
     nlev = np.int64(0)
-
-    qsize, scout = _seed(indptr, roots, parent, depth, visited, queue)
-    policy = policy_state(mode, alpha, beta, n, indptr[n])
     level = np.int64(0)
-    front_claimed = False    # front holds visited before the last level, which was a td_step
     while qsize > 0 and level != max_depth:
         if policy_decide(policy, scout):
-            if front_claimed:
-                claimed_since(front, visited)
-            else:
-                queue_to_bitmap(queue, qsize, front)
-            front_claimed = False
+            space = steps.to_bitmap(space, qsize)
             awake = qsize
             while True:
                 old_awake = awake
                 t0 = ticks()
-                awake, examined = bu_step(in_indptr, in_indices, parent, depth, front, next_front, visited,
-                                          level)
+                space, awake, examined = steps.bottom_up_level(space, level)
                 stats, times, nlev = record(stats, times, nlev, level, BU, old_awake, examined, awake,
                                              ticks() - t0)
-                front, next_front = next_front, front
                 level += 1
                 if awake == 0 or level == max_depth:
                     break
@@ -116,31 +112,110 @@ def search(indptr, indices, in_indptr, in_indices, roots, mode, alpha, beta, max
                     break
             if awake == 0 or level == max_depth:
                 break
-            qsize, scout = bitmap_to_queue(front, indptr, queue)
-        elif scout <= serial_edges and threads > 1:
-            stats, times = room_for(stats, times, nlev + THIN_ROWS)
-            qsize, scout, level, nlev, swapped = run_thin_levels(
-                indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-                policy, max_depth, serial_edges, stats, times, nlev, threads)
-            if swapped:
-                queue, next_queue = next_queue, queue
-            front_claimed = False
+            space, qsize, scout = steps.to_queue(space)
         else:
-            policy_explored(policy, scout)        # the thin run counts its own levels
-            t0 = ticks()
-            if scout <= serial_edges:
-                nq, next_scout = td_serial(indptr, indices, parent, depth, visited, queue, qsize, next_queue, level)
-            else:
-                tail[0] = 0
-                frontier_edge_offsets(indptr, queue, qsize, offsets)
-                next_scout = td_step(indptr, indices, parent, depth, visited, queue, qsize, offsets, next_queue,
-                                     tail, level, front)
-                nq = tail[0]
-            front_claimed = scout > serial_edges      # td_step left visited's previous state in front
-            stats, times, nlev = record(stats, times, nlev, level, TD, qsize, scout, nq, ticks() - t0)
-            queue, next_queue = next_queue, queue
-            qsize = nq
-            scout = next_scout
-            level += 1
-    mark_unvisited(visited, parent, depth)
-    return stats[:nlev], times[:nlev]
+            space, qsize, scout, level, stats, times, nlev = steps.top_down_levels(
+                space, qsize, scout, level, policy, max_depth, stats, times, nlev)
+    return space, stats[:nlev], times[:nlev]
+
+
+class _Space(NamedTuple):
+    """What the CPU search keeps between levels: the graph, its buffers (queues and bitmaps
+    swapped by returning a new tuple), the thin runs' control words, and ``front_claimed``:
+    ``front`` holds ``visited`` from before the last level, a ``td_step``."""
+
+    graph: KernelGraph
+    buf: SearchBuffers
+    ctl: np.ndarray
+    serial_edges: int
+    threads: int
+    front_claimed: bool
+
+
+@njit(cache=True)
+def _moved(s, queue, next_queue, front, next_front, front_claimed):
+    """``s`` with its queues and frontier bitmaps (and ``front_claimed``) replaced."""
+    b = s.buf
+    buf = SearchBuffers(b.parent, b.depth, queue, next_queue, b.offsets, front, next_front, b.visited, b.tail, b.seen)
+    return _Space(s.graph, buf, s.ctl, s.serial_edges, s.threads, front_claimed)
+
+
+@njit(cache=True)
+def to_bitmap(s, qsize):
+    """The frontier as the ``front`` bitmap (the step before bottom-up levels)."""
+    b = s.buf
+    if s.front_claimed:
+        claimed_since(b.front, b.visited)
+    else:
+        queue_to_bitmap(b.queue, qsize, b.front)
+    return _moved(s, b.queue, b.next_queue, b.front, b.next_front, False)
+
+
+@njit(cache=True)
+def to_queue(s):
+    """The frontier bitmap as the queue, with its scout count (the step after bottom-up levels)."""
+    b = s.buf
+    qsize, scout = bitmap_to_queue(b.front, s.graph.indptr, b.queue)
+    return s, qsize, scout
+
+
+@njit(cache=True)
+def bottom_up_level(s, level):
+    """One bottom-up level; the next frontier becomes ``front``."""
+    g, b = s.graph, s.buf
+    awake, examined = bu_step(g.in_indptr, g.in_indices, b.parent, b.depth, b.front, b.next_front, b.visited, level)
+    return _moved(s, b.queue, b.next_queue, b.next_front, b.front, False), awake, examined
+
+
+@njit(cache=True)
+def top_down_levels(s, qsize, scout, level, policy, max_depth, stats, times, nlev):
+    """Top-down from the frontier ``queue[:qsize]``: a run of thin levels (``run_thin_levels``,
+    which steps the policy itself) or one level, serial or parallel."""
+    g, b = s.graph, s.buf
+    if scout <= s.serial_edges and s.threads > 1:
+        stats, times = room_for(stats, times, nlev + THIN_ROWS)
+        qsize, scout, level, nlev, swapped = run_thin_levels(
+            g.indptr, g.indices, b.parent, b.depth, b.visited, b.seen, b.queue, b.next_queue, s.ctl, qsize, scout,
+            level, policy, max_depth, s.serial_edges, stats, times, nlev, s.threads)
+        queue, next_queue = (b.next_queue, b.queue) if swapped else (b.queue, b.next_queue)
+        return _moved(s, queue, next_queue, b.front, b.next_front, False), qsize, scout, level, stats, times, nlev
+    policy_explored(policy, scout)
+    t0 = ticks()
+    if scout <= s.serial_edges:
+        nq, next_scout = td_serial(g.indptr, g.indices, b.parent, b.depth, b.visited, b.queue, qsize, b.next_queue,
+                                   level)
+    else:
+        b.tail[0] = 0
+        frontier_edge_offsets(g.indptr, b.queue, qsize, b.offsets)
+        next_scout = td_step(g.indptr, g.indices, b.parent, b.depth, b.visited, b.queue, qsize, b.offsets,
+                             b.next_queue, b.tail, level, b.front)
+        nq = b.tail[0]
+    stats, times, nlev = record(stats, times, nlev, level, TD, qsize, scout, nq, ticks() - t0)
+    # a td_step left visited's previous state in front
+    return (_moved(s, b.next_queue, b.queue, b.front, b.next_front, scout > s.serial_edges), nq, next_scout,
+            level + 1, stats, times, nlev)
+
+
+_cpu_levels = njit(cache=True)(bind_steps(level_loop, sys.modules[__name__], "cpu_levels"))
+
+
+@njit(cache=True)
+def search(graph, roots, mode, alpha, beta, max_depth, threads, buffers):
+    """Run one BFS of ``graph`` (a ``bundles.KernelGraph``) from the seed set ``roots`` into
+    ``buffers.parent``/``buffers.depth``; returns (stats, ticks).
+
+    ``threads``: numba's thread count (1: every top-down level runs serially).
+    ``buffers``: a ``bundles.SearchBuffers`` (``breadth.search.BFSWorkspace``), the rest of it scratch.
+    ``ticks`` holds each level's ``levels.ticks()`` difference.
+    """
+    indptr = graph.indptr
+    n = indptr.size - 1
+    b = buffers
+    clear_visited(b.visited, n)
+    qsize, scout = _seed(indptr, roots, b.parent, b.depth, b.visited, b.queue)
+    policy = policy_state(mode, alpha, beta, n, indptr[n])
+    space = _Space(graph, buffers, np.empty(CTL_SIZE, dtype=np.int64),
+                   np.int64(SERIAL_EDGES if threads > 1 else indptr[n]), np.int64(threads), False)
+    space, stats, times = _cpu_levels(space, qsize, scout, policy, max_depth)
+    mark_unvisited(b.visited, b.parent, b.depth)
+    return stats, times

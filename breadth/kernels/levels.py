@@ -21,6 +21,7 @@ level for its clock.
 import functools
 import platform
 import time
+import types as pytypes
 
 import numpy as np
 from llvmlite import ir
@@ -120,3 +121,14 @@ def record(stats, times, nlev, level, direction, frontier, examined, discovered,
     stats[nlev, DISCOVERED] = discovered
     times[nlev] = elapsed
     return stats, times, nlev + 1
+
+
+def bind_steps(loop, steps_module, name: str):
+    """``loop`` (a level loop that calls its steps as ``steps.<name>(...)``) as a new function
+    ``name`` whose ``steps`` is ``steps_module``. One loop serves two engines this way: numba
+    compiles the copy bound to numba steps (the steps are its globals; numba caches it under
+    ``name``), Python runs the copy bound to steps that launch GPU kernels."""
+    fn = pytypes.FunctionType(loop.__code__, {**loop.__globals__, "steps": steps_module}, name, loop.__defaults__)
+    fn.__qualname__ = name
+    fn.__doc__ = loop.__doc__
+    return fn

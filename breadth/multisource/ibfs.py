@@ -16,11 +16,10 @@ array (see ``status``). Algorithm 1 of the paper, level k+1:
   and stops at the first neighbour that makes it full (*early termination*);
   ``bottom_up.bu_identify``, which identifies the new frontier in the same loop.
 
-Direction switching is per group, by the shared policy state (``kernels.policy``:
-``policy_decide``, the unexplored edges reported as measured) on this traversal's own measures: go
-bottom-up when the JFQ's out-edges (scout count) exceed the in-edges of
-not-full vertices / alpha, back to top-down when the JFQ holds fewer than
-n / beta vertices and shrinks. The top-down step is the shared block walk
+The level loop, with its direction switching per group (the one direction policy on the
+traversal's own measures), is ``level_loop``'s, shared with the GPU traversal; this module
+supplies its CPU steps (``seed_level``, ``top_down_level``, ``bottom_up_level``) and the
+state they pass along (``GroupSpace``). The top-down step is the shared block walk
 (``kernels.top_down.walk_block``) with an OR-ing visit.
 
 Invariants between levels: ``prev`` holds BSA_level; ``status`` equals it
@@ -31,47 +30,55 @@ holds every vertex with in-edges that is not full or settled (``bottom_up``: no
 running instance lacks it; it may also hold vertices that just became so, which
 bottom-up drops one level later).
 """
+import sys
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
-from ..kernels import levels as lv
 from ..kernels.atomics import U, atomic_or
+from ..kernels.bundles import KernelGraph
 from ..kernels.frontier import bitmap_to_queue, fill, queue_to_bitmap
-from ..kernels.policy import (BOTTOM_UP, BU, DIRECTION_OPTIMIZING, TD, TOP_DOWN, policy_after_bottom_up, policy_decide,
-                              policy_explored, policy_measured, policy_state)
+from ..kernels.policy import BOTTOM_UP, DIRECTION_OPTIMIZING, TOP_DOWN
 from ..kernels.top_down import TD_EDGE_BLOCK, frontier_edge_offsets, walk_block
 from .bottom_up import bu_identify, sync_queue
+from .level_loop import JOINT_FRONTIER, LEVEL_FIELDS, bind
 from .status import SERIAL_BLOCKS, identify_sparse, seed_group, sum_tallies
 
-__all__ = ["traverse", "td_step", "LEVEL_FIELDS", "DIRECTION_OPTIMIZING", "TOP_DOWN", "BOTTOM_UP"]
+__all__ = ["traverse", "td_step", "seed_level", "top_down_level", "bottom_up_level", "GroupSpace",
+           "LEVEL_FIELDS", "JOINT_FRONTIER", "DIRECTION_OPTIMIZING", "TOP_DOWN", "BOTTOM_UP"]
 
-LEVEL_FIELDS = lv.LEVEL_FIELDS + ("joint_frontier",)
-JOINT_FRONTIER = len(lv.LEVEL_FIELDS)
 
-_PREV, _STATUS, _CHANGED, _WORDS = range(4)      # the top-down visit's ctx
+class _OrCtx(NamedTuple):
+    """The top-down visit's ctx."""
+
+    prev: np.ndarray
+    status: np.ndarray
+    changed: np.ndarray
+    words: int
 
 
 @njit(inline="always", cache=True)
 def _visit_or(ctx, u, v):
     """OR frontier vertex u's bits into v; v joins the next JFQ the first time it grows (``changed``)."""
-    words = ctx[_WORDS]
+    words = ctx.words
     grew = False
     for q in range(words):
-        bits = ctx[_PREV][U(u * words + q)]
-        if bits & ~ctx[_STATUS][U(v * words + q)]:
-            atomic_or(ctx[_STATUS], v * words + q, bits)
+        bits = ctx.prev[U(u * words + q)]
+        if bits & ~ctx.status[U(v * words + q)]:
+            atomic_or(ctx.status, v * words + q, bits)
             grew = True
     if grew:
         m = np.uint64(1) << np.uint64(v & 63)
-        if not (ctx[_CHANGED][U(v >> 6)] & m) and not (atomic_or(ctx[_CHANGED], v >> 6, m) & m):
+        if not (ctx.changed[U(v >> 6)] & m) and not (atomic_or(ctx.changed, v >> 6, m) & m):
             return np.int64(v), np.int64(0)
     return np.int64(-1), np.int64(0)
 
 
 @njit(cache=True)
 def _td_block(b, indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue, tail):
-    walk_block(b, indptr, indices, queue, qsize, offsets, _visit_or, (prev, status, changed, words), next_queue,
-               tail)
+    walk_block(b, indptr, indices, queue, qsize, offsets, _visit_or, _OrCtx(prev, status, changed, words),
+               next_queue, tail)
 
 
 @njit(parallel=True, cache=True)
@@ -109,6 +116,94 @@ def _idle_bits(counts, pattern, idle):
         idle[q] = x
 
 
+class GroupSpace(NamedTuple):
+    """What a CPU group's traversal keeps between levels (``level_loop``'s ``space``): the
+    graph, the group, scratch, the double buffers (swapped by returning a new tuple) and the
+    JFQ: ``queue[:qsize]`` when ``queue_valid``, else the ``changed`` bitmap."""
+
+    graph: KernelGraph
+    sources: np.ndarray
+    words: int
+    pattern: np.ndarray
+    unfull: np.ndarray
+    offsets: np.ndarray
+    tail: np.ndarray
+    tallies: np.ndarray
+    dplanes: np.ndarray
+    write_depth: bool
+    idle: np.ndarray
+    counts: np.ndarray
+    prev: np.ndarray
+    status: np.ndarray
+    changed: np.ndarray
+    next_changed: np.ndarray
+    queue: np.ndarray
+    next_queue: np.ndarray
+    qsize: int
+    queue_valid: bool
+
+
+@njit(cache=True)
+def _moved(s, prev, status, changed, next_changed, queue, next_queue, qsize, queue_valid):
+    """``s`` with its buffers and JFQ replaced."""
+    return GroupSpace(s.graph, s.sources, s.words, s.pattern, s.unfull, s.offsets, s.tail, s.tallies, s.dplanes,
+                      s.write_depth, s.idle, s.counts, prev, status, changed, next_changed, queue, next_queue,
+                      np.int64(qsize), queue_valid)
+
+
+@njit(cache=True)
+def seed_level(s):
+    """The seeding (``level_loop``'s step): the sources' JFQ, identified as level 0."""
+    g = s.graph
+    qsize, nunfull = seed_group(s.sources, g.in_indptr, s.words, s.pattern, s.prev, s.status, s.changed, s.unfull,
+                                s.queue)
+    s.tallies[:] = 0
+    scout, nfull, nfull_in = identify_sparse(g.indptr, g.in_indptr, s.words, s.prev, s.status, s.changed, s.queue,
+                                             qsize, s.tallies, 0, s.dplanes, s.write_depth)
+    sum_tallies(s.tallies, s.counts)
+    return (_moved(s, s.prev, s.status, s.changed, s.next_changed, s.queue, s.next_queue, qsize, True), qsize, scout,
+            nunfull - nfull, nfull_in, s.counts)
+
+
+@njit(cache=True)
+def top_down_level(s, level, scout):
+    """A top-down level (``level_loop``'s step): the JFQ as a queue, ``td_step``, identification."""
+    g = s.graph
+    qsize = s.qsize
+    if not s.queue_valid:
+        qsize, _ = bitmap_to_queue(s.changed, g.indptr, s.queue)
+        fill(s.changed, np.uint64(0))
+        sync_queue(s.words, s.prev, s.status, s.queue, qsize)
+    examined = frontier_edge_offsets(g.indptr, s.queue, qsize, s.offsets)
+    s.tail[0] = 0
+    td_step(g.indptr, g.indices, s.words, s.prev, s.status, s.queue, qsize, s.offsets, s.changed, s.next_queue,
+            s.tail)
+    nq = s.tail[0]
+    next_scout, nfull, nfull_in = identify_sparse(g.indptr, g.in_indptr, s.words, s.prev, s.status, s.changed,
+                                                  s.next_queue, nq, s.tallies, level + 1, s.dplanes, s.write_depth)
+    sum_tallies(s.tallies, s.counts)
+    return (_moved(s, s.prev, s.status, s.changed, s.next_changed, s.next_queue, s.queue, nq, True), examined, nq,
+            next_scout, nfull, nfull_in, s.counts)
+
+
+@njit(cache=True)
+def bottom_up_level(s, level, scout):
+    """A bottom-up level (``level_loop``'s step): the JFQ as a bitmap, ``bu_identify``, swapped copies."""
+    g = s.graph
+    _idle_bits(s.counts, s.pattern, s.idle)
+    if s.queue_valid:      # the JFQ as a bitmap for bottom-up's frontier test
+        queue_to_bitmap(s.queue, s.qsize, s.changed)
+    examined, nf, next_scout, nunfull, unexplored = bu_identify(
+        g.indptr, g.in_indptr, g.in_indices, s.words, s.prev, s.status, s.unfull, s.idle, s.changed, s.next_changed,
+        s.tallies, level + 1, s.dplanes, s.write_depth, scout)
+    sum_tallies(s.tallies, s.counts)
+    return (_moved(s, s.status, s.prev, s.next_changed, s.changed, s.queue, s.next_queue, s.qsize, False), examined,
+            nf, next_scout, nunfull, unexplored, s.counts)
+
+
+_levels = njit(cache=True)(bind(sys.modules[__name__], "cpu_ibfs_levels"))
+
+
 @njit(cache=True)
 def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mode, alpha, beta,
              max_depth, prev, status, changed, next_changed, unfull, queue, next_queue, offsets, tail,
@@ -117,84 +212,17 @@ def traverse(indptr, indices, in_indptr, in_indices, sources, words, pattern, mo
 
     Returns (hist, stats, times, overflow, final): ``hist[k, j]`` = vertices instance j
     reached at depth k; ``stats`` rows of LEVEL_FIELDS (row 0 = the seeding, level -1;
-    row k >= 1 = the step that expanded level k - 1);
+    row k >= 1 = the step that expanded level k - 1), ``times`` their ``levels.ticks``;
     ``overflow`` is True when ``write_depth`` and the search went past
     ``depth_cap`` (the output dtype is too small; nothing past it was recorded);
     with ``write_depth`` the depths are in the planes ``dplanes`` (``depths.decode``);
     ``final`` is whichever of ``prev`` and ``status`` holds the last BSA (the reach sets).
     """
     n = indptr.size - 1
-    idle = np.empty(words, dtype=np.uint64)
-    counts = np.zeros(tallies.shape[1], dtype=np.int64)     # the level's, summed from tallies
-    hist = np.zeros((16, counts.size), dtype=np.int64)
-    stats = np.zeros((16, len(LEVEL_FIELDS)), dtype=np.int64)
-    times = np.zeros(16, dtype=np.int64)       # levels.ticks() differences
-    t0 = lv.ticks()
-    qsize, nunfull = seed_group(sources, in_indptr, words, pattern, prev, status, changed, unfull, queue)
-    tallies[:] = 0
-    scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue, qsize,
-                                             tallies, 0, dplanes, write_depth)
-    sum_tallies(tallies, counts)
-    hist[0] = counts
-    stats[0, lv.LEVEL] = -1      # row 0 is the seeding: each instance "reaches" its own source
-    stats[0, lv.FRONTIER] = sources.size
-    stats[0, lv.DISCOVERED] = sources.size
-    stats[0, JOINT_FRONTIER] = qsize
-    times[0] = lv.ticks() - t0
-    nunfull -= nfull
-    policy = policy_state(mode, alpha, beta, n, in_indptr[n] - nfull_in, True)
-    nf = qsize
-    level = 0
-    queue_valid = True           # the JFQ is in queue[:qsize] (else in the changed bitmap)
-    overflow = False
-    while nf > 0 and nunfull > 0 and level != max_depth:
-        if write_depth and level + 1 > depth_cap:
-            overflow = True
-            break
-        direction = BU if policy_decide(policy, scout) else TD
-        last_nf = nf
-        t0 = lv.ticks()
-        _idle_bits(counts, pattern, idle)
-        if direction == BU:
-            if queue_valid:      # the JFQ as a bitmap for bottom-up's frontier test
-                queue_to_bitmap(queue, qsize, changed)
-            frontier = nunfull
-            examined, nf, scout, nunfull, unexplored = bu_identify(
-                indptr, in_indptr, in_indices, words, prev, status, unfull, idle, changed, next_changed, tallies,
-                level + 1, dplanes, write_depth, scout)
-            policy_measured(policy, unexplored)
-            policy_after_bottom_up(policy, nf, last_nf)
-            prev, status = status, prev
-            changed, next_changed = next_changed, changed
-            queue_valid = False
-        else:
-            if not queue_valid:
-                qsize, scout = bitmap_to_queue(changed, indptr, queue)
-                fill(changed, np.uint64(0))
-                sync_queue(words, prev, status, queue, qsize)
-            frontier = qsize
-            examined = frontier_edge_offsets(indptr, queue, qsize, offsets)
-            tail[0] = 0
-            td_step(indptr, indices, words, prev, status, queue, qsize, offsets, changed, next_queue, tail)
-            queue, next_queue = next_queue, queue
-            qsize = tail[0]
-            scout, nfull, nfull_in = identify_sparse(indptr, in_indptr, words, prev, status, changed, queue,
-                                                     qsize, tallies, level + 1, dplanes, write_depth)
-            nf = qsize
-            nunfull -= nfull
-            policy_explored(policy, nfull_in)
-            queue_valid = True
-        sum_tallies(tallies, counts)
-        level += 1
-        hist = lv.grown(hist, level)
-        stats = lv.grown(stats, level)
-        times = lv.grown(times, level)
-        hist[level] = counts
-        stats[level, lv.LEVEL] = level - 1
-        stats[level, lv.DIRECTION] = direction
-        stats[level, lv.FRONTIER] = frontier
-        stats[level, lv.EDGES_EXAMINED] = examined
-        stats[level, lv.DISCOVERED] = counts.sum()
-        stats[level, JOINT_FRONTIER] = nf
-        times[level] = lv.ticks() - t0
-    return hist[:level + 1], stats[:level + 1], times[:level + 1], overflow, prev
+    space = GroupSpace(KernelGraph(indptr, indices, in_indptr, in_indices), sources, words, pattern, unfull, offsets,
+                       tail, tallies, dplanes, write_depth, np.empty(words, dtype=np.uint64),
+                       np.zeros(tallies.shape[1], dtype=np.int64), prev, status, changed, next_changed, queue,
+                       next_queue, np.int64(0), True)
+    space, hist, stats, times, overflow = _levels(space, sources.size, n, in_indptr[n], mode, alpha, beta, max_depth,
+                                                  write_depth, depth_cap)
+    return hist, stats, times, overflow, space.prev
