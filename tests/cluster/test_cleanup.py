@@ -19,6 +19,7 @@ INNER = '''
 import os, subprocess, sys, time
 import pytest
 from breadth.cluster import Cluster
+from breadth.cluster.state import start_time
 
 @pytest.fixture
 def cluster():
@@ -34,7 +35,7 @@ def test_fails_inside_the_cluster(cluster):
     with open(os.environ["PIDS"] + ".ns", "w") as f:
         f.write(" ".join(map(str, inodes)))
     with open(os.environ["PIDS"] + ".tmp", "w") as f:
-        f.write(" ".join(map(str, cluster.pids())))
+        f.write(" ".join(f"{p}:{start_time(p)}" for p in cluster.pids()))
     os.replace(os.environ["PIDS"] + ".tmp", os.environ["PIDS"])
     if os.environ.get("WAIT"):
         time.sleep(300)
@@ -69,27 +70,44 @@ def test_failing_or_interrupted_test_leaves_nothing(cluster_ok, tmp_path, how):
     assert proc.returncode != 0, out
     if how == "fails":
         assert "planted failure" in out, out
-    pids = [int(p) for p in pids_file.read_text().split()]
+    pids = [tuple(p.split(":")) for p in pids_file.read_text().split()]
     assert len(pids) >= 6, (pids, out)
     assert leftover == [], out
     assert not os.path.exists(state.state_dir(name))
     deadline = time.monotonic() + 10
     while _alive(pids) and time.monotonic() < deadline:    # exited processes may wait a moment to be reaped
         time.sleep(0.1)
-    assert _alive(pids) == []
+    assert _alive(pids) == [], _describe(_alive(pids))
 
 
 def _alive(pids):
-    """The pids still running (a zombie has exited: its parent has yet to reap it)."""
+    """The (pid, start time) still running (a zombie has exited: its parent has yet to reap it;
+    a pid with another start time is another process)."""
     out = []
+    for pid, started in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if fields[0] not in ("Z", "X") and fields[19] == started:
+                out.append(int(pid))
+        except (OSError, IndexError):
+            pass
+    return out
+
+
+def _describe(pids):
+    """Each pid's state, parent and command line, for a failure's message."""
+    lines = []
     for pid in pids:
         try:
             with open(f"/proc/{pid}/stat") as f:
-                if f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
-                    out.append(pid)
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            lines.append(f"{pid} state {fields[0]} parent {fields[1]}: {cmd}")
         except OSError:
             pass
-    return out
+    return "\n".join(lines) + "\n"
 
 
 BOUND = 20.0     # seconds from the signal to the end of the run, with every core busy
@@ -138,14 +156,14 @@ def test_interrupt_under_load_ends_within_bound(cluster_ok, tmp_path, how):
     assert proc.returncode != 0, out
     assert leftover == [], out
     assert not os.path.exists(state.state_dir(name)), out
-    pids = [int(p) for p in pids_file.read_text().split()]
+    pids = [tuple(p.split(":")) for p in pids_file.read_text().split()]
     inodes = {int(i) for i in (tmp_path / "pids.ns").read_text().split()}
     assert len(pids) >= 6 and len(inodes) == 3, (pids, inodes, out)
     deadline = time.monotonic() + 5
     while (_alive(pids) or _holding(inodes)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _alive(pids) == [], out
-    assert _holding(inodes) == [], out
+    assert _alive(pids) == [], _describe(_alive(pids)) + out
+    assert _holding(inodes) == [], _describe(_holding(inodes)) + out
     assert took < BOUND, took
 
 
