@@ -10,9 +10,10 @@ subnet 127.77.0, loopback only, ``route_localnet`` on), linked to bridge port
 (``agent.py``), which gives them the host's hostname and a private ``/dev/shm``.
 ``mpiexec`` runs on host 1 with TCP only over ``eth0``.
 
-A Cluster is a context manager; ``down`` also runs at interpreter exit and on
-SIGTERM/SIGHUP (while the cluster is up in the main thread), and every ``up``
-first sweeps the clusters of dead processes (``state.sweep``).
+A Cluster is a context manager; ``down`` also runs at interpreter exit and, through the
+exceptions that SIGINT, SIGTERM and SIGHUP raise while the cluster is up, on those signals;
+a second signal SIGKILLs everything the cluster started (``interrupt``). Every ``up`` first
+sweeps the clusters of dead processes (``state.sweep``).
 """
 from __future__ import annotations
 
@@ -25,10 +26,9 @@ import secrets
 import shlex
 import signal
 import subprocess
-import threading
 import time
 
-from . import hostfile, netns, state
+from . import hostfile, interrupt, netns, state
 from .agent import render
 from .netns import ClusterError
 
@@ -84,7 +84,8 @@ class Cluster:
         self.env = {int(k): dict(v) for k, v in (env or {}).items()}
         self.persistent = persistent
         self.is_up = False
-        self._old_handlers = {}
+        self._guarded = False
+        self._started: list[subprocess.Popen] = []
 
     # ---- paths -------------------------------------------------------------------------------
     @property
@@ -156,7 +157,9 @@ class Cluster:
             return
         self.is_up = False
         try:
-            state.teardown(self.name)
+            with interrupt.cleaning():
+                state.teardown(self.name)
+                self._started = []
         finally:
             self._unguard()
         log.info("cluster %s down", self.name)
@@ -168,26 +171,19 @@ class Cluster:
         self.down()
 
     def _guard(self) -> None:
-        """Tear down at exit and on SIGTERM/SIGHUP (turned into SystemExit, so that finally
-        blocks and fixtures run), unless the cluster is meant to outlive this process."""
+        """Tear down at exit and on SIGINT/SIGTERM/SIGHUP (``interrupt``: raised as exceptions, so
+        that finally blocks and fixtures run), unless the cluster is meant to outlive this process."""
         if self.persistent:
             return
         atexit.register(self.down)
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            old = signal.getsignal(sig)
-            if old in (signal.SIG_DFL, None):
-                self._old_handlers[sig] = old
-                signal.signal(sig, _exit_on_signal)
+        interrupt.guard(self)
+        self._guarded = True
 
     def _unguard(self) -> None:
         atexit.unregister(self.down)
-        if threading.current_thread() is threading.main_thread():
-            for sig, old in self._old_handlers.items():
-                if signal.getsignal(sig) is _exit_on_signal:
-                    signal.signal(sig, old if old is not None else signal.SIG_DFL)
-        self._old_handlers = {}
+        if self._guarded:
+            self._guarded = False
+            interrupt.unguard(self)
 
     def _write_agent(self) -> None:
         tmp = self.agent + ".tmp"
@@ -254,7 +250,9 @@ class Cluster:
         """Start ``argv`` on a host in a new session (``kill_processes`` or ``down`` stops it)."""
         self._check_up()
         kw.setdefault("start_new_session", True)
-        return subprocess.Popen(self.command(which, argv), env=self.environment(env), **kw)
+        proc = subprocess.Popen(self.command(which, argv), env=self.environment(env), **kw)
+        self._started = [p for p in self._started if p.poll() is None] + [proc]
+        return proc
 
     def exec(self, which, argv, *, timeout: float = 120, env: dict | None = None, capture: bool = True,
              check: bool = False, **kw) -> subprocess.CompletedProcess:
@@ -265,19 +263,19 @@ class Cluster:
             kw.setdefault("stdout", subprocess.PIPE)
             kw.setdefault("stderr", subprocess.PIPE)
             kw.setdefault("text", True)
-        proc = self.popen(which, argv, env=env, **kw)
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.kill_processes()
-            proc.kill()
-            out, err = proc.communicate()
-            raise subprocess.TimeoutExpired(proc.args, timeout, out, err) from None
-        except BaseException:
-            self.kill_processes()
-            proc.kill()
-            proc.wait()
-            raise
+        with interrupt.guarded(self):
+            proc = self.popen(which, argv, env=env, **kw)
+            try:
+                out, err = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                with interrupt.cleaning():
+                    self._stop(proc)
+                    out, err = _leftover_output(proc)
+                raise subprocess.TimeoutExpired(proc.args, timeout, out, err) from None
+            except BaseException:
+                with interrupt.cleaning():
+                    self._stop(proc)
+                raise
         done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
         if check and done.returncode != 0:
             raise ClusterError(f"{shlex.join([str(a) for a in argv])} on {self.host(which).name} exited "
@@ -306,13 +304,48 @@ class Cluster:
         return sorted(pid for h in self.hosts for pid in netns.pids_in(h.netns))
 
     def kill_processes(self) -> int:
-        """Stop every process on the hosts (the cluster stays up)."""
-        return netns.kill_all([h.netns for h in self.hosts])
+        """Stop every process on the hosts (the cluster stays up): SIGTERM, SIGKILL after 2 s."""
+        with interrupt.cleaning():
+            return netns.kill_all([h.netns for h in self.hosts])
+
+    def kill_now(self) -> None:
+        """SIGKILL at once every process on the hosts and the sessions ``popen`` started (a second
+        Ctrl-C: ``interrupt``)."""
+        for proc in self._started:
+            if proc.returncode is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        netns.kill_all([h.netns for h in self.hosts], grace=0)
+
+    def _stop(self, proc: subprocess.Popen) -> None:
+        """End a command that ``exec`` gave up waiting for, and everything on the hosts, within bounds."""
+        self.kill_processes()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            proc.kill()
+        try:
+            proc.wait(timeout=REAP_WAIT)
+        except subprocess.TimeoutExpired:
+            log.warning("cluster %s: pid %d did not end %g s after SIGKILL", self.name, proc.pid, REAP_WAIT)
 
     def _check_up(self) -> None:
         if not self.is_up:
             raise ClusterError(f"cluster {self.name} is not up")
 
 
-def _exit_on_signal(signum, frame):
-    raise SystemExit(128 + signum)
+REAP_WAIT = 5.0
+
+
+def _leftover_output(proc: subprocess.Popen):
+    """What a killed command had printed, waiting at most REAP_WAIT s for its pipes to close (a
+    process outside the hosts that inherited them could keep them open)."""
+    try:
+        return proc.communicate(timeout=REAP_WAIT)
+    except subprocess.TimeoutExpired:
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+        return None, None

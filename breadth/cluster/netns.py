@@ -133,9 +133,19 @@ def set_rate(ns: str, iface: str, bits_per_s: int | None) -> None:
 
 def pids_in(ns: str) -> list[int]:
     """Processes whose network namespace is ``ns``."""
-    try:
-        st = os.stat(os.path.join(NETNS_DIR, ns))
-    except FileNotFoundError:
+    return pids_in_any([ns])
+
+
+def pids_in_any(nss) -> list[int]:
+    """Processes whose network namespace is one of ``nss`` (one pass over /proc)."""
+    wanted = set()
+    for ns in nss:
+        try:
+            st = os.stat(os.path.join(NETNS_DIR, ns))
+        except FileNotFoundError:
+            continue
+        wanted.add((st.st_ino, st.st_dev))
+    if not wanted:
         return []
     found = []
     for entry in os.listdir("/proc"):
@@ -145,29 +155,35 @@ def pids_in(ns: str) -> list[int]:
             other = os.stat(f"/proc/{entry}/ns/net")
         except OSError:
             continue
-        if (other.st_ino, other.st_dev) == (st.st_ino, st.st_dev):
+        if (other.st_ino, other.st_dev) in wanted:
             found.append(int(entry))
     return found
 
 
+KILL_ROUNDS = 50
+
+
 def kill_all(nss: list[str], grace: float = 2.0) -> int:
-    """SIGTERM every process in the namespaces, SIGKILL what is left after ``grace`` seconds;
-    returns how many processes there were."""
-    victims = {pid for ns in nss for pid in pids_in(ns)}
-    for pid in victims:
-        _signal(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while victims and time.monotonic() < deadline:
-        time.sleep(0.05)
-        victims = {pid for ns in nss for pid in pids_in(ns)}
-    for _ in range(50):
-        left = {pid for ns in nss for pid in pids_in(ns)}
-        if not left:
+    """SIGTERM every process in the namespaces, SIGKILL what is left after ``grace`` seconds (at
+    once when ``grace`` is 0), repeated for processes started meanwhile, at most ``KILL_ROUNDS``
+    rounds of 50 ms; returns how many processes there were."""
+    victims = set(pids_in_any(nss))
+    count = len(victims)
+    if grace > 0:
+        for pid in victims:
+            _signal(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while victims and time.monotonic() < deadline:
+            time.sleep(0.05)
+            victims = set(pids_in_any(nss))
+    for _ in range(KILL_ROUNDS):
+        if not victims:
             break
-        for pid in left:
+        for pid in victims:
             _signal(pid, signal.SIGKILL)
         time.sleep(0.05)
-    return len(victims)
+        victims = set(pids_in_any(nss))
+    return count
 
 
 def _signal(pid: int, sig) -> None:
@@ -178,8 +194,33 @@ def _signal(pid: int, sig) -> None:
 
 
 def delete_namespace(ns: str) -> None:
-    """Delete ``ns`` (its veth ends and bridge go with it); absent is fine."""
-    if ns in namespaces():
-        proc = sh("ip", "netns", "del", ns, check=False)
-        if proc.returncode != 0 and ns in namespaces():
-            raise ClusterError(f"ip netns del {ns}: {proc.stderr.strip()}")
+    """Delete ``ns`` (its veth ends and bridge go with it once no process holds it); absent is fine.
+    What ``ip netns del`` does (detach the bind mount, remove the file), in this process: no
+    command to start on a loaded machine; ``ip netns del`` where libc cannot be called."""
+    path = os.path.join(NETNS_DIR, ns)
+    if not os.path.exists(path):
+        return
+    if _umount_detach(path):
+        try:
+            os.unlink(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            pass
+    proc = sh("ip", "netns", "del", ns, check=False)
+    if proc.returncode != 0 and ns in namespaces():
+        raise ClusterError(f"ip netns del {ns}: {proc.stderr.strip()}")
+
+
+MNT_DETACH = 2
+
+
+def _umount_detach(path: str) -> bool:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.umount2(os.fsencode(path), MNT_DETACH) == 0
+    except (OSError, AttributeError):
+        return False

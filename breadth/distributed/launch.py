@@ -14,7 +14,8 @@ in which phase, pointing to that log (kept only when the job failed). The ranks 
 their phase through a status directory (``$BREADTH_STATUS_DIR`` when set, else a temporary one).
 
 A SIGTERM or SIGINT to this process is passed on to mpiexec, which ends the job; if
-it has not ended within ``TERM_GRACE`` seconds it is killed. So is an mpiexec that has
+it has not ended within ``TERM_GRACE`` seconds it is killed, and a second signal kills it at
+once (the leftovers are then ended as below). So is an mpiexec that has
 not ended the job ``ABORT_GRACE`` seconds after a rank reported its failure (it can
 wait forever for the daemon of a frozen host). mpiexec also receives
 SIGTERM when this process dies of SIGKILL (Linux's parent-death signal), and the ranks
@@ -234,7 +235,8 @@ def _pump(stream, out: MpiexecOutput) -> None:
 
 
 def _wait(proc, outs=(), status_dir=None) -> int:
-    """Wait for mpiexec, passing SIGTERM/SIGINT on to it (then killing it after TERM_GRACE seconds).
+    """Wait for mpiexec, passing SIGTERM/SIGINT on to it (then killing it after TERM_GRACE seconds, or
+    at a second signal).
     Once a rank has reported its failure (in mpiexec's output, or in its status file under
     ``status_dir``: Open MPI may drop the line of a rank that aborts), mpiexec has ABORT_GRACE
     seconds to end the job before it is sent SIGTERM too (a frozen host can keep it waiting for that
@@ -244,6 +246,8 @@ def _wait(proc, outs=(), status_dir=None) -> int:
 
     def forward(signum, frame):
         received.append(signum)
+        if len(received) > 1:
+            proc.kill()
         stop()
 
     def stop():

@@ -15,8 +15,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 @pytest.fixture(scope="module")
 def graph_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("g") / "k8.npz"
-    breadth.save(breadth.kronecker(8, seed=5), path)
+    """Scale 6: from its largest hub the search goes top-down, bottom-up twice, then top-down again."""
+    path = tmp_path_factory.mktemp("g") / "k6.npz"
+    breadth.save(breadth.kronecker(6, seed=5), path)
     return path
 
 
