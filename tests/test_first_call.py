@@ -140,5 +140,5 @@ def test_a_warm_cache_answers_at_once_from_a_read_only_install(runs):
     assert runs["warm.json"]["compile_seconds"] < 2.0       # loaded, not compiled
     api = runs["api"]
     assert api["writable"] is False
-    assert api["cache"] == str(runs["tmp"] / "cache-a" / "breadth" / "numba")
+    assert api["cache"] == str(runs["tmp"] / "cache-a" / "breadth" / "numba" / breadth.cache.source_tag())
     assert api["wall"] <= 2.0, api                          # import breadth + load + first bfs

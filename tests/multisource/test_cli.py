@@ -52,12 +52,12 @@ def test_closeness_outputs(graph_file, graph, tmp_path, capsys):
     csv, npy = tmp_path / "c.csv", tmp_path / "c.npy"
     assert main(["closeness", str(graph_file), "--output", str(csv), "--top", "3"]) == 0
     text = capsys.readouterr().out.splitlines()
-    assert text[0].startswith("closeness sources=1024") and len(text) == 4
+    assert text[0].startswith("closeness sources=1024") and len(text) == 5 and text[1].split() == ["rank", "vertex", "closeness"]
     table = np.loadtxt(csv, delimiter=",", skiprows=1)
     ref = closeness(graph)
     np.testing.assert_array_equal(table[:, 0], np.arange(1024))
     np.testing.assert_allclose(table[:, 1], ref, rtol=1e-15)
-    assert int(text[1].split()[2]) == int(np.argmax(ref))
+    assert int(text[2].split()[1]) == int(np.argmax(ref))
     assert main(["closeness", str(graph_file), "--measure", "harmonic", "--sample", "50", "--output", str(npy),
                  "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
