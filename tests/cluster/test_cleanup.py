@@ -8,6 +8,7 @@ import sys
 import time
 
 import pytest
+from interrupt_support import interrupt_when_ready
 
 from breadth.cluster import state
 
@@ -131,20 +132,7 @@ def test_interrupt_under_load_ends_within_bound(cluster_ok, tmp_path, how):
                                  str(tmp_path / "test_inner.py")], cwd=tmp_path, env={**os.environ, **extra},
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, ignore))
-        deadline = time.monotonic() + 180
-        while not pids_file.exists():
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate(timeout=30)[0]
-            time.sleep(0.1)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGINT)
-        if how == "sigint-twice":
-            time.sleep(0.5)
-            proc.send_signal(signal.SIGINT)
-        try:
-            out, _ = proc.communicate(timeout=BOUND)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"{how}: the run had not ended {BOUND:g} s after the signal")
-        took = time.monotonic() - sent
+        out, took = interrupt_when_ready(proc, pids_file.exists, how, BOUND, "the run")
     finally:
         for p in hogs + ([proc] if proc else []):
             if p.poll() is None:

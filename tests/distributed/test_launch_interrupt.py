@@ -7,6 +7,7 @@ import sys
 import time
 
 import pytest
+from interrupt_support import interrupt_when_ready
 
 from mpi_helpers import ROOT, _mpiexec, mpi_env
 
@@ -44,20 +45,7 @@ def test_ranks_launcher_interrupted_under_load(warm_kernels, tmp_path, how):
                                  "--ranks", "3", "--quiet"], env=mpi_env(BREADTH_STATUS_DIR=status), cwd=ROOT,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        deadline = time.monotonic() + 180
-        while len(list(status.glob("rank*.json"))) < 3:
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate(timeout=30)[0]
-            time.sleep(0.1)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGTERM if how == "sigterm" else signal.SIGINT)
-        if how == "sigint-twice":
-            time.sleep(0.3)
-            proc.send_signal(signal.SIGINT)
-        try:
-            out, _ = proc.communicate(timeout=BOUND)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"{how}: the launcher had not ended {BOUND:g} s after the signal")
-        took = time.monotonic() - sent
+        out, took = interrupt_when_ready(proc, lambda: len(list(status.glob("rank*.json"))) >= 3, how, BOUND, "the launcher")
     finally:
         for p in hogs + ([proc] if proc else []):
             if p.poll() is None:
