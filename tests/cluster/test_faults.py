@@ -58,7 +58,7 @@ def test_rank_stopped_on_another_host_ends_by_the_watchdog(cluster3, tmp_path):
         _resume(stopped)
     assert code == 1 and since < END_BOUND, (code, since, err[-2000:])
     line = failure_message(err)
-    assert re.search(r" stalled in (search \d+, level \d+|validation of search \d+|after search \d+): waited \d+ s "
+    assert re.search(r" stalled in (search \d+, level \d+|(validation|reporting) of search \d+|after search \d+): waited \d+ s "
                      r"in \w", line), line
     assert any(h.name in line for h in cluster3.hosts) and "(host " in line, line
     assert len([ln for ln in user_lines(err) if "stalled" in ln]) == 1, err[-3000:]

@@ -41,6 +41,8 @@ def test_where_names_the_phase_in_the_users_terms():
     hb.end_search()
     hb.phase = "validate"
     assert hb.where() == "validation of search 1"
+    hb.phase = "report"
+    assert hb.where() == "reporting of search 1"
     hb.phase = "setup"
     assert hb.where() == "after search 1"
 

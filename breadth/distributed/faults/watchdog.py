@@ -98,6 +98,8 @@ class Heartbeat:
             return f"after search {self.searches}"
         if self.phase == "validate" and self.searches:
             return f"validation of search {self.searches}"
+        if self.phase == "report" and self.searches:
+            return f"reporting of search {self.searches}"
         return names.get(self.phase, self.phase)
 
 
