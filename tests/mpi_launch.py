@@ -14,7 +14,7 @@ def mpiexec():
     local = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     found = local if os.path.exists(local) else shutil.which("mpiexec")
     if found is None:
-        pytest.fail("mpiexec not found (install breadth[mpi])")
+        pytest.fail("mpiexec not found (./setup.sh installs it)")
     return found
 
 

@@ -77,6 +77,20 @@ def _interrupted(exc: BaseException) -> bool:
 
 
 def main(argv=None) -> int:
+    code = _main(argv)
+    if os.environ.get("BREADTH_STATUS_DIR"):        # a rank of a --ranks job: tell the launcher it is done
+        from ..distributed.faults.watchdog import record_exit
+
+        for stream in (sys.stdout, sys.stderr):       # the launcher may end the job from here on
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        record_exit(code)
+    return code
+
+
+def _main(argv=None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:

@@ -157,24 +157,31 @@ def _up(args) -> int:
 
 def _run(args) -> int:
     import subprocess
+    import tempfile
 
     from ..cluster import Cluster
 
     c = Cluster.attach(args.name)
-    argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
-    if args.ranks_per_host is not None:
-        from ..errors import InputError
+    argv = command = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    with tempfile.TemporaryDirectory(prefix="breadth-exits-") as exits:
+        if args.ranks_per_host is None:
+            exits = None
+        else:
+            from ..errors import InputError
 
-        if args.ranks_per_host < 1:
-            raise InputError(f"--ranks-per-host must be >= 1, got {args.ranks_per_host}")
-        argv = c.mpiexec(argv, ranks_per_host=args.ranks_per_host)
-    sys.stdout.flush()
-    try:
-        return c.exec(args.on, argv, timeout=args.timeout or None, capture=False).returncode
-    except subprocess.TimeoutExpired:
-        print(f"breadth cluster: error: '{' '.join(argv)}' ran past --timeout {args.timeout:g} s: stopped",
-              file=sys.stderr)
-        return 124
+            if args.ranks_per_host < 1:
+                raise InputError(f"--ranks-per-host must be >= 1, got {args.ranks_per_host}")
+            argv = c.mpiexec(argv, ranks_per_host=args.ranks_per_host, exits=exits)
+        sys.stdout.flush()
+        try:
+            done = c.exec(args.on, argv, timeout=args.timeout or None, capture=False, exits=exits)
+        except subprocess.TimeoutExpired:
+            print(f"breadth cluster: error: '{' '.join(command)}' ran past --timeout {args.timeout:g} s: stopped",
+                  file=sys.stderr)
+            return 124
+        if done.stderr:         # the launcher outlived its ranks: the note
+            print(done.stderr.strip(), file=sys.stderr)
+        return done.returncode
 
 
 def _status(args) -> int:

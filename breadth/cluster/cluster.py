@@ -255,10 +255,13 @@ class Cluster:
         return proc
 
     def exec(self, which, argv, *, timeout: float = 120, env: dict | None = None, capture: bool = True,
-             check: bool = False, **kw) -> subprocess.CompletedProcess:
+             check: bool = False, exits: str | None = None, **kw) -> subprocess.CompletedProcess:
         """Run ``argv`` on a host and wait, at most ``timeout`` s: past it (or on an exception such as
         Ctrl-C) every process on the cluster's hosts is stopped and the exception raised
-        (``subprocess.TimeoutExpired`` for the timeout). ``check``: ClusterError on a non-zero exit."""
+        (``subprocess.TimeoutExpired`` for the timeout). ``check``: ClusterError on a non-zero exit.
+        ``exits``: the folder where an MPI job's ranks record their exit statuses (``mpiexec``'s
+        ``exits``); a launcher still running ``EXIT_GRACE`` s after every rank recorded its status is
+        stopped, and the ranks' status returned (Open MPI 5 can hang after a finished job)."""
         if capture:
             kw.setdefault("stdout", subprocess.PIPE)
             kw.setdefault("stderr", subprocess.PIPE)
@@ -266,7 +269,12 @@ class Cluster:
         with interrupt.guarded(self):
             proc = self.popen(which, argv, env=env, **kw)
             try:
-                out, err = proc.communicate(timeout=timeout)
+                out, err = _communicate(proc, timeout, exits)
+            except _Outlived as done:
+                with interrupt.cleaning():
+                    self._stop(proc)
+                    out, err = _leftover_output(proc)
+                return subprocess.CompletedProcess(proc.args, done.code, out, (err or "") + done.note + "\n")
             except subprocess.TimeoutExpired:
                 with interrupt.cleaning():
                     self._stop(proc)
@@ -283,14 +291,17 @@ class Cluster:
         return done
 
     def mpiexec(self, argv, *, ranks_per_host: int = 1, hosts=None, ranks: int | None = None,
-                options=()) -> list[str]:
+                options=(), exits: str | None = None) -> list[str]:
         """The mpiexec command (to run on host 1) placing ``ranks_per_host`` ranks on each of
-        ``hosts`` (default: all), by slot, so consecutive ranks share a host."""
+        ``hosts`` (default: all), by slot, so consecutive ranks share a host. ``exits``: a folder
+        where each rank records its exit status as it ends (``rankR.json``, read by ``exec``)."""
         from ..distributed.launch import find_mpiexec
 
         chosen = self.hosts if hosts is None else [self.host(x) for x in hosts]
         n = ranks if ranks is not None else ranks_per_host * len(chosen)
         spec = ",".join(f"{h.address}:{ranks_per_host}" for h in chosen)
+        if exits is not None:
+            argv = ["/bin/sh", "-c", _RECORD_EXIT.format(folder=shlex.quote(exits)), "breadth-rank", *argv]
         return [find_mpiexec(), "--host", spec, "-n", str(n), "--bind-to", "none", *options, *argv]
 
     def run(self, argv, *, ranks_per_host: int = 1, hosts=None, ranks: int | None = None, options=(),
@@ -349,3 +360,42 @@ def _leftover_output(proc: subprocess.Popen):
             if stream is not None:
                 stream.close()
         return None, None
+
+
+# Runs a rank's command, then records its exit status where ``exec`` looks (atomic rename).
+_RECORD_EXIT = ('"$@"; s=$?; d={folder}; r="$OMPI_COMM_WORLD_RANK"; '
+                'printf \'{{"rank": %s, "size": %s, "exit": %s}}\' "$r" "$OMPI_COMM_WORLD_SIZE" "$s" '
+                '> "$d/rank$r.tmp" && mv "$d/rank$r.tmp" "$d/rank$r.json"; exit $s')
+
+
+class _Outlived(Exception):
+    """The launcher outlived its ranks (``exec``): ``code`` is theirs, ``note`` says what happened."""
+
+    def __init__(self, code: int, note: str):
+        super().__init__(note)
+        self.code, self.note = code, note
+
+
+def _communicate(proc, timeout, exits):
+    """``proc.communicate(timeout)``, watching ``exits`` (``exec``) every quarter second."""
+    if exits is None:
+        return proc.communicate(timeout=timeout)
+    from ..distributed.faults.mpilog import exit_of_job, read_status
+    from ..distributed.launch import EXIT_GRACE
+
+    start = time.monotonic()
+    finished = None
+    while True:
+        left = None if timeout is None else timeout - (time.monotonic() - start)
+        if left is not None and left <= 0:
+            return proc.communicate(timeout=0)
+        try:
+            return proc.communicate(timeout=0.25 if left is None else min(0.25, left))
+        except subprocess.TimeoutExpired:
+            pass
+        code = exit_of_job(read_status(exits))
+        if code is not None and finished is None:
+            finished = time.monotonic()
+        if finished is not None and time.monotonic() - finished > EXIT_GRACE:
+            raise _Outlived(code, f"breadth cluster: note: every rank had finished, but mpiexec had not ended "
+                                  f"{EXIT_GRACE:g} s later (a known Open MPI hang, openpmix/prrte#1839); stopped it")

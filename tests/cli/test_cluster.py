@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -12,8 +13,8 @@ from breadth.cluster import available, state
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def breadth(*args, timeout=120):
-    env = dict(os.environ, PYTHONPATH=ROOT)
+def breadth(*args, timeout=120, **extra):
+    env = dict(os.environ, PYTHONPATH=ROOT, **extra)
     return subprocess.run([sys.executable, "-m", "breadth", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, env=env, cwd=ROOT)
 
@@ -30,7 +31,19 @@ def name():
         state.teardown(n)
 
 
-def test_up_run_status_rate_link_down(name):
+def _lingering_mpiexec(folder):
+    """An mpiexec that runs the real one, then keeps running (as Open MPI 5 sometimes does)."""
+    from breadth.distributed.launch import find_mpiexec
+
+    path = folder / "mpiexec"
+    path.write_text(f"#!{sys.executable}\nimport subprocess, sys, time\n"
+                    f"code = subprocess.call([{find_mpiexec()!r}, *sys.argv[1:]])\n"
+                    f"time.sleep(300)\nsys.exit(code)\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_up_run_status_rate_link_down(name, tmp_path):
     up = breadth("cluster", "up", "--hosts", "3", "--name", name, "--rate", "1gbit", "--slots", "2", "--json")
     assert up.returncode == 0, up.stderr
     info = json.loads(up.stdout)
@@ -44,6 +57,12 @@ def test_up_run_status_rate_link_down(name):
     assert every.returncode == 0 and sorted(every.stdout.split()) == [f"{name}-h{i}" for i in (1, 2, 3)], every.stderr
     code = breadth("cluster", "run", name, "--", "sh", "-c", "exit 7")
     assert code.returncode == 7
+    lingering = _lingering_mpiexec(tmp_path)         # Open MPI hanging after the job: ended, the ranks' status
+    t0 = time.monotonic()
+    late = breadth("cluster", "run", name, "--ranks-per-host", "1", "--", "sh", "-c", "exit 3",
+                   BREADTH_MPIEXEC=lingering)
+    assert late.returncode == 3 and "prrte#1839" in late.stderr, late.stderr
+    assert time.monotonic() - t0 < 60
     slow = breadth("cluster", "run", name, "--timeout", "2", "--", "sleep", "100")
     assert slow.returncode == 124 and "ran past --timeout 2 s" in slow.stderr
 

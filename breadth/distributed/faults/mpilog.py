@@ -179,6 +179,18 @@ def read_status(directory: str | None) -> dict | None:
     return found or None
 
 
+def exit_of_job(status: dict | None) -> int | None:
+    """The job's exit status once every rank has recorded the one it ends with (the largest), else None.
+    ``status``: ``read_status``'s records, which carry ``exit`` and the job's ``size``."""
+    if not status:
+        return None
+    size = max(int(st.get("size", 0)) for st in status.values())
+    codes = [st.get("exit") for st in status.values()]
+    if len(status) < size or any(not isinstance(c, int) for c in codes):
+        return None
+    return max(codes)
+
+
 def status_messages(directory: str | None) -> list[str]:
     """The failure lines ranks left in their status files (``watchdog``), in rank order."""
     status = read_status(directory) or {}

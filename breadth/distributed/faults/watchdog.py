@@ -25,7 +25,9 @@ on its own is not waiting and is never the one to fire; its peers are.
 The thread also notices when the launcher that started this rank has gone (the parent
 process changed) and then ends the rank, and, when ``$BREADTH_STATUS_DIR`` names a
 directory (``--ranks`` sets it), writes this rank's phase and level there once per poll
-so that the launcher can say where a job was when it failed.
+so that the launcher can say where a job was when it failed. ``record_exit`` adds the exit
+status the rank is about to end with, so that the launcher can end an mpiexec that
+outlives a finished job (``launch``).
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ class Heartbeat:
     Written by the main thread (cheap attribute stores), read by the watchdog thread.
     """
 
-    __slots__ = ("waiting", "since", "phase", "level", "searches", "level_started", "slowest_level")
+    __slots__ = ("waiting", "since", "phase", "level", "searches", "level_started", "slowest_level", "exit_code")
 
     def __init__(self):
         self.waiting = None
@@ -62,6 +64,7 @@ class Heartbeat:
         self.searches = 0
         self.level_started = 0.0
         self.slowest_level = 0.0
+        self.exit_code = None
 
     def begin(self, operation: str) -> None:
         """The rank enters MPI operation ``operation`` (e.g. "Alltoallv (exchange)")."""
@@ -140,6 +143,7 @@ def start_watchdog(rank: int, size: int, stall_timeout: float | None = None) -> 
     if _state["thread"] is not None and _state["thread"].is_alive():
         return True
     stop = threading.Event()
+    _state.update(rank=rank, size=size)
     thread = threading.Thread(target=_watch, args=(rank, size, os.getppid(), stop), name="breadth-watchdog",
                               daemon=True)
     _state.update(thread=thread, stop=stop)
@@ -148,6 +152,15 @@ def start_watchdog(rank: int, size: int, stall_timeout: float | None = None) -> 
         atexit.register(_finalizing)          # after mpi4py's own handler is registered: runs before it
         _state["atexit"] = True
     return True
+
+
+def record_exit(code: int) -> None:
+    """This rank is about to exit with status ``code``: say so in its status file (when a watchdog
+    runs and ``$BREADTH_STATUS_DIR`` is set), before ``MPI_Finalize``."""
+    HEARTBEAT.exit_code = int(code)
+    directory = os.environ.get(STATUS_ENV)
+    if directory and _state.get("thread") is not None:
+        _write_status(directory, _state["rank"], _state["size"], socket.gethostname(), HEARTBEAT, None)
 
 
 def stop_watchdog() -> None:
@@ -226,6 +239,8 @@ def _write_status(directory, rank, size, host, hb: Heartbeat, last, message=None
            "waiting": hb.waiting}
     if message:
         now["message"] = message
+    if hb.exit_code is not None:
+        now["exit"] = hb.exit_code
     if now == last:
         return last
     path = os.path.join(directory, f"rank{rank}.json")
