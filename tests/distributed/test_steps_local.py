@@ -26,10 +26,11 @@ def _graph(directed):
     return g, reference_depth(s, d, n, directed, root)
 
 
-CASES = [_graph(True), _graph(False)]
-IDS = ["directed", "undirected"]
 BOUNDS = np.array([0, 448, 1 << SCALE])          # 64-aligned: each rank owns whole bitmap words
-HALVES = [(0, 448), (448, 1 << SCALE)]
+CASES = [_graph(True), _graph(False)]
+# every test runs on each graph, as each rank of the two: (graph and depths, lo, hi)
+each_rank = pytest.mark.parametrize("case,lo,hi", [(c, BOUNDS[r], BOUNDS[r + 1]) for c in CASES for r in (0, 1)],
+                                    ids=[f"{kind}-rank{r}" for kind in ("directed", "undirected") for r in (0, 1)])
 
 
 def _rows(indptr, indices, lo, hi):
@@ -65,8 +66,13 @@ def _levels(depth):
     return range(max(int(depth.max()), 1))
 
 
-@pytest.mark.parametrize("lo,hi", HALVES)
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+def _check_parents(g, depth, level, children, parents):
+    """Each (child, parent) pair is an arc from a vertex at ``level`` (global ids)."""
+    for v, u in zip(children, parents):
+        assert depth[u] == level and v in g.indices[g.indptr[u]:g.indptr[u + 1]]
+
+
+@each_rank
 def test_owned_td_step_settles_owned_and_offers_remote(case, lo, hi):
     g, depth = case
     indptr, indices = _rows(g.indptr, g.indices, lo, hi)
@@ -91,17 +97,13 @@ def test_owned_td_step_settles_owned_and_offers_remote(case, lo, hi):
         np.testing.assert_array_equal(np.sort(next_queue[:ntail[0]]), new - lo)
         np.testing.assert_array_equal(dep[new - lo], level + 1)
         assert scout == g.out_degree()[new].sum()
-        for v in new:
-            u = parent[v - lo]
-            assert depth[u] == level and v in g.indices[g.indptr[u]:g.indptr[u + 1]]
+        _check_parents(g, depth, level, new, parent[new - lo])
         remote = reached[(reached < lo) | (reached >= hi)]
         np.testing.assert_array_equal(np.sort(cand_v[:ctail[0]]), remote)
-        for v, u in zip(cand_v[:ctail[0]], cand_p[:ctail[0]]):
-            assert depth[u] == level and v in g.indices[g.indptr[u]:g.indptr[u + 1]]
+        _check_parents(g, depth, level, cand_v[:ctail[0]], cand_p[:ctail[0]])
 
 
-@pytest.mark.parametrize("lo,hi", HALVES)
-@pytest.mark.parametrize("case", CASES, ids=IDS)
+@each_rank
 def test_owned_bu_step_finds_the_owned_part_of_the_next_level(case, lo, hi):
     g, depth = case
     in_indptr, in_indices = _rows(g.in_indptr, g.in_indices, lo, hi)
@@ -118,52 +120,34 @@ def test_owned_bu_step_finds_the_owned_part_of_the_next_level(case, lo, hi):
         assert scout == g.out_degree()[lo:hi][new].sum()
         np.testing.assert_array_equal(_bits(next_words, hi - lo), new)
         np.testing.assert_array_equal(dep[new], level + 1)
-        for loc in np.flatnonzero(new):
-            u = parent[loc]
-            assert depth[u] == level and u in g.in_indices[g.in_indptr[lo + loc]:g.in_indptr[lo + loc + 1]]
+        _check_parents(g, depth, level, lo + np.flatnonzero(new), parent[new])
         assert examined <= np.diff(in_indptr)[~before].sum()
 
 
-def _replicated_state(depth, level, lo, hi):
-    lvl = np.where((depth >= 0) & (depth <= level), depth, -1).astype(np.int64)
-    parent = np.full(hi - lo, -1, dtype=np.int64)
-    return lvl, parent, np.full(depth.size, -1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-
-
-@pytest.mark.parametrize("lo,hi", HALVES)
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_replicated_td_step_claims_levels_and_owned_parents(case, lo, hi):
+@pytest.mark.parametrize("direction", ["td", "bu"])
+@each_rank
+def test_replicated_step_claims_levels_and_owned_parents(case, lo, hi, direction):
     g, depth = case
+    pmap = RangeMap(BOUNDS, lo, hi)
     indptr, indices = _rows(g.indptr, g.indices, lo, hi)
-    pmap = RangeMap(BOUNDS, lo, hi)
-    for level in _levels(depth):
-        queue, offsets = _frontier(depth, level, lo, hi, indptr)
-        lvl, parent, gqueue, tail = _replicated_state(depth, level, lo, hi)
-        examined = replicated_steps.td_step(indptr, indices, queue, queue.size, offsets, lvl, level, gqueue, tail,
-                                            pmap, parent, True)
-        assert examined == offsets[queue.size]
-        reached = _reached(g, depth, level, lo, hi)
-        new = reached[depth[reached] == level + 1]
-        np.testing.assert_array_equal(np.sort(gqueue[:tail[0]]), new)
-        np.testing.assert_array_equal(lvl[new], level + 1)
-        for v in new[(new >= lo) & (new < hi)]:
-            u = parent[v - lo]
-            assert depth[u] == level and v in g.indices[g.indptr[u]:g.indptr[u + 1]]
-
-
-@pytest.mark.parametrize("lo,hi", HALVES)
-@pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_replicated_bu_step_claims_the_owned_part_of_the_next_level(case, lo, hi):
-    g, depth = case
     in_indptr, in_indices = _rows(g.in_indptr, g.in_indices, lo, hi)
-    pmap = RangeMap(BOUNDS, lo, hi)
     for level in _levels(depth):
-        lvl, parent, gqueue, tail = _replicated_state(depth, level, lo, hi)
-        replicated_steps.bu_step(in_indptr, in_indices, pmap, lvl, _bitmap(depth == level), level, gqueue, tail,
-                                 parent)
-        new = lo + np.flatnonzero(depth[lo:hi] == level + 1)
+        lvl = np.where((depth >= 0) & (depth <= level), depth, -1).astype(np.int64)
+        parent = np.full(hi - lo, -1, dtype=np.int64)
+        gqueue = np.full(depth.size, -1, dtype=np.int64)
+        tail = np.zeros(1, dtype=np.int64)
+        if direction == "td":
+            queue, offsets = _frontier(depth, level, lo, hi, indptr)
+            examined = replicated_steps.td_step(indptr, indices, queue, queue.size, offsets, lvl, level, gqueue,
+                                                tail, pmap, parent, True)
+            assert examined == offsets[queue.size]
+            reached = _reached(g, depth, level, lo, hi)
+            new = reached[depth[reached] == level + 1]        # every unvisited out-neighbour of its frontier
+        else:
+            replicated_steps.bu_step(in_indptr, in_indices, pmap, lvl, _bitmap(depth == level), level, gqueue, tail,
+                                     parent)
+            new = lo + np.flatnonzero(depth[lo:hi] == level + 1)     # its own part of the next level
         np.testing.assert_array_equal(np.sort(gqueue[:tail[0]]), new)
         np.testing.assert_array_equal(lvl[new], level + 1)
-        for v in new:
-            u = parent[v - lo]
-            assert depth[u] == level and u in g.in_indices[g.in_indptr[v]:g.in_indptr[v + 1]]
+        mine = new[(new >= lo) & (new < hi)]
+        _check_parents(g, depth, level, mine, parent[mine - lo])
