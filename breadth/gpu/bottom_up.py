@@ -29,9 +29,8 @@ tests/gpu/ptx_check.py (PTX for sm_80/sm_90).
 """
 from numba import cuda, int64, uint32
 
-from .device import STAGE
 from .primitives import (BCUR0, BIN0, COUNT, EXAMINED, SCOUT, begin, degree_bin, fill, flush, flush_counts, make_room,
-                         stage, tally)
+                         stage, staging, tally)
 
 
 @cuda.jit
@@ -96,11 +95,7 @@ def visited_from_parent(parent, visited, n):
 @cuda.jit
 def bitmap_to_queue(words, queue, counters, tail):
     """Append every set bit of ``words`` to ``queue`` at cursor ``counters[tail]`` (any order)."""
-    s_buf = cuda.shared.array(STAGE, int64)
-    s_n = cuda.shared.array(1, int64)
-    s_base = cuda.shared.array(1, int64)
-    s_cnt = cuda.shared.array(BCUR0, int64)
-    begin(s_cnt, s_n, counters, -1)
+    s_buf, s_n, s_base, s_cnt = staging(counters, -1)
     tid = cuda.threadIdx.x
     bdim = cuda.blockDim.x
     pending = 0

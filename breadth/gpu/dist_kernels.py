@@ -31,7 +31,7 @@ from numba import cuda, int64
 from .bottom_up import next_in_frontier
 from .device import STAGE
 from .lrb import top_down_kernels
-from .primitives import BCUR0, BIN0, COUNT, EXAMINED, SCOUT, begin, degree_bin, flush, flush_counts, stage
+from .primitives import BIN0, COUNT, EXAMINED, SCOUT, degree_bin, flush, flush_counts, stage, staging
 
 
 @cuda.jit(device=True)
@@ -52,11 +52,7 @@ REP_TD = (rep_td_thread, rep_td_warp, rep_td_block)
 @cuda.jit
 def rep_bu(in_indptr, in_indices, row0, lvl, front, level, parent, out, counters, row):
     """Bottom-up over the owned vertices (one thread each); winners appended to ``out`` (global ids)."""
-    s_buf = cuda.shared.array(STAGE, int64)
-    s_n = cuda.shared.array(1, int64)
-    s_base = cuda.shared.array(1, int64)
-    s_cnt = cuda.shared.array(BCUR0, int64)
-    begin(s_cnt, s_n, counters, -1)
+    s_buf, s_n, s_base, s_cnt = staging(counters, -1)
     tid = cuda.threadIdx.x
     bdim = cuda.blockDim.x
     nl = parent.size
@@ -118,11 +114,7 @@ def owned_frontier(gq, total, row0, odeg, indptr, queue, counters, row):
     into SCOUT, the owned vertices (local ids) appended to ``queue`` (count: COUNT) with their LRB
     histogram in BIN0.. and their out-edges in EXAMINED -- what ``lrb.lrb_scatter``, the host's
     policy and the level statistics read."""
-    s_buf = cuda.shared.array(STAGE, int64)
-    s_n = cuda.shared.array(1, int64)
-    s_base = cuda.shared.array(1, int64)
-    s_cnt = cuda.shared.array(BCUR0, int64)
-    begin(s_cnt, s_n, counters, -1)
+    s_buf, s_n, s_base, s_cnt = staging(counters, -1)
     bdim = cuda.blockDim.x
     nl = indptr.size - 1
     scout = int64(0)

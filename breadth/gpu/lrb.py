@@ -41,9 +41,8 @@ tests/gpu/ptx_check.py (PTX for sm_80/sm_90).
 import numpy as np
 from numba import cuda, int64
 
-from .device import STAGE
-from .primitives import (BCUR0, BIN0, BLOCK_BINS, COUNT, NBINS, THREAD_BINS, WARP_BINS, begin, degree_bin, flush,
-                         flush_counts, make_room, stage, tally, warp_vertex)
+from .primitives import (BCUR0, BIN0, BLOCK_BINS, COUNT, NBINS, THREAD_BINS, WARP_BINS, degree_bin, flush, flush_counts,
+                         make_room, stage, staging, tally, warp_vertex)
 
 SMALL_FRONTIER = 256     # frontiers this small (and hub-free) skip the LRB binning pass
 
@@ -112,11 +111,7 @@ def top_down_kernels(claim):
     @cuda.jit
     def td_thread(indptr, indices, a, b, row0, queue, start, count, level, next_queue, counters, nxt, clear):
         """LRB thread bins: one frontier vertex (degree < 32) per thread."""
-        s_buf = cuda.shared.array(STAGE, int64)
-        s_n = cuda.shared.array(1, int64)
-        s_base = cuda.shared.array(1, int64)
-        s_cnt = cuda.shared.array(BCUR0, int64)
-        begin(s_cnt, s_n, counters, clear)
+        s_buf, s_n, s_base, s_cnt = staging(counters, clear)
         tid = cuda.threadIdx.x
         bdim = cuda.blockDim.x
         pending = 0                                # staged per thread since the last flush, at most
@@ -133,12 +128,8 @@ def top_down_kernels(claim):
     @cuda.jit
     def td_warp(indptr, indices, a, b, row0, queue, start, count, level, next_queue, counters, nxt, clear):
         """LRB warp bins: one frontier vertex per warp; each round, every lane takes one edge."""
-        s_buf = cuda.shared.array(STAGE, int64)
-        s_n = cuda.shared.array(1, int64)
-        s_base = cuda.shared.array(1, int64)
-        s_cnt = cuda.shared.array(BCUR0, int64)
+        s_buf, s_n, s_base, s_cnt = staging(counters, clear)
         s_max = cuda.shared.array(1, int64)
-        begin(s_cnt, s_n, counters, clear)
         tid = cuda.threadIdx.x
         warps = cuda.blockDim.x // 32
         lane = tid % 32
@@ -156,11 +147,7 @@ def top_down_kernels(claim):
     @cuda.jit
     def td_block(indptr, indices, a, b, row0, queue, start, count, level, next_queue, counters, nxt, clear):
         """LRB block bins: one frontier vertex (degree >= 1024) per block, its edges in block-wide chunks."""
-        s_buf = cuda.shared.array(STAGE, int64)
-        s_n = cuda.shared.array(1, int64)
-        s_base = cuda.shared.array(1, int64)
-        s_cnt = cuda.shared.array(BCUR0, int64)
-        begin(s_cnt, s_n, counters, clear)
+        s_buf, s_n, s_base, s_cnt = staging(counters, clear)
         tid = cuda.threadIdx.x
         bdim = cuda.blockDim.x
         pending = 0

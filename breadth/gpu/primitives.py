@@ -23,7 +23,7 @@ every GPU numba-cuda supports. Callers bound each round to at most ``STAGE``
 stages (see ``device.check_launch``), so the staging buffer never overflows.
 
 Every function here must be reached by all threads of a block alike when it
-contains ``syncthreads`` (``begin``, ``flush``, ``make_room``, ``warp_vertex``, ``flush_counts``).
+contains ``syncthreads`` (``begin``, ``staging``, ``flush``, ``make_room``, ``warp_vertex``, ``flush_counts``).
 
 Tests: tests/gpu (numba-cuda's simulator, which runs a block's threads concurrently but
 blocks one after another, so inter-block races need a real GPU: bench/gpu_check.py) and
@@ -75,6 +75,18 @@ def begin(s_cnt, s_n, counters, clear):
     if cuda.threadIdx.x == 0:
         s_n[0] = 0
     cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def staging(counters, clear):
+    """The shared memory of an appending kernel, ready (``begin``): the block's staging buffer
+    ``s_buf``, its count ``s_n`` and global base ``s_base``, and its tallies ``s_cnt``."""
+    s_buf = cuda.shared.array(STAGE, int64)
+    s_n = cuda.shared.array(1, int64)
+    s_base = cuda.shared.array(1, int64)
+    s_cnt = cuda.shared.array(BCUR0, int64)
+    begin(s_cnt, s_n, counters, clear)
+    return s_buf, s_n, s_base, s_cnt
 
 
 @cuda.jit(device=True)

@@ -47,10 +47,12 @@ from ..kernels.bottom_up import SETTLED
 from ..kernels.frontier import WORD_BLOCK
 from .bottom_up8 import bu_block8, sparse_front
 from .status import ALL, PLANES, SERIAL_BLOCKS, flush_counts, record_new
-from .walk import (ACC, COUNTERS, DPLANES, EXAMINED, LEVEL, NEXT_FRONT, OWN, SCOUT, UNEXPLORED, UNFULL,
-                   WRITE_DEPTH, finish, level_ctx, rows, new_counts, walk_block)
+from .walk import (EXAMINED, NEXT_FRONT, SCOUT, UNEXPLORED, UNFULL, ctx_type, finish, level_ctx, rows, new_counts,
+                   walk_block)
 
 __all__ = ["bu_identify", "sync_queue"]
+
+_Ctx = ctx_type("_Ctx", __name__, ("words",))     # the general visit's ctx: W words per vertex
 
 
 @njit(inline="always", cache=True)
@@ -58,8 +60,8 @@ def _visit(ctx, v):
     """One unfull vertex v of any W: OR the rows of its JFQ in-neighbours until every running
     instance has reached it, store the row and tally its new bits (``walk``'s visit)."""
     in_indptr, in_indices, prev, status, idle, front = rows(ctx)
-    acc = ctx[ACC]
-    words = ctx[OWN]
+    acc = ctx.acc
+    words = ctx.words
     v = np.int64(v)
     vb = v * words
     done = ALL
@@ -92,18 +94,18 @@ def _visit(ctx, v):
         status[U(vb + q)] = a
         if d:
             moved |= d
-            record_new(d, q, vb + q, ctx[COUNTERS], ctx[LEVEL], ctx[DPLANES], ctx[WRITE_DEPTH])
+            record_new(d, q, vb + q, ctx.counters, ctx.level, ctx.dplanes, ctx.write_depth)
     return finish(ctx, v, done == ALL, moved != 0, examined)     # done: as of the last in-neighbour ORed
 
 
 @njit(cache=True)
 def _bu_block(b, indptr, in_indptr, in_indices, words, prev, status, unfull, idle, front, next_front, tallies,
               level, dplanes, write_depth, sums):
-    ctx = level_ctx(unfull, next_front, indptr, in_indptr, in_indices, prev, status, idle, front, level, dplanes,
+    ctx = level_ctx(_Ctx, unfull, next_front, indptr, in_indptr, in_indices, prev, status, idle, front, level, dplanes,
                     write_depth, np.zeros((words, PLANES), dtype=np.uint64), np.empty(words, dtype=np.uint64),
                     new_counts(0), (words,))
     walk_block(b, _visit, ctx, sums)
-    flush_counts(ctx[COUNTERS], tallies)      # ctx used after the walk: it keeps the block's scratch alive
+    flush_counts(ctx.counters, tallies)      # ctx used after the walk: it keeps the block's scratch alive
 
 
 @njit(inline="always", cache=True)

@@ -30,8 +30,7 @@ from ..kernels.atomics import U
 from ..kernels.bottom_up import SETTLED
 from ..kernels.rows8 import all_ones8, or_in_rows8, or_row8
 from .status import ALL, DEPTH_BASE, PLANES, flush_counts, ripple_add
-from .walk import (ACC, COUNTERS, COUNTS, DPLANES, LEVEL, OWN, WRITE_DEPTH, finish, level_ctx, rows,
-                   new_counts, walk_block)
+from .walk import ctx_type, finish, level_ctx, rows, new_counts, walk_block
 
 __all__ = ["bu_block8", "sparse_front"]
 
@@ -100,7 +99,9 @@ def _flush_batch(batch, nb, planes, tallies):
     flush_counts(planes, tallies)
 
 
-_SPARSE, _HITS, _BATCH, _NEWS = range(OWN, OWN + 4)     # the W = 8 visit's own ctx slots
+# the W = 8 visit's ctx: its own fields are the in-neighbour loop's choice, the chunk's JFQ members, the
+# tally batch and the same batch as one row of words (the depth planes' source)
+_Ctx8 = ctx_type("_Ctx8", __name__, ("sparse", "hits", "batch", "news"))
 _NB = 2                  # counts[_NB]: the vertices in the tally batch
 
 
@@ -116,7 +117,7 @@ def _visit8(ctx, v):
     of CHUNK, whose JFQ members are first gathered into ``hits`` without a branch, then their
     rows ORed, with the early-termination test once per chunk."""
     in_indptr, in_indices, prev, status, idle, front = rows(ctx)
-    acc = ctx[ACC]
+    acc = ctx.acc
     v = np.int64(v)
     vb = v * 8
     done = ALL
@@ -129,8 +130,8 @@ def _visit8(ctx, v):
             status[U(vb + q)] = prev[U(vb + q)]
         return np.int64(SETTLED), np.int64(0), np.int64(0)
     examined = 0
-    if ctx[_SPARSE]:     # some running instance has not reached v yet
-        hits = ctx[_HITS]
+    if ctx.sparse:     # some running instance has not reached v yet
+        hits = ctx.hits
         end = in_indptr[U(v + 1)]
         j = in_indptr[U(v)]
         while j < end:
@@ -150,8 +151,8 @@ def _visit8(ctx, v):
     else:
         examined += or_in_rows8(acc, in_indices, in_indptr[U(v)], in_indptr[U(v + 1)], front, prev, PREFETCH_AHEAD)
     settled = all_ones8(acc)
-    batch = ctx[_BATCH]
-    counts = ctx[COUNTS]
+    batch = ctx.batch
+    counts = ctx.counts
     nb = counts[_NB]
     moved = np.uint64(0)
     for q in range(8):
@@ -162,18 +163,18 @@ def _visit8(ctx, v):
         batch[nb, q] = d
         moved |= d
     if moved:
-        if ctx[WRITE_DEPTH]:     # the row into depth plane p for every bit p of the level's code
-            dplanes = ctx[DPLANES]
-            bits = ctx[LEVEL] - DEPTH_BASE
+        if ctx.write_depth:     # the row into depth plane p for every bit p of the level's code
+            dplanes = ctx.dplanes
+            bits = ctx.level - DEPTH_BASE
             p = 0
             while bits > 0:
                 if bits & 1:
-                    or_row8(dplanes[p], vb, ctx[_NEWS], nb * 8)
+                    or_row8(dplanes[p], vb, ctx.news, nb * 8)
                 bits >>= 1
                 p += 1
         nb += 1
         if nb == TALLY_BATCH:
-            _count16(batch, ctx[COUNTERS])
+            _count16(batch, ctx.counters)
             nb = 0
         counts[_NB] = nb
     return finish(ctx, v, settled, moved != 0, examined)
@@ -185,12 +186,12 @@ def bu_block8(b, indptr, in_indptr, in_indices, prev, status, unfull, idle, fron
     """``bottom_up._bu_block`` for W = 8 (the default from 449 sources on): ``_visit8`` over the block."""
     batch = np.empty((TALLY_BATCH, 8), dtype=np.uint64)
     planes = np.zeros((8, PLANES), dtype=np.uint64)
-    ctx = level_ctx(unfull, next_front, indptr, in_indptr, in_indices, prev, status, idle, front, level, dplanes,
+    ctx = level_ctx(_Ctx8, unfull, next_front, indptr, in_indptr, in_indices, prev, status, idle, front, level, dplanes,
                     write_depth, planes, np.empty(8, dtype=np.uint64), new_counts(1),
                     (sparse, np.empty(CHUNK, dtype=np.int64), batch, batch.reshape(-1)))
     walk_block(b, _visit8, ctx, sums)
     # ctx used after the walk: it keeps the block's scratch alive
-    _flush_batch(batch, ctx[COUNTS][_NB], planes, tallies)
+    _flush_batch(batch, ctx.counts[_NB], planes, tallies)
 
 
 @njit(inline="always", cache=True)

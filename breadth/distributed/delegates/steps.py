@@ -15,6 +15,8 @@ edges (delegates' dn/dd lists are long); reverse visits the shared bottom-up wal
 (``kernels.bottom_up.walk_words``) over the unvisited targets, stopping at the first parent found. Every kernel returns the edges it examined.
 ``atomic`` False means one numba thread (``kernels.atomics``).
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -32,22 +34,23 @@ def has_bit(bits, j):
 
 
 # ---------------------------------------------------------------- forward (top-down)
-_VIS, _NEW, _CAND, _IDS, _LO, _ATOMIC = range(6)       # ctx of the mask visit
+# the forward mask visit's ctx
+_MaskCtx = namedtuple("_MaskCtx", "dvisited dnew dcand ids lo atomic")
 
 
 @njit(inline="always", cache=True)
 def _visit_mask(ctx, u, j):
     """Edge u -> delegate j: mark j found (parent: u's global id) unless already reached."""
-    if not has_bit(ctx[_VIS], j) and not has_bit(ctx[_NEW], j) and set_bit(ctx[_NEW], np.int64(j), ctx[_ATOMIC]):
-        ids = ctx[_IDS]
-        ctx[_CAND][j] = ids[u] if ids.size else np.int64(u) + ctx[_LO]
+    if not has_bit(ctx.dvisited, j) and not has_bit(ctx.dnew, j) and set_bit(ctx.dnew, np.int64(j), ctx.atomic):
+        ids = ctx.ids
+        ctx.dcand[j] = ids[u] if ids.size else np.int64(u) + ctx.lo
     return np.int64(-1), np.int64(0)
 
 
 @njit(cache=True)
 def _mask_block(b, ip, ix, queue, qsize, offsets, dvisited, dnew, dcand, ids, lo, atomic, out, tail):
-    return walk_block(b, ip, ix, queue, qsize, offsets, _visit_mask, (dvisited, dnew, dcand, ids, lo, atomic),
-                      out, tail)
+    return walk_block(b, ip, ix, queue, qsize, offsets, _visit_mask,
+                      _MaskCtx(dvisited, dnew, dcand, ids, lo, atomic), out, tail)
 
 
 @njit(parallel=True, cache=True)
@@ -60,21 +63,22 @@ def mask_td(ip, ix, queue, qsize, offsets, dvisited, dnew, dcand, ids, lo, atomi
     return offsets[qsize]
 
 
-_PARENT, _DEPTH, _DIDS, _NEXT, _ATOM = range(5)        # ctx of the dn visit
+# the forward dn visit's ctx
+_DnCtx = namedtuple("_DnCtx", "parent depth dels next_level atomic")
 
 
 @njit(inline="always", cache=True)
 def _visit_dn(ctx, j, v):
     """Edge delegate j -> local normal v: claim v."""
-    if ctx[_PARENT][v] < 0 and claim(ctx[_PARENT], np.int64(v), ctx[_DIDS][j], ctx[_ATOM]):
-        ctx[_DEPTH][v] = ctx[_NEXT]
+    if ctx.parent[v] < 0 and claim(ctx.parent, np.int64(v), ctx.dels[j], ctx.atomic):
+        ctx.depth[v] = ctx.next_level
         return np.int64(v), np.int64(0)
     return np.int64(-1), np.int64(0)
 
 
 @njit(cache=True)
 def _dn_block(b, ip, ix, dqueue, qsize, offsets, parent, depth, dels, nxt, atomic, next_queue, tail):
-    return walk_block(b, ip, ix, dqueue, qsize, offsets, _visit_dn, (parent, depth, dels, nxt, atomic),
+    return walk_block(b, ip, ix, dqueue, qsize, offsets, _visit_dn, _DnCtx(parent, depth, dels, nxt, atomic),
                       next_queue, tail)
 
 
@@ -92,34 +96,35 @@ MASK_BLOCK = 512          # delegates per parallel block of the reverse mask vis
                           # delegates costs a scheduling round each under chunksize 1)
 
 
-_M_TIP, _M_TIX, _M_SFRONT, _M_DVISITED, _M_DNEW, _M_DCAND, _M_IDS, _M_LO, _M_D = range(9)     # ctx of mask_bu
+# the reverse mask visit's ctx (``d``: the delegate count)
+_MaskBuCtx = namedtuple("_MaskBuCtx", "tip tix sfront dvisited dnew dcand ids lo d")
 
 
 @njit(inline="always", cache=True)
 def _mask_todo(ctx, w):
-    return ~(ctx[_M_DVISITED][w] | ctx[_M_DNEW][w]) & low_bits(ctx[_M_D] - w * 64)
+    return ~(ctx.dvisited[w] | ctx.dnew[w]) & low_bits(ctx.d - w * 64)
 
 
 @njit(inline="always", cache=True)
 def _mask_visit(ctx, k):
     """An unreached delegate k: its first source in the frontier becomes its parent candidate."""
-    s, examined = first_in_frontier(ctx[_M_TIP], ctx[_M_TIX], k, ctx[_M_SFRONT], U(0))
+    s, examined = first_in_frontier(ctx.tip, ctx.tix, k, ctx.sfront, U(0))
     if s < 0:
         return np.int64(NONE), examined, np.int64(0)
-    ids = ctx[_M_IDS]
-    ctx[_M_DCAND][np.int64(k)] = ids[s] if ids.size else s + ctx[_M_LO]
+    ids = ctx.ids
+    ctx.dcand[np.int64(k)] = ids[s] if ids.size else s + ctx.lo
     return np.int64(FOUND), examined, np.int64(0)
 
 
 @njit(inline="always", cache=True)
 def _mask_done(ctx, w, found, settled):
-    ctx[_M_DNEW][w] |= found
+    ctx.dnew[w] |= found
 
 
 @njit(cache=True)
 def _mask_bu_block(b, tip, tix, sfront, dvisited, dnew, dcand, ids, lo):
     d = tip.size - 1
-    ctx = (tip, tix, sfront, dvisited, dnew, dcand, ids, np.int64(lo), np.int64(d))
+    ctx = _MaskBuCtx(tip, tix, sfront, dvisited, dnew, dcand, ids, np.int64(lo), np.int64(d))
     _, examined, _ = walk_words(b, MASK_BLOCK // 64, (d + 63) // 64, _mask_todo, _mask_visit, _mask_done, ctx)
     return examined
 
@@ -136,20 +141,20 @@ def mask_bu(tip, tix, sfront, dvisited, dnew, dcand, ids, lo):
     return examined
 
 
-_N_NL, _N_TIP, _N_TIX, _N_DFRONT, _N_PARENT, _N_DEPTH, _N_DELS, _N_NEXT_LEVEL, _N_BUF, _N_NBUF, _N_QUEUE, \
-    _N_TAIL = range(12)     # ctx of dn_bu
+# the reverse dn visit's ctx (``nl``: the local normal count, see ``owned.steps.every_vertex``)
+_DnBuCtx = namedtuple("_DnBuCtx", "nl tip tix dfront parent depth dels next_level buf nbuf next_queue tail")
 
 
 @njit(inline="always", cache=True)
 def _dn_visit(ctx, v):
     """An unreached local normal: its first frontier delegate in-neighbour becomes its parent."""
     loc = np.int64(v)
-    j, examined = settle_first(ctx[_N_PARENT], ctx[_N_DEPTH], loc, ctx[_N_NEXT_LEVEL], ctx[_N_TIP], ctx[_N_TIX],
-                               ctx[_N_DFRONT], ctx[_N_DELS])
+    j, examined = settle_first(ctx.parent, ctx.depth, loc, ctx.next_level, ctx.tip, ctx.tix,
+                               ctx.dfront, ctx.dels)
     if j < 0:
         return np.int64(NONE), examined, np.int64(0)
-    nb = ctx[_N_NBUF]
-    nb[0] = push(ctx[_N_BUF], nb[0], loc, ctx[_N_QUEUE], ctx[_N_TAIL])
+    nb = ctx.nbuf
+    nb[0] = push(ctx.buf, nb[0], loc, ctx.next_queue, ctx.tail)
     return np.int64(FOUND), examined, np.int64(0)
 
 
@@ -158,7 +163,7 @@ def _dn_bu_block(b, tip, tix, dfront, parent, depth, dels, nxt, next_queue, tail
     nl = tip.size - 1
     buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
     nb = np.zeros(1, dtype=np.int64)
-    ctx = (np.int64(nl), tip, tix, dfront, parent, depth, dels, nxt, buf, nb, next_queue, tail)
+    ctx = _DnBuCtx(np.int64(nl), tip, tix, dfront, parent, depth, dels, nxt, buf, nb, next_queue, tail)
     _, examined, _ = walk_words(b, ELEM_BLOCK // 64, (nl + 63) // 64, every_vertex, _dn_visit, no_words, ctx)
     flush_buffer(buf, nb[0], next_queue, tail)
     return examined

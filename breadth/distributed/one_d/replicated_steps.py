@@ -24,6 +24,8 @@ single-node kernels; winners are buffered per block and flushed with one atomic 
 Invariant of every step: on exit, the vertices it newly settled are exactly those
 appended to its output queue.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -32,28 +34,29 @@ from ...kernels.bottom_up import FOUND, NONE, walk_words
 from ...kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, walk_block
 from ..owned.partition import global_of, local_of
-from ..owned.steps import every_vertex, no_words, probe
+from ..owned.steps import every_vertex, global_id, local_id, no_words, probe
 
 V_BLOCK = 1024   # owned vertices per parallel block in vertex loops (bottom-up, parent recovery)
 
-_LVL, _PARENT, _PMAP, _NEXT_LEVEL, _ATOMIC = range(5)     # the top-down visit's ctx
+# the top-down visit's ctx
+_TdCtx = namedtuple("_TdCtx", "lvl parent pmap next_level atomic")
 
 
 @njit(inline="always", cache=True)
 def _visit(ctx, u, v):
     """Claim v's level; an owned v also records its parent (u is a local row)."""
-    if ctx[_LVL][v] < 0 and claim(ctx[_LVL], v, ctx[_NEXT_LEVEL], ctx[_ATOMIC]):
-        loc = local_of(ctx[_PMAP], v)
+    if ctx.lvl[v] < 0 and claim(ctx.lvl, v, ctx.next_level, ctx.atomic):
+        loc = local_id(ctx.pmap, v)
         if loc >= 0:
-            ctx[_PARENT][loc] = global_of(ctx[_PMAP], u)
+            ctx.parent[loc] = global_id(ctx.pmap, u)
         return np.int64(v), np.int64(0)
     return np.int64(-1), np.int64(0)
 
 
 @njit(cache=True)
 def _td_block(b, indptr, indices, queue, qsize, offsets, lvl, level, gqueue, tail, pmap, parent, atomic):
-    walk_block(b, indptr, indices, queue, qsize, offsets, _visit, (lvl, parent, pmap, level + 1, atomic), gqueue,
-               tail)
+    walk_block(b, indptr, indices, queue, qsize, offsets, _visit, _TdCtx(lvl, parent, pmap, level + 1, atomic),
+               gqueue, tail)
 
 
 @njit(parallel=True, cache=True)
@@ -68,8 +71,8 @@ def td_step(indptr, indices, queue, qsize, offsets, lvl, level, gqueue, tail, pm
     return total
 
 
-_B_NL, _B_IN_INDPTR, _B_IN_INDICES, _B_PMAP, _B_LVL, _B_FRONT, _B_NEXT_LEVEL, _B_PARENT, _B_BUF, _B_NBUF, \
-    _B_GQUEUE, _B_TAIL = range(12)
+# the bottom-up visit's ctx (``nl``: the owned vertex count, see ``owned.steps.every_vertex``)
+_BuCtx = namedtuple("_BuCtx", "nl in_indptr in_indices pmap lvl front next_level parent buf nbuf gqueue tail")
 
 
 @njit(inline="always", cache=True)
@@ -77,15 +80,15 @@ def _bu_visit(ctx, v):
     """An owned vertex without a level takes the next one from its first frontier in-neighbour
     (its parent); it joins the global queue through the block's buffer."""
     loc = np.int64(v)
-    g = global_of(ctx[_B_PMAP], loc)
-    lvl = ctx[_B_LVL]
-    u, examined = probe(lvl[g] >= 0, ctx[_B_IN_INDPTR], ctx[_B_IN_INDICES], v, ctx[_B_FRONT])
+    g = global_id(ctx.pmap, loc)
+    lvl = ctx.lvl
+    u, examined = probe(lvl[g] >= 0, ctx.in_indptr, ctx.in_indices, v, ctx.front)
     if u < 0:
         return np.int64(NONE), examined, np.int64(0)
-    lvl[g] = ctx[_B_NEXT_LEVEL]
-    ctx[_B_PARENT][loc] = u
-    nbuf = ctx[_B_NBUF]
-    nbuf[0] = push(ctx[_B_BUF], nbuf[0], g, ctx[_B_GQUEUE], ctx[_B_TAIL])
+    lvl[g] = ctx.next_level
+    ctx.parent[loc] = u
+    nbuf = ctx.nbuf
+    nbuf[0] = push(ctx.buf, nbuf[0], g, ctx.gqueue, ctx.tail)
     return np.int64(FOUND), examined, np.int64(0)
 
 
@@ -94,7 +97,7 @@ def _bu_block(b, in_indptr, in_indices, pmap, lvl, front, nxt, parent, gqueue, t
     buf = np.empty(TD_BUFFER, dtype=gqueue.dtype)
     nbuf = np.zeros(1, dtype=np.int64)
     nl = in_indptr.size - 1
-    ctx = (np.int64(nl), in_indptr, in_indices, pmap, lvl, front, nxt, parent, buf, nbuf, gqueue, tail)
+    ctx = _BuCtx(np.int64(nl), in_indptr, in_indices, pmap, lvl, front, nxt, parent, buf, nbuf, gqueue, tail)
     _, examined, _ = walk_words(b, WORD_BLOCK, (nl + 63) // 64, every_vertex, _bu_visit, no_words, ctx)
     flush_buffer(buf, nbuf[0], gqueue, tail)
     return examined

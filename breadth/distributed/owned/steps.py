@@ -19,6 +19,8 @@ the rows of the vertices they own.
 every step: on exit, the vertices it newly settled are exactly those appended to its
 output queue, and each returns their scout count (out-degree sum).
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -29,8 +31,21 @@ from ...kernels.top_down import TD_BUFFER, TD_EDGE_BLOCK, flush_buffer, push, wa
 from .partition import global_of, local_of
 
 # the top-down visit's ctx: shared state, then this block's candidate buffers and the shared candidate lists
-(_PARENT, _DEPTH, _INDPTR, _PMAP, _SENT, _NEXT_LEVEL, _ATOMIC,
- _BUF_V, _BUF_P, _NBUF, _CAND_V, _CAND_P, _CTAIL) = range(13)
+_TdCtx = namedtuple("_TdCtx", "parent depth indptr pmap sent next_level atomic buf_v buf_p nbuf cand_v cand_p ctail")
+
+
+@njit(cache=True)
+def local_id(pmap, v):
+    """``partition.local_of`` for a visit: called, not inlined, since numba's overload inlining in a kernel
+    runs a dead-code pass that drops stores through a named-tuple ctx built there (its alias analysis
+    does not follow the attribute reads); the compiler still inlines the call."""
+    return local_of(pmap, v)
+
+
+@njit(cache=True)
+def global_id(pmap, local):
+    """``partition.global_of`` for a visit (see ``local_id``)."""
+    return global_of(pmap, local)
 
 
 @njit(cache=True)
@@ -47,19 +62,19 @@ def flush_pairs(bv, bp, count, out_v, out_p, tail):
 @njit(inline="always", cache=True)
 def _visit(ctx, u, v):
     """Claim an owned v for parent u (a local row), or emit the candidate (v, parent) for its owner."""
-    loc = local_of(ctx[_PMAP], v)
+    loc = local_id(ctx.pmap, v)
     if loc >= 0:
-        if ctx[_PARENT][loc] < 0 and claim(ctx[_PARENT], loc, global_of(ctx[_PMAP], u), ctx[_ATOMIC]):
-            ctx[_DEPTH][loc] = ctx[_NEXT_LEVEL]
-            return loc, ctx[_INDPTR][loc + 1] - ctx[_INDPTR][loc]
-    elif not (ctx[_SENT][v >> 6] & (np.uint64(1) << np.uint64(v & 63))) and set_bit(ctx[_SENT], v, ctx[_ATOMIC]):
-        k = ctx[_NBUF][0]
-        ctx[_BUF_V][k] = v
-        ctx[_BUF_P][k] = global_of(ctx[_PMAP], u)
-        ctx[_NBUF][0] = k + 1
+        if ctx.parent[loc] < 0 and claim(ctx.parent, loc, global_id(ctx.pmap, u), ctx.atomic):
+            ctx.depth[loc] = ctx.next_level
+            return loc, ctx.indptr[loc + 1] - ctx.indptr[loc]
+    elif not (ctx.sent[v >> 6] & (np.uint64(1) << np.uint64(v & 63))) and set_bit(ctx.sent, v, ctx.atomic):
+        k = ctx.nbuf[0]
+        ctx.buf_v[k] = v
+        ctx.buf_p[k] = global_id(ctx.pmap, u)
+        ctx.nbuf[0] = k + 1
         if k + 1 == TD_BUFFER:
-            flush_pairs(ctx[_BUF_V], ctx[_BUF_P], TD_BUFFER, ctx[_CAND_V], ctx[_CAND_P], ctx[_CTAIL])
-            ctx[_NBUF][0] = 0
+            flush_pairs(ctx.buf_v, ctx.buf_p, TD_BUFFER, ctx.cand_v, ctx.cand_p, ctx.ctail)
+            ctx.nbuf[0] = 0
     return np.int64(-1), np.int64(0)
 
 
@@ -69,7 +84,7 @@ def _td_block(b, indptr, indices, queue, qsize, offsets, pmap, parent, depth, le
     buf_v = np.empty(TD_BUFFER, dtype=np.int64)
     buf_p = np.empty(TD_BUFFER, dtype=np.int64)
     nbuf = np.zeros(1, dtype=np.int64)
-    ctx = (parent, depth, indptr, pmap, sent, level + 1, atomic, buf_v, buf_p, nbuf, cand_v, cand_p, ctail)
+    ctx = _TdCtx(parent, depth, indptr, pmap, sent, level + 1, atomic, buf_v, buf_p, nbuf, cand_v, cand_p, ctail)
     scout = walk_block(b, indptr, indices, queue, qsize, offsets, _visit, ctx, next_queue, ntail)
     flush_pairs(buf_v, buf_p, nbuf[0], cand_v, cand_p, ctail)
     return scout
@@ -119,17 +134,24 @@ def _apply_block(b, pairs, npairs, pmap, indptr, parent, depth, nxt, next_queue,
     return sc
 
 
-_B_NL, _B_IN_INDPTR, _B_IN_INDICES, _B_INDPTR, _B_PARENT, _B_DEPTH, _B_FRONT, _B_NEXT_WORDS, _B_NEXT_LEVEL = range(9)
+# the bottom-up visit's ctx (``nl`` first: the owned vertex count, see ``every_vertex``)
+_BuCtx = namedtuple("_BuCtx", "nl in_indptr in_indices indptr parent depth front next_words next_level")
 
 
 # ---------------------------------------------------------------- the owned bottom-up walks' parts
-# (here, ``one_d.replicated_steps`` and ``delegates.steps``; their ctx starts with the vertex count
-# ``nl``): every vertex below ``nl`` is a candidate,
-# a settled one examines nothing, an unsettled one takes its first in-neighbour in the frontier.
+# (here, ``one_d.replicated_steps``, ``delegates.steps`` and ``two_d``'s; their ctx has the vertex count ``nl``):
+# every vertex below ``nl`` is a candidate (or those not yet ``seen``), a settled one examines nothing, an
+# unsettled one takes its first in-neighbour in the frontier.
 @njit(inline="always", cache=True)
 def every_vertex(ctx, w):
-    """The walk's candidate bits of word ``w``: every vertex below ``ctx[0]`` (the visit skips settled ones)."""
-    return low_bits(ctx[0] - w * 64)
+    """The walk's candidate bits of word ``w``: every vertex below ``ctx.nl`` (the visit skips settled ones)."""
+    return low_bits(ctx.nl - w * 64)
+
+
+@njit(inline="always", cache=True)
+def unseen(ctx, w):
+    """The walk's candidate bits of word ``w``: the vertices below ``ctx.nl`` whose ``ctx.seen`` bit is clear."""
+    return ~ctx.seen[w] & low_bits(ctx.nl - w * 64)
 
 
 @njit(inline="always", cache=True)
@@ -164,22 +186,22 @@ def no_words(ctx, w, found, settled):
 def _bu_visit(ctx, v):
     """An unsettled owned vertex takes its first in-neighbour in the global frontier as parent."""
     loc = np.int64(v)
-    u, examined = settle_first(ctx[_B_PARENT], ctx[_B_DEPTH], loc, ctx[_B_NEXT_LEVEL], ctx[_B_IN_INDPTR],
-                               ctx[_B_IN_INDICES], ctx[_B_FRONT], NO_NAMES)
+    u, examined = settle_first(ctx.parent, ctx.depth, loc, ctx.next_level, ctx.in_indptr,
+                               ctx.in_indices, ctx.front, NO_NAMES)
     if u < 0:
         return np.int64(NONE), examined, np.int64(0)
-    indptr = ctx[_B_INDPTR]
+    indptr = ctx.indptr
     return np.int64(FOUND), examined, np.int64(indptr[loc + 1] - indptr[loc])
 
 
 @njit(inline="always", cache=True)
 def _bu_done(ctx, w, found, settled):
-    ctx[_B_NEXT_WORDS][w] = found
+    ctx.next_words[w] = found
 
 
 @njit(cache=True)
 def _bu_block(b, in_indptr, in_indices, indptr, parent, depth, front, next_words, nxt):
-    ctx = (np.int64(parent.size), in_indptr, in_indices, indptr, parent, depth, front, next_words, nxt)
+    ctx = _BuCtx(np.int64(parent.size), in_indptr, in_indices, indptr, parent, depth, front, next_words, nxt)
     return walk_words(b, WORD_BLOCK, next_words.size, every_vertex, _bu_visit, _bu_done, ctx)
 
 

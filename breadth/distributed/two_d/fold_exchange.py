@@ -31,14 +31,12 @@ from ...kernels.policy import TD
 from ..owned.build import pack_arcs
 from .grid import GridExchange
 
-OPERATIONS = ("transpose", "expand", "fold", "rotate")
-
 
 class Fold(GridExchange):
     """Transpose, expand along columns, fold along rows; rotate completed bitmaps bottom-up."""
 
     name = "fold"
-    operations = OPERATIONS
+    operations = ("transpose", "expand", "fold", "rotate")
 
     def __init__(self, comm, lg):
         super().__init__(comm, lg)

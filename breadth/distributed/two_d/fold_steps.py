@@ -17,13 +17,15 @@ The piece is 64-aligned, so one thread owns each completed word and ``sent`` wor
 Invariant: on exit the candidates appended are exactly the piece's vertices whose
 completed bit this call set.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
-from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
+from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, walk_words
 from ...kernels.frontier import WORD_BLOCK
 from ..owned.partition import RangeMap
-from ..owned.steps import flush_pairs
+from ..owned.steps import flush_pairs, unseen
 
 
 def empty_map(bounds, col_lo) -> RangeMap:
@@ -31,26 +33,22 @@ def empty_map(bounds, col_lo) -> RangeMap:
     return RangeMap(bounds, int(col_lo), int(col_lo))
 
 
-(_B_IN_INDPTR, _B_IN_INDICES, _B_ROW_OFF, _B_FIRST, _B_NVERTS, _B_COMPLETED, _B_FRONT, _B_COL_LO, _B_SENT,
- _B_BUF_V, _B_BUF_P, _B_NBUF) = range(12)
-
-
-@njit(inline="always", cache=True)
-def _todo(ctx, w):
-    return ~ctx[_B_COMPLETED][w] & low_bits(ctx[_B_NVERTS] - w * 64)
+# the bottom-up visit's ctx: the piece (``nl`` vertices, ``seen`` its completed bitmap), then this block's
+# candidate buffers
+_BuCtx = namedtuple("_BuCtx", "in_indptr in_indices row_off first nl seen front col_lo sent buf_v buf_p nbuf")
 
 
 @njit(inline="always", cache=True)
 def _visit(ctx, v):
     """A piece vertex not yet completed: its first block in-neighbour in the column frontier is its
     parent candidate, buffered with the vertex."""
-    u, examined = first_in_frontier(ctx[_B_IN_INDPTR], ctx[_B_IN_INDICES], ctx[_B_ROW_OFF] + np.int64(v),
-                                    ctx[_B_FRONT], ctx[_B_COL_LO])
+    u, examined = first_in_frontier(ctx.in_indptr, ctx.in_indices, ctx.row_off + np.int64(v),
+                                    ctx.front, ctx.col_lo)
     if u < 0:
         return np.int64(NONE), examined, np.int64(0)
-    nb = ctx[_B_NBUF]
-    ctx[_B_BUF_V][nb[0]] = ctx[_B_FIRST] + np.int64(v)
-    ctx[_B_BUF_P][nb[0]] = u
+    nb = ctx.nbuf
+    ctx.buf_v[nb[0]] = ctx.first + np.int64(v)
+    ctx.buf_p[nb[0]] = u
     nb[0] += 1
     return np.int64(FOUND), examined, np.int64(0)
 
@@ -58,8 +56,8 @@ def _visit(ctx, v):
 @njit(inline="always", cache=True)
 def _done(ctx, w, found, settled):
     if found:
-        ctx[_B_COMPLETED][w] |= found
-        ctx[_B_SENT][(ctx[_B_FIRST] + w * 64) >> 6] |= found
+        ctx.seen[w] |= found
+        ctx.sent[(ctx.first + w * 64) >> 6] |= found
 
 
 @njit(cache=True)
@@ -68,9 +66,9 @@ def _bu_block(b, in_indptr, in_indices, row_off, first, nverts, completed, front
     buf_v = np.empty(WORD_BLOCK * 64, dtype=np.int64)
     buf_p = np.empty(WORD_BLOCK * 64, dtype=np.int64)
     nb = np.zeros(1, dtype=np.int64)
-    ctx = (in_indptr, in_indices, np.int64(row_off), np.int64(first), np.int64(nverts), completed, front,
+    ctx = _BuCtx(in_indptr, in_indices, np.int64(row_off), np.int64(first), np.int64(nverts), completed, front,
            np.int64(col_lo), sent, buf_v, buf_p, nb)
-    _, examined, _ = walk_words(b, WORD_BLOCK, (nverts + 63) // 64, _todo, _visit, _done, ctx)
+    _, examined, _ = walk_words(b, WORD_BLOCK, (nverts + 63) // 64, unseen, _visit, _done, ctx)
     flush_pairs(buf_v, buf_p, nb[0], cand_v, cand_p, ctail)
     return examined
 

@@ -24,8 +24,6 @@ import numpy as np
 
 from .grid import GridExchange
 
-OPERATIONS = ("scan", "broadcast", "parents")
-
 
 def scan_rounds(C: int) -> int:
     """ceil(log2 C): the pairwise rounds of the row contraction."""
@@ -36,7 +34,7 @@ class Scan(GridExchange):
     """Bitmap OR contraction along rows, column broadcast; parents from levels after the search."""
 
     name = "scan"
-    operations = OPERATIONS
+    operations = ("scan", "broadcast", "parents")
 
     def __init__(self, comm, lg):
         super().__init__(comm, lg)

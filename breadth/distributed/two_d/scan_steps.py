@@ -16,28 +16,32 @@ frontier as a bitmap. A level's local step writes the block's discoveries as a r
 (after the search): for every reached row-range vertex, the smallest block in-neighbour one level
 closer -- the row's minimum over its blocks is a BFS parent (levels are exact).
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
 from ...kernels.atomics import set_bit
-from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
+from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, walk_words
 from ...kernels.frontier import WORD_BLOCK
 from ...kernels.top_down import TD_EDGE_BLOCK, walk_block
+from ..owned.steps import unseen
 
-_VISITED, _NEXT, _ROW_LO, _ATOMIC = range(4)
+# the top-down visit's ctx
+_TdCtx = namedtuple("_TdCtx", "visited next_row row_lo atomic")
 
 
 @njit(inline="always", cache=True)
 def _visit(ctx, u, v):
-    b = v - ctx[_ROW_LO]
-    if not (ctx[_VISITED][b >> 6] >> np.uint64(b & 63)) & np.uint64(1):
-        set_bit(ctx[_NEXT], b, ctx[_ATOMIC])
+    b = v - ctx.row_lo
+    if not (ctx.visited[b >> 6] >> np.uint64(b & 63)) & np.uint64(1):
+        set_bit(ctx.next_row, b, ctx.atomic)
     return np.int64(-1), np.int64(0)
 
 
 @njit(cache=True)
 def _td_block(b, indptr, indices, queue, qsize, offsets, visited, next_row, row_lo, atomic, out, tail):
-    ctx = (visited, next_row, np.int64(row_lo), atomic)
+    ctx = _TdCtx(visited, next_row, np.int64(row_lo), atomic)
     return walk_block(b, indptr, indices, queue, qsize, offsets, _visit, ctx, out, tail)
 
 
@@ -49,29 +53,25 @@ def td_scan(indptr, indices, queue, qsize, offsets, visited, next_row, row_lo, a
         _td_block(b, indptr, indices, queue, qsize, offsets, visited, next_row, row_lo, atomic, out, tail)
 
 
-_B_IN_INDPTR, _B_IN_INDICES, _B_NROWS, _B_VISITED, _B_FRONT, _B_COL_LO, _B_NEXT_ROW = range(7)
-
-
-@njit(inline="always", cache=True)
-def _bu_todo(ctx, w):
-    return ~ctx[_B_VISITED][w] & low_bits(ctx[_B_NROWS] - w * 64)
+# the bottom-up visit's ctx (``nl`` row-range vertices, ``seen`` their visited bitmap)
+_BuCtx = namedtuple("_BuCtx", "in_indptr in_indices nl seen front col_lo next_row")
 
 
 @njit(inline="always", cache=True)
 def _bu_visit(ctx, v):
-    u, examined = first_in_frontier(ctx[_B_IN_INDPTR], ctx[_B_IN_INDICES], v, ctx[_B_FRONT], ctx[_B_COL_LO])
+    u, examined = first_in_frontier(ctx.in_indptr, ctx.in_indices, v, ctx.front, ctx.col_lo)
     return np.int64(FOUND if u >= 0 else NONE), examined, np.int64(0)
 
 
 @njit(inline="always", cache=True)
 def _bu_done(ctx, w, found, settled):
-    ctx[_B_NEXT_ROW][w] = found
+    ctx.next_row[w] = found
 
 
 @njit(cache=True)
 def _bu_block(b, in_indptr, in_indices, nrows, visited, front, col_lo, next_row):
-    ctx = (in_indptr, in_indices, np.int64(nrows), visited, front, np.int64(col_lo), next_row)
-    _, examined, _ = walk_words(b, WORD_BLOCK, (nrows + 63) // 64, _bu_todo, _bu_visit, _bu_done, ctx)
+    ctx = _BuCtx(in_indptr, in_indices, np.int64(nrows), visited, front, np.int64(col_lo), next_row)
+    _, examined, _ = walk_words(b, WORD_BLOCK, (nrows + 63) // 64, unseen, _bu_visit, _bu_done, ctx)
     return examined
 
 
