@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from gpu_bfs import component_edges
-from gpu_check_work import error_text, make_graph, pick_roots
+from gpu_check_graphs import error_text, make_graph, pick_roots
 
 GRAPHS = {
     True: ["kronecker:5", "uniform:5"],

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from gpu_check_work import error_text, pick_roots
+from gpu_check_graphs import error_text, pick_roots
 
 SIZES = {True: (4, 0, 0), False: (20, 20, 4)}      # bfs graph scale, graph500 scale and roots (none: simulator)
 

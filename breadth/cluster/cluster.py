@@ -30,6 +30,7 @@ import time
 
 from . import hostfile, interrupt, netns, state
 from .agent import render
+from .exits import RECORD_EXIT, Outlived, communicate
 from .netns import ClusterError
 
 log = logging.getLogger("breadth.cluster")
@@ -269,8 +270,8 @@ class Cluster:
         with interrupt.guarded(self):
             proc = self.popen(which, argv, env=env, **kw)
             try:
-                out, err = _communicate(proc, timeout, exits)
-            except _Outlived as done:
+                out, err = communicate(proc, timeout, exits)
+            except Outlived as done:
                 with interrupt.cleaning():
                     self._stop(proc)
                     out, err = _leftover_output(proc)
@@ -301,7 +302,7 @@ class Cluster:
         n = ranks if ranks is not None else ranks_per_host * len(chosen)
         spec = ",".join(f"{h.address}:{ranks_per_host}" for h in chosen)
         if exits is not None:
-            argv = ["/bin/sh", "-c", _RECORD_EXIT.format(folder=shlex.quote(exits)), "breadth-rank", *argv]
+            argv = ["/bin/sh", "-c", RECORD_EXIT.format(folder=shlex.quote(exits)), "breadth-rank", *argv]
         return [find_mpiexec(), "--host", spec, "-n", str(n), "--bind-to", "none", *options, *argv]
 
     def run(self, argv, *, ranks_per_host: int = 1, hosts=None, ranks: int | None = None, options=(),
@@ -361,41 +362,3 @@ def _leftover_output(proc: subprocess.Popen):
                 stream.close()
         return None, None
 
-
-# Runs a rank's command, then records its exit status where ``exec`` looks (atomic rename).
-_RECORD_EXIT = ('"$@"; s=$?; d={folder}; r="$OMPI_COMM_WORLD_RANK"; '
-                'printf \'{{"rank": %s, "size": %s, "exit": %s}}\' "$r" "$OMPI_COMM_WORLD_SIZE" "$s" '
-                '> "$d/rank$r.tmp" && mv "$d/rank$r.tmp" "$d/rank$r.json"; exit $s')
-
-
-class _Outlived(Exception):
-    """The launcher outlived its ranks (``exec``): ``code`` is theirs, ``note`` says what happened."""
-
-    def __init__(self, code: int, note: str):
-        super().__init__(note)
-        self.code, self.note = code, note
-
-
-def _communicate(proc, timeout, exits):
-    """``proc.communicate(timeout)``, watching ``exits`` (``exec``) every quarter second."""
-    if exits is None:
-        return proc.communicate(timeout=timeout)
-    from ..distributed.faults.mpilog import exit_of_job, read_status
-    from ..distributed.launch import EXIT_GRACE
-
-    start = time.monotonic()
-    finished = None
-    while True:
-        left = None if timeout is None else timeout - (time.monotonic() - start)
-        if left is not None and left <= 0:
-            return proc.communicate(timeout=0)
-        try:
-            return proc.communicate(timeout=0.25 if left is None else min(0.25, left))
-        except subprocess.TimeoutExpired:
-            pass
-        code = exit_of_job(read_status(exits))
-        if code is not None and finished is None:
-            finished = time.monotonic()
-        if finished is not None and time.monotonic() - finished > EXIT_GRACE:
-            raise _Outlived(code, f"breadth cluster: note: every rank had finished, but mpiexec had not ended "
-                                  f"{EXIT_GRACE:g} s later (a known Open MPI hang, openpmix/prrte#1839); stopped it")
