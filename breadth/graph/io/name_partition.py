@@ -86,7 +86,8 @@ def _put(data, a, b, side, row, pmask, vpos, bpos, arena, ends, occ):
     q = np.int64((h >> np.uint64(32)) & pmask)
     i = vpos[q]
     j = bpos[q]
-    arena[j:j + b - a] = data[a:b]
+    for k in range(b - a):          # names are short: a loop beats a slice copy's call
+        arena[j + k] = data[a + k]
     ends[i] = j + b - a
     occ[i] = 2 * row + side
     vpos[q] = i + 1
