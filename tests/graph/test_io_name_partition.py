@@ -56,3 +56,17 @@ def test_first_bad_row_is_reported(bad, status):
     rows = [("a", "b")] * 10 + [bad] + [("", "")] * 3
     *_, problem = name_partition.encode_table(chunks_of(rows, 4))
     assert problem == (status, 2, 2)          # chunk 2 (rows 8..11), its row 2
+
+
+def test_one_thread_gives_the_same_ids():
+    import numba
+
+    rows = random_rows(3, 20_000, 3000)
+    ref_src, ref_dst, ref_names = reference(rows)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        src, dst, labels, _ = name_partition.encode_table(chunks_of(rows, 6000))
+    finally:
+        numba.set_num_threads(before)
+    assert src.tolist() == ref_src and dst.tolist() == ref_dst and labels.tolist() == ref_names
