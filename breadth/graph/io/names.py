@@ -1,18 +1,19 @@
 """Edge lists whose vertices are names (``Napoleon<TAB>Myriel``, ``alice,bob``): pyarrow tokenizes, numba numbers.
 
-``edgelist.edge_chunks`` reads numeric files with its own parser and comes here
-when a token is not a number. The text is tokenized by pyarrow's streaming CSV
-reader (``pyarrow.csv.open_csv``, in the ``io`` extra) with the separator of the
-first data line (a tab, else a comma, else a space; quotes are honoured in
-comma-separated files), from the first data line on (the leading comment lines
-are skipped, and the first data line too when it is a column header). The first
-two fields of each row are names, given dense ids in order of first appearance
-and kept as the graph's labels (``Graph.vertex_ids``, an object array of str):
-by ``name_partition`` for the in-memory reader (the whole text at once, all
-threads), by ``name_table.NameTable`` batch by batch for the bounded-memory one. Rows of another width
-than the first (more fields: weights; a space-separated row with a double space)
-are split by Python's ``str.split`` (or the ``csv`` module) in the reader's
-callback; a row of one field is an error naming its text.
+``edgelist.edge_chunks`` reads numeric files with its own parser and comes here when
+a token is not a number. The text is tokenized by pyarrow's CSV reader (the ``io``
+extra: ``read_csv`` for the whole text in memory, ``open_csv`` block by block for
+bounded memory) with the separator of the first data line (a tab, else a comma, else
+a space; quotes are honoured in comma-separated files), from the first data line on
+(the leading comment lines are skipped, and the first data line too when it is a
+column header). The first two fields of each row are names, given dense ids in order
+of first appearance and kept as the graph's labels (``Graph.vertex_ids``, an object
+array of str): by ``name_partition`` for the in-memory reader (the whole text at
+once, all threads), by ``name_table.NameTable`` batch by batch for the
+bounded-memory one. Rows of another width than the first (more fields: weights; a
+space-separated row with a double space) are split by Python's ``str.split`` (or the
+``csv`` module) in the reader's callback; a row of one field is an error naming its
+text.
 """
 from __future__ import annotations
 
@@ -92,7 +93,7 @@ def named_chunks(path, stream, sep: str, first_fields: int, notes: list, whole: 
         for batch in pacsv.open_csv(stream, read_options=ropt, parse_options=popt, convert_options=copt):
             s, d, problem = table.encode(batch.column(0), batch.column(1))
             if problem is not None:
-                raise _row_error(path, problem, batch)
+                raise _row_error(path, problem, batch.column(0), batch.column(1))
             if s.size:
                 yield s, d
             if odd:
@@ -127,20 +128,10 @@ def _whole(path, stream, ropt, popt, copt, odd, sep, wider):
     s, d, labels, problem = encode_table(chunks)
     if problem is not None:
         status, chunk, row = problem
-        raise _row_error(path, (status, row), _Batch(chunks[chunk]))
+        raise _row_error(path, (status, row), *chunks[chunk])
     if s.size:
         yield s, d
     return labels, wider
-
-
-class _Batch:
-    """A (col0, col1) pair seen as a record batch's first two columns, for ``_row_error``."""
-
-    def __init__(self, cols):
-        self.cols = cols
-
-    def column(self, i):
-        return self.cols[i]
 
 
 def _noted(path, notes, wider, labels):
@@ -160,9 +151,9 @@ def _arrow_reason(exc) -> str:
     return msg[:200]
 
 
-def _row_error(path, problem, batch) -> InputError:
+def _row_error(path, problem, col0, col1) -> InputError:
     status, row = problem
-    cells = [batch.column(0)[row].as_py(), batch.column(1)[row].as_py()]
+    cells = [col0[row].as_py(), col1[row].as_py()]
     text = "\t".join(cells)
     if status == BINARY:
         return InputError(f"{path}: not a text edge list: the line {shown(text)} holds control bytes (binary data?)")
