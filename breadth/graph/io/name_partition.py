@@ -31,6 +31,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from ..parallel import parallel_chunksize
 from .name_table import BINARY, EMPTY, OK, _hash, _trim, string_column, string_objects
 
 PART_VALUES = 1 << 16         # occurrences per partition: its table and bytes stay in cache
@@ -203,6 +204,11 @@ def _pieces(rows: int, per: int) -> np.ndarray:
 
 
 def encode_table(chunks):
+    with parallel_chunksize(1):         # pieces and partitions handed out one at a time: a busy core takes fewer
+        return _encode_table(chunks)
+
+
+def _encode_table(chunks):
     """(src ids, dst ids, labels, problem) of rows given as (col0, col1) pyarrow string arrays, chunk by
     chunk. ``labels``: the names in id order (object array of str). ``problem``: None, or (status, chunk,
     row) of the first row with an empty name or binary data (then the other results are None)."""
