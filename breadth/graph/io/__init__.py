@@ -20,7 +20,7 @@ leaves a partial file behind. Bad input raises ``breadth.InputError`` with a
 one-line message naming the file (and the line, for text formats).
 
 Modules: ``edgelist`` (with its numba parser ``edgelist_parser``, and ``names``
-with ``name_table`` for edge lists of vertex names), ``mtx``,
+with ``name_partition`` and ``name_table`` for edge lists of vertex names), ``mtx``,
 ``graph500bin`` and ``breadth.graph.native`` per format; ``edges``
 (format-neutral: building a graph from parsed edges, relabelling, the edge
 blocks writers walk), ``spill`` (an edge list, Matrix Market file or Graph500

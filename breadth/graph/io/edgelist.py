@@ -41,7 +41,7 @@ from ...progress import bar as progress_bar
 from ..types import Graph
 from ._common import (CHUNK_BYTES, ReadStats, check_input, finish_stats, gzip_error, is_gzip, open_binary,
                       output_stream, read_fully)
-from .edgelist_parser import HASH, INT64_MAX, NON_NUMERIC, error_message, parse_block
+from .edgelist_parser import HASH, INT64_MAX, NL, NON_NUMERIC, error_message, parse_block
 from .edges import edge_blocks, graph_from_edges, sparse_id_note
 from .names import named_chunks, open_from, separator, shown
 from .text import format_rows
@@ -284,12 +284,20 @@ def edge_chunks(path, num_vertices=None, progress=None, stats: ReadStats | None 
 
 
 def _line_at(block, pos, line_base):
-    """(line number, bytes) of the line holding byte ``pos`` of ``block``."""
-    buf = bytes(block)
-    start = buf.rfind(b"\n", 0, pos) + 1
-    end = buf.find(b"\n", pos)
-    end = len(buf) if end < 0 else end
-    return line_base + buf.count(b"\n", 0, start) + 1, buf[start:end].strip()
+    """(line number, bytes) of the line holding byte ``pos`` of ``block`` (only the bytes up to its end
+    are looked at: the first name of a file of names is near the start of a 64 MiB block)."""
+    before = np.flatnonzero(block[:pos] == NL)
+    start = int(before[-1]) + 1 if before.size else 0
+    end, width = pos, 4096
+    while end < block.size:                # the line's end, in windows of growing width
+        window = bytes(block[end:end + width])
+        cut = window.find(b"\n")
+        if cut >= 0:
+            end += cut
+            break
+        end += len(window)
+        width *= 2
+    return line_base + before.size + 1, bytes(block[start:end]).strip()
 
 
 def _named(path, first_line, header, progress, notes, whole=False):

@@ -1,7 +1,8 @@
 """Vertex names to dense ids (numba): a hash table over the bytes of the names, filled in order of appearance.
 
 ``NameTable.encode(col0, col1)`` takes the two first columns of a batch of rows
-(pyarrow string arrays, as ``names`` reads them) and gives the int64 ids of both
+(pyarrow string arrays, as ``names`` streams them for the bounded-memory reader;
+the in-memory reader numbers a whole file with ``name_partition``) and gives the int64 ids of both
 ends of every edge row: a name seen before gets its id back, a new one the next
 id (so ids follow the order in which names first appear, source before target,
 as networkx numbers the nodes of ``read_edgelist``). Each column is first
@@ -10,7 +11,7 @@ the table hashes each distinct name of a batch once; the pass over the rows
 then maps the batch's codes to ids with integer lookups. Rows whose first field
 starts with ``#`` or ``%`` are comment lines and are dropped. Spaces around a
 name are not part of it. The table keeps each name's bytes once (an arena plus
-offsets) and hands them back as a pyarrow string array (``labels``). The loop is
+offsets) and hands them back as an object array of str (``labels``). The loop is
 one numba call per batch; it returns early when the table must grow (Python
 grows it and calls again), on an empty name, or on a control byte (binary data).
 """
@@ -140,8 +141,9 @@ def _rehash(slots, hashes, count):
         slots[j] = e
 
 
-def string_column(arr):
-    """(data bytes, int64 offsets) of a pyarrow string array (one chunk), without copying the bytes."""
+def string_column(arr, widen=True):
+    """(data bytes, offsets) of a pyarrow string array (one chunk), without copying the bytes; the
+    offsets int64 (a copy) when ``widen``, else the array's own int32 (int64 for large strings)."""
     import pyarrow as pa
 
     if isinstance(arr, pa.ChunkedArray):
@@ -150,7 +152,21 @@ def string_column(arr):
     bufs = arr.buffers()
     offsets = np.frombuffer(bufs[1], dtype=np.int64 if large else np.int32)[arr.offset:arr.offset + len(arr) + 1]
     data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None and bufs[2].size else np.zeros(0, np.uint8)
-    return data, offsets.astype(np.int64)
+    return data, (offsets.astype(np.int64) if widen else offsets)
+
+
+def string_objects(offsets, data) -> np.ndarray:
+    """The strings data[offsets[i]:offsets[i + 1]] (UTF-8), as an object array of str."""
+    import pyarrow as pa
+
+    count = offsets.size - 1
+    if data.size < 2**31:
+        arr = pa.Array.from_buffers(pa.string(), count, [None, pa.py_buffer(offsets.astype(np.int32)),
+                                                         pa.py_buffer(data)])
+    else:
+        arr = pa.Array.from_buffers(pa.large_string(), count, [None, pa.py_buffer(offsets.astype(np.int64)),
+                                                               pa.py_buffer(data)])
+    return arr.to_numpy(zero_copy_only=False).astype(object, copy=False)
 
 
 class NameTable:
@@ -211,14 +227,5 @@ class NameTable:
 
     def labels(self) -> np.ndarray:
         """The names in id order, as an object array of str."""
-        import pyarrow as pa
-
         count, used = int(self.state[0]), int(self.state[1])
-        offsets = self.starts[:count + 1]
-        if used < 2**31:
-            arr = pa.Array.from_buffers(pa.string(), count, [None, pa.py_buffer(offsets.astype(np.int32)),
-                                                             pa.py_buffer(self.arena[:used].copy())])
-        else:
-            arr = pa.Array.from_buffers(pa.large_string(), count, [None, pa.py_buffer(offsets.copy()),
-                                                                   pa.py_buffer(self.arena[:used].copy())])
-        return arr.to_numpy(zero_copy_only=False).astype(object, copy=False)
+        return string_objects(self.starts[:count + 1], self.arena[:used].copy())

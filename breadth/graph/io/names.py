@@ -1,17 +1,19 @@
 """Edge lists whose vertices are names (``Napoleon<TAB>Myriel``, ``alice,bob``): pyarrow tokenizes, numba numbers.
 
-``edgelist.edge_chunks`` reads numeric files with its own parser and comes here
-when a token is not a number. The text is tokenized by pyarrow's streaming CSV
-reader (``pyarrow.csv.open_csv``, in the ``io`` extra) with the separator of the
-first data line (a tab, else a comma, else a space; quotes are honoured in
-comma-separated files), from the first data line on (the leading comment lines
-are skipped, and the first data line too when it is a column header). The first
-two fields of each row are names; ``name_table.NameTable`` gives them dense ids
-in order of first appearance and keeps the names, which become the graph's
-labels (``Graph.vertex_ids``, an object array of str). Rows of another width
-than the first (more fields: weights; a space-separated row with a double space)
-are split by Python's ``str.split`` (or the ``csv`` module) in the reader's
-callback; a row of one field is an error naming its text.
+``edgelist.edge_chunks`` reads numeric files with its own parser and comes here when
+a token is not a number. The text is tokenized by pyarrow's CSV reader (the ``io``
+extra: ``read_csv`` for the whole text in memory, ``open_csv`` block by block for
+bounded memory) with the separator of the first data line (a tab, else a comma, else
+a space; quotes are honoured in comma-separated files), from the first data line on
+(the leading comment lines are skipped, and the first data line too when it is a
+column header). The first two fields of each row are names, given dense ids in order
+of first appearance and kept as the graph's labels (``Graph.vertex_ids``, an object
+array of str): by ``name_partition`` for the in-memory reader (the whole text at
+once, all threads), by ``name_table.NameTable`` batch by batch for the
+bounded-memory one. Rows of another width than the first (more fields: weights; a
+space-separated row with a double space) are split by Python's ``str.split`` (or the
+``csv`` module) in the reader's callback; a row of one field is an error naming its
+text.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import csv
 import os
 
 from ...errors import InputError
+from .name_partition import encode_table
 from .name_table import BINARY, EMPTY, NameTable
 
 BLOCK_BYTES = 1 << 24
@@ -84,15 +87,13 @@ def named_chunks(path, stream, sep: str, first_fields: int, notes: list, whole: 
     table = NameTable()
     wider = first_fields > 2
     try:
-        if whole:                 # one dictionary per column over the whole file: each name hashed once here
-            whole_table = pacsv.read_csv(stream, read_options=ropt, parse_options=popt, convert_options=copt)
-            reader = [whole_table] if whole_table.num_rows else []
-        else:
-            reader = pacsv.open_csv(stream, read_options=ropt, parse_options=popt, convert_options=copt)
-        for batch in reader:
+        if whole:
+            labels, wider = yield from _whole(path, stream, ropt, popt, copt, odd, sep, wider)
+            return _noted(path, notes, wider, labels)
+        for batch in pacsv.open_csv(stream, read_options=ropt, parse_options=popt, convert_options=copt):
             s, d, problem = table.encode(batch.column(0), batch.column(1))
             if problem is not None:
-                raise _row_error(path, problem, batch)
+                raise _row_error(path, problem, batch.column(0), batch.column(1))
             if s.size:
                 yield s, d
             if odd:
@@ -108,9 +109,35 @@ def named_chunks(path, stream, sep: str, first_fields: int, notes: list, whole: 
         wider |= more
         if s.size:
             yield s, d
+    return _noted(path, notes, wider, table.labels())
+
+
+def _whole(path, stream, ropt, popt, copt, odd, sep, wider):
+    """The in-memory reader: the whole text tokenized at once (``read_csv``, all threads), the rows of
+    another width appended, every name numbered by ``name_partition``. Yields (src, dst) once; returns
+    (labels, wider)."""
+    pa, pacsv = pyarrow_csv()
+    whole_table = pacsv.read_csv(stream, read_options=ropt, parse_options=popt, convert_options=copt)
+    chunks = list(zip(whole_table.column(0).chunks, whole_table.column(1).chunks))
+    del whole_table
+    if odd:
+        first, second, more = _odd_fields(path, odd, sep)
+        wider |= more
+        odd.clear()
+        chunks.append((pa.array(first, pa.string()), pa.array(second, pa.string())))
+    s, d, labels, problem = encode_table(chunks)
+    if problem is not None:
+        status, chunk, row = problem
+        raise _row_error(path, (status, row), *chunks[chunk])
+    if s.size:
+        yield s, d
+    return labels, wider
+
+
+def _noted(path, notes, wider, labels):
     if wider:
         notes.append(f"{_base(path)}: columns after the second (weights?) were ignored")
-    return table.labels()
+    return labels
 
 
 def _base(path) -> str:
@@ -124,9 +151,9 @@ def _arrow_reason(exc) -> str:
     return msg[:200]
 
 
-def _row_error(path, problem, batch) -> InputError:
+def _row_error(path, problem, col0, col1) -> InputError:
     status, row = problem
-    cells = [batch.column(0)[row].as_py(), batch.column(1)[row].as_py()]
+    cells = [col0[row].as_py(), col1[row].as_py()]
     text = "\t".join(cells)
     if status == BINARY:
         return InputError(f"{path}: not a text edge list: the line {shown(text)} holds control bytes (binary data?)")
@@ -135,10 +162,9 @@ def _row_error(path, problem, batch) -> InputError:
     return InputError(f"{path}: unreadable edge line {shown(text)}")  # pragma: no cover - every status is named
 
 
-def _odd_rows(path, rows, sep, table):
-    """Ids of rows pyarrow found of another width than the first: split here (few, in most files)."""
-    import pyarrow as pa
-
+def _odd_fields(path, rows, sep):
+    """(first names, second names, wider) of rows pyarrow found of another width than the first: split
+    here (few, in most files); comment and blank rows dropped, a row of one field an error."""
     first, second = [], []
     wider = False
     for text in rows:
@@ -152,6 +178,14 @@ def _odd_rows(path, rows, sep, table):
         wider |= len(fields) > 2
         first.append(fields[0])
         second.append(fields[1])
+    return first, second, wider
+
+
+def _odd_rows(path, rows, sep, table):
+    """Ids of the rows of another width (``_odd_fields``), numbered by ``table``."""
+    import pyarrow as pa
+
+    first, second, wider = _odd_fields(path, rows, sep)
     s, d, problem = table.encode(pa.array(first, pa.string()), pa.array(second, pa.string()))
     if problem is not None:
         status, row = problem
