@@ -86,7 +86,9 @@ def compose(func, table: dict[str, str], preamble: str | None = None, sections: 
     head, body_of, order = _sections(inspect.cleandoc(func.__doc__ or ""))
     own = _entries(body_of.get("Args", []))
     args = []
-    for name, param in inspect.signature(func).parameters.items():
+    for i, (name, param) in enumerate(inspect.signature(func).parameters.items()):
+        if i == 0 and name in ("self", "cls"):
+            continue
         if name in own:
             args += own[name]
         elif name in table:

@@ -216,20 +216,17 @@ def test_parser_matches_reference(tmp_path_factory, rows):
 
 
 # ---------------------------------------------------------------- errors (file, line, problem)
-@pytest.mark.parametrize("text, pattern", [
-    ("0 1\n-4 2\n", r"line 2: negative vertex id -4"),
-    ("0 1\n\n7\n", r"line 3: only one column"),
-    ("# header\n0 1\n5 99999999999999999999\n", r"line 3: vertex id 9+\.\.\. does not fit in int64"),
+@pytest.mark.parametrize("text, pattern, options", [
+    ("0 1\n-4 2\n", r"line 2: negative vertex id -4", {}),
+    ("0 1\n\n7\n", r"line 3: only one column", {}),
+    ("# header\n0 1\n5 99999999999999999999\n", r"line 3: vertex id 9+\.\.\. does not fit in int64", {}),
+    ("0 1\n1 2\n2 9\n", r"line 3: vertex id 9 is beyond the declared vertex count 5",
+     {"num_vertices": 5}),
+    ("# breadth: vertices=3 directed=0\n0 1\n1 3\n",
+     r"g\.txt: line 3: vertex id 3 is beyond the declared vertex count 3", {}),
 ])
-def test_bad_lines(tmp_path, text, pattern):
-    read_fails(write_text(tmp_path, text), pattern)
-
-
-def test_id_beyond_declared_vertex_count(tmp_path):
-    p = write_text(tmp_path, "0 1\n1 2\n2 9\n")
-    read_fails(p, r"line 3: vertex id 9 is beyond the declared vertex count 5", num_vertices=5)
-    header = write_text(tmp_path, "# breadth: vertices=3 directed=0\n0 1\n1 3\n", "h.txt")
-    read_fails(header, r"h\.txt: line 3: vertex id 3 is beyond the declared vertex count 3")
+def test_bad_lines(tmp_path, text, pattern, options):
+    read_fails(write_text(tmp_path, text), pattern, **options)
 
 
 def test_missing_file_and_directory(tmp_path):
