@@ -19,41 +19,21 @@ a quiet machine.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+
+import graph500_runs  # noqa: E402  (bench/, beside this file)
 
 THRESHOLDS = ["8", "16", "32", "64", "128", "256", "512", "1024", "auto"]
 
 
 def graph500(args, partition, exchange=None, threshold=None, mask=None):
-    from breadth.distributed.launch import find_mpiexec, mpi_flavour, mpiexec_command, mpiexec_env
-
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.json")
-        argv = ["graph500", "--scale", str(args.scale), "--roots", str(args.roots), "--quiet", "--json", out,
-                "--partition", partition]
-        argv += [] if args.validate else ["--no-validate"]
-        argv += ["--exchange", exchange] if exchange else []
-        argv += ["--threshold", threshold] if threshold else []
-        argv += ["--delegate-mask", mask] if mask else []
-        env = dict(os.environ)
-        env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        exe = find_mpiexec()
-        flavour = mpi_flavour(exe)
-        env.update({k: v for k, v in mpiexec_env(flavour).items() if k.startswith("OMPI_ALLOW")})
-        proc = subprocess.run(mpiexec_command(args.ranks, argv, exe, flavour), capture_output=True, text=True,
-                              env=env, cwd=ROOT)
-        if proc.returncode != 0:
-            raise SystemExit(f"failed ({proc.returncode}): {' '.join(argv)}\n{proc.stdout[-2000:]}\n"
-                             f"{proc.stderr[-3000:]}")
-        with open(out) as f:
-            return json.load(f)
+    extra = ["--partition", partition] + (["--exchange", exchange] if exchange else [])
+    extra += (["--threshold", threshold] if threshold else []) + (["--delegate-mask", mask] if mask else [])
+    return graph500_runs.graph500(args, extra, ranks=args.ranks)
 
 
 def row(label, d):
@@ -127,9 +107,7 @@ def main():
               f"{cell(r['mask_levels'], 8, '.1f')}{cell(r['mask_model_bytes'], 12, '.4g')}{r['levels']:>7.1f}{cell(r['threshold'], 6, '')}"
               f"{cell(r['delegates'], 8, '')}{cell(r['nn_percent'], 7, '.1f')}{cell(r.get('sub_bytes'), 12, '')}"
               f"{cell(r.get('csr_bytes'), 11, '')}{cell(r.get('edge_list_bytes'), 11, '')}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=2)
+    graph500_runs.write_rows(args.json, rows)
 
 
 if __name__ == "__main__":

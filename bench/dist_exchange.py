@@ -16,14 +16,13 @@ cores / ranks-per-host numba threads (at least 1), so P ranks on 2 cores share t
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+
+import graph500_runs  # noqa: E402  (bench/, beside this file)
 
 # Graph500 reference MPI code (graph500 3.0.0), harmonic-mean TEPS, quiet machine, Open MPI
 # (measured on a quiet 2-core machine, 2026-11-22): {scale: {ranks: (low, high)}}
@@ -32,34 +31,10 @@ REFERENCE_MPI = {16: {1: (9.1e7, 10.1e7), 2: (7.1e7, 7.5e7), 4: (6.7e7, 6.7e7)},
                  20: {1: (4.9e7, 5.2e7), 2: (5.5e7, 5.5e7), 4: (5.2e7, 5.2e7)}}
 
 
-def run(cmd, env):
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
-    if proc.returncode != 0:
-        raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
-    return proc
-
-
 def graph500(args, ranks=None, exchange=None, fanout=None):
-    from breadth.distributed.launch import find_mpiexec, mpi_flavour, mpiexec_command, mpiexec_env
-
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "r.json")
-        argv = ["graph500", "--scale", str(args.scale), "--roots", str(args.roots), "--quiet", "--json", out]
-        if not args.validate:
-            argv.append("--no-validate")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        if ranks is None:
-            cmd = [sys.executable, "-m", "breadth"] + argv
-        else:
-            argv += ["--partition", "1d", "--exchange", exchange] + (["--fanout", str(fanout)] if fanout else [])
-            exe = find_mpiexec()
-            flavour = mpi_flavour(exe)
-            cmd = mpiexec_command(ranks, argv, exe, flavour)
-            env.update({k: v for k, v in mpiexec_env(flavour).items() if k.startswith("OMPI_ALLOW")})
-        run(cmd, env)
-        with open(out) as f:
-            return json.load(f)
+    extra = [] if ranks is None else ["--partition", "1d", "--exchange", exchange]
+    extra += ["--fanout", str(fanout)] if fanout else []
+    return graph500_runs.graph500(args, extra, ranks=ranks)
 
 
 def row(label, ranks, d, base_teps):
@@ -109,9 +84,7 @@ def main():
     if ref:
         print("ref MPI TEPS: the Graph500 reference MPI code on this kind of machine (quiet, 2026-11-22); "
               "single-node row compared with its 1-rank figure")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=2)
+    graph500_runs.write_rows(args.json, rows)
 
 
 if __name__ == "__main__":

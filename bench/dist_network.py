@@ -35,6 +35,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+
+import graph500_runs  # noqa: E402  (bench/, beside this file)
 RANK = os.path.join(ROOT, "bench", "dist_network_rank.py")
 
 LAYOUTS = [("1d", "alltoall", {}), ("1d", "butterfly", {"fanout": 1}), ("1d", "butterfly", {"fanout": 2}),
@@ -230,9 +232,7 @@ def main():
     inside = [r for r in bound if abs(r["comm_ratio"] - 1) <= 0.3]
     print(f"bandwidth-bound runs (model's bytes/bandwidth >= 50% of its communication): {len(bound)}; "
           f"communication within +-30% of the model: {len(inside)}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=2)
+    graph500_runs.write_rows(args.json, rows)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""Shared by the interrupt load tests: wait until a job is running, signal it as a user would, and
-bound how long it takes to end."""
+"""Shared by the interrupt load tests: wait until a job is running, signal it as a user would, bound
+how long it takes to end, and find the processes it left."""
+import os
 import signal
 import subprocess
 import time
@@ -25,3 +26,18 @@ def interrupt_when_ready(proc, ready, how, bound, what):
         pytest.fail(f"{how}: {what} had not ended {bound:g} s after the signal")
     return out, time.monotonic() - sent
 
+
+
+def carrying(marker: bytes) -> list[int]:
+    """The processes whose environment holds ``marker`` (a ``NAME=value`` entry the job's launcher set,
+    so every process it started inherits it)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if marker in f.read().split(b"\0"):
+                        out.append(int(entry))
+            except OSError:
+                pass
+    return out

@@ -12,8 +12,6 @@ from .dist_options import add_dist_options
 from .helpformat import examples
 from .ids import VertexIds, add_ids_option
 
-_PARSER = None   # this subcommand's parser (``--ranks`` rebuilds the command line from it)
-
 
 def register(sub):
     p = sub.add_parser(
@@ -54,9 +52,7 @@ def register(sub):
     add_quiet_option(p)
     add_threads_option(p)
     add_dist_options(p)
-    p.set_defaults(run=run)
-    global _PARSER
-    _PARSER = p
+    p.set_defaults(run=run, parser=p)      # ``--ranks`` rebuilds the command line from the parser
 
 
 def check_outputs(args, ids: VertexIds) -> None:
@@ -194,7 +190,7 @@ def run_distributed(args) -> int:
                 print(format_choice(choice, result.seconds))
         return 0
 
-    return run_on_ranks(_PARSER, args, "bfs", body)
+    return run_on_ranks(args.parser, args, "bfs", body)
 
 
 def file_labels(path, num_vertices: int):

@@ -7,8 +7,6 @@ from .common import (add_device_option, add_quiet_option, add_search_options, ad
 from .dist_options import add_dist_options
 from .helpformat import examples
 
-_PARSER = None   # this subcommand's parser (``--ranks`` rebuilds the command line from it)
-
 
 def register(sub):
     p = sub.add_parser(
@@ -63,9 +61,7 @@ def register(sub):
     add_quiet_option(p, "no progress bars")
     add_threads_option(p)
     add_dist_options(p)
-    p.set_defaults(run=run)
-    global _PARSER
-    _PARSER = p
+    p.set_defaults(run=run, parser=p)      # ``--ranks`` rebuilds the command line from the parser
 
 
 def wrote_plot(args) -> None:
@@ -173,4 +169,4 @@ def run_distributed(args) -> int:
                 wrote_plot(args)
         return 0
 
-    return run_on_ranks(_PARSER, args, "graph500", body)
+    return run_on_ranks(args.parser, args, "graph500", body)

@@ -85,13 +85,11 @@ class DistEngine(EngineBuild):
 
     Examples:
         >>> from breadth.distributed import DistEngine
+        >>> from breadth.graph500 import Graph500Config, run_benchmark
         >>> engine = DistEngine(partition="1d", exchange="alltoall")
-        >>> engine.generate(6, 16, 1)
-        >>> engine.construct()
-        >>> engine.after_construct()
-        >>> r = engine.search(17)
-        >>> engine.validate(17, r).reached, engine.nedge(r)
-        (63, 969)
+        >>> res = run_benchmark(Graph500Config(scale=6, nroots=2), engine, progress=False)
+        >>> res.nbfs, res.nedges, engine.nprocs
+        (2, [969, 969], 1)
     """
 
     def __init__(self, exchange=None, fanout=1, algorithm="do", alpha=ALPHA, beta=BETA, directed=False,

@@ -54,16 +54,38 @@ class Exchange(ABC):
 
     @abstractmethod
     def messages_per_level(self, direction: int) -> int:
-        """Exchange messages of one level in ``direction`` (policy.TD / policy.BU), summed over ranks."""
+        """Exchange messages of one level, summed over ranks (the schedule ``Comm`` must count).
+
+        Args:
+            direction: ``policy.TD`` or ``policy.BU``.
+
+        Returns:
+            The message count.
+        """
 
     def operation_messages(self, direction: int) -> dict[str, int]:
-        """Per labelled operation, its exchange messages in one level of ``direction``, summed over ranks."""
+        """Per labelled operation (``operations``), its exchange messages in one level, summed over ranks.
+
+        Args:
+            direction: ``policy.TD`` or ``policy.BU``.
+
+        Returns:
+            A dict operation name -> message count (empty: no labelled operations).
+        """
         return {}
 
     def messages_after_levels(self) -> int:
-        """Exchange messages of the step after the last level, summed over ranks (0: no such step)."""
+        """Exchange messages of the step after the last level, summed over ranks.
+
+        Returns:
+            The message count (0: no such step).
+        """
         return 0
 
     def describe(self) -> dict:
-        """The exchange and its parameters, for reports (``fanout`` None when it has none)."""
+        """The exchange and its parameters, for reports.
+
+        Returns:
+            A dict: ``exchange`` (its name), ``fanout`` (None when it has none) and its own entries.
+        """
         return {"exchange": self.name, "fanout": None}

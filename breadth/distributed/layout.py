@@ -75,7 +75,11 @@ class Param:
         return self.flag.lstrip("-").replace("-", "_")
 
     def translations(self) -> list:
-        """(API wording, CLI wording) of this parameter's messages (``cli.messages.translate``)."""
+        """How this parameter's messages read on the command line (``cli.messages.translate``).
+
+        Returns:
+            (API wording pattern, CLI wording) pairs.
+        """
         return [(rf"^{self.name} must", f"{self.flag} must"), (rf"\b{self.name}=", f"{self.flag} ")]
 
 
@@ -132,12 +136,25 @@ class Layout:
         return f"{self.partition}/{self.exchange}"
 
     def param(self, name: str) -> Param | None:
-        """The parameter called ``name`` (None: the layout has none)."""
+        """The parameter called ``name``.
+
+        Args:
+            name: the parameter's API name.
+
+        Returns:
+            Its ``Param``, or None when the layout has none of that name.
+        """
         return next((p for p in self.params if p.name == name), None)
 
     def engine_kwargs(self, params: dict) -> dict:
-        """``DistEngine`` keyword arguments for this layout with ``params`` (its parameters' values by
-        name; names it does not declare are left out)."""
+        """``DistEngine`` keyword arguments for this layout.
+
+        Args:
+            params: its parameters' values by name (names it does not declare are left out).
+
+        Returns:
+            ``partition``, ``exchange``, keyword parameters and the ``params`` dict.
+        """
         out = {"partition": self.partition, "exchange": self.exchange, "params": {}}
         for key, value in params.items():
             spec = self.param(key)

@@ -114,12 +114,13 @@ def params() -> tuple[Param, ...]:
     """Every registered layout's parameters, one per flag, in registration order.
 
     Returns:
-        A tuple of ``Param``.
+        A tuple of ``Param`` (a flag shared by several layouts appears once).
 
     Examples:
         >>> from breadth.distributed import registry
-        >>> "--fanout" in [p.flag for p in registry.params()]
-        True
+        >>> fanout = next(p for p in registry.params() if p.flag == "--fanout")
+        >>> fanout.name, fanout.default, fanout.keyword
+        ('fanout', 1, True)
     """
     out = {}
     for lay in layouts():

@@ -20,11 +20,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..docstrings import shared_args
 from ..errors import InputError
 from . import labels as _labels
 from .build import BuildInfo, build_csr, build_directed_csr, check_edge_arrays, csr_violations
 from .interop import GraphInterop
 from .memory import choose_index_dtype
+
+# the vertex argument of the neighbour lookups (``breadth.docstrings.shared_args``)
+_VERTEX = {"v": "a vertex id."}
+_NOT_A_VERTEX = {"Raises": "InputError: ``v`` is not a vertex."}
+
+
+def _row(indptr, indices, v: int) -> np.ndarray:
+    """Row ``v`` of a CSR as int64."""
+    return indices[indptr[v]:indptr[v + 1]].astype(np.int64)
 
 
 def _check_csr(indptr, indices, n, what):
@@ -271,26 +281,18 @@ class Graph(GraphInterop):
         return int(self.indptr[-1])
 
     def out_degree(self) -> np.ndarray:
-        """Out-degree of every vertex (int64 array).
+        """Out-degree of every vertex (see ``degree`` for an example).
 
         Returns:
             An int64 array of n degrees.
-
-        Examples:
-            >>> breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True).out_degree()
-            array([2, 1, 0])
         """
         return np.diff(self.indptr)
 
     def in_degree(self) -> np.ndarray:
-        """In-degree of every vertex (the out-degree on an undirected graph).
+        """In-degree of every vertex (the out-degree on an undirected graph; see ``degree``).
 
         Returns:
             An int64 array of n degrees.
-
-        Examples:
-            >>> breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True).in_degree()
-            array([0, 1, 2])
         """
         return np.diff(self.in_indptr)
 
@@ -303,46 +305,34 @@ class Graph(GraphInterop):
         Examples:
             >>> breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]).degree()
             array([1, 2, 2, 1])
+            >>> g = breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True)
+            >>> g.degree(), g.out_degree(), g.in_degree()
+            (array([2, 1, 0]), array([2, 1, 0]), array([0, 1, 2]))
         """
         return self.out_degree()
 
+    @shared_args(_VERTEX, sections=_NOT_A_VERTEX)
     def neighbors(self, v: int) -> np.ndarray:
         """Out-neighbours of v as int64.
-
-        Args:
-            v: a vertex id.
 
         Returns:
             The out-neighbours, ascending.
 
-        Raises:
-            InputError: ``v`` is not a vertex.
-
         Examples:
-            >>> breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True).neighbors(0)
-            array([1, 2])
+            >>> g = breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True)
+            >>> g.neighbors(0), g.in_neighbors(2)
+            (array([1, 2]), array([0, 1]))
         """
-        v = self._vertex(v)
-        return self.indices[self.indptr[v]:self.indptr[v + 1]].astype(np.int64)
+        return _row(self.indptr, self.indices, self._vertex(v))
 
+    @shared_args(_VERTEX, sections=_NOT_A_VERTEX)
     def in_neighbors(self, v: int) -> np.ndarray:
-        """In-neighbours of ``v`` (int64 array; the neighbours on an undirected graph).
-
-        Args:
-            v: a vertex id.
+        """In-neighbours of ``v`` (int64 array; the neighbours on an undirected graph; see ``neighbors``).
 
         Returns:
             The in-neighbours, ascending.
-
-        Raises:
-            InputError: ``v`` is not a vertex.
-
-        Examples:
-            >>> breadth.Graph.from_edges([0, 0, 1], [1, 2, 2], directed=True).in_neighbors(2)
-            array([0, 1])
         """
-        v = self._vertex(v)
-        return self.in_indices[self.in_indptr[v]:self.in_indptr[v + 1]].astype(np.int64)
+        return _row(self.in_indptr, self.in_indices, self._vertex(v))
 
     @property
     def nbytes(self) -> int:

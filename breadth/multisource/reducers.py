@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import as_graph, as_vertex_ids
+from ..docstrings import shared_args
 from ..errors import InputError
 from ..kernels.policy import ALPHA, BETA
 from .plan import Traversal
@@ -167,6 +168,17 @@ def closeness_scores(reached, distance_sum, n: int, wf_improved: bool = True) ->
     return c
 
 
+# the reducers' shared parameters and errors (``breadth.docstrings.shared_args``)
+_REDUCER_ARGS = {
+    "graph": "a ``breadth.Graph`` or a scipy sparse matrix.",
+    "sources": "the source vertices (None: every vertex).",
+    "options": "keyword arguments of ``msbfs`` (see ``multi_bfs``): ``groupby``, ``group_size``, ``words``, "
+               "``algorithm``, ``alpha``, ``beta``, ``max_depth``, ``progress``, ``checkpoint``, ``comm``, "
+               "``device``.",
+}
+
+
+@shared_args(_REDUCER_ARGS, sections={"Raises": "InputError: a source out of range or a bad option."})
 def closeness(graph, sources=None, *, wf_improved=True, direction="in", **options) -> np.ndarray | None:
     """Closeness centrality of each source (every vertex by default), as networkx computes it.
 
@@ -178,21 +190,13 @@ def closeness(graph, sources=None, *, wf_improved=True, direction="in", **option
     traversal counts the vertices reached per level.
 
     Args:
-        graph: a ``breadth.Graph`` or a scipy sparse matrix.
-        sources: the vertices to score (None: every vertex).
         wf_improved: scale by the reachable fraction (networkx's default).
         direction: on a directed graph, "in" uses the distances *to* u (networkx's
             convention), "out" the distances from u.
-        **options: keyword arguments of ``msbfs`` (see ``multi_bfs``): ``groupby``,
-            ``group_size``, ``words``, ``algorithm``, ``alpha``, ``beta``, ``max_depth``,
-            ``progress``, ``checkpoint``, ``comm``, ``device``.
 
     Returns:
         float64 scores, one per source; None on the ranks other than 0 when ``comm`` spreads
             the work over MPI ranks.
-
-    Raises:
-        InputError: a source out of range or a bad option.
 
     Examples:
         >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
@@ -207,24 +211,17 @@ def closeness(graph, sources=None, *, wf_improved=True, direction="in", **option
     return _reduce(graph, sources, direction, options, fn)
 
 
+@shared_args(_REDUCER_ARGS, sections={"Raises": "InputError: a source out of range or a bad option."})
 def harmonic_centrality(graph, sources=None, *, direction="in", **options) -> np.ndarray | None:
     """Harmonic centrality: sum over other vertices v of 1 / d(v, u), unreachable ones adding 0.
 
     Args:
-        graph: a ``breadth.Graph`` or a scipy sparse matrix.
-        sources: the vertices to score (None: every vertex).
         direction: on a directed graph, "in" sums 1 / d(v, u), the distances *to* u (as
             networkx); "out" sums 1 / d(u, v).
-        **options: keyword arguments of ``msbfs`` (see ``multi_bfs``): ``groupby``,
-            ``group_size``, ``words``, ``algorithm``, ``alpha``, ``beta``, ``max_depth``,
-            ``progress``, ``checkpoint``, ``comm``, ``device``.
 
     Returns:
         float64 scores, one per source; None on the ranks other than 0 when ``comm`` spreads
             the work over MPI ranks.
-
-    Raises:
-        InputError: a source out of range or a bad option.
 
     Examples:
         >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])
@@ -234,6 +231,7 @@ def harmonic_centrality(graph, sources=None, *, direction="in", **options) -> np
     return _reduce(graph, sources, direction, options, lambda g, res: res.harmonic)
 
 
+@shared_args(_REDUCER_ARGS, sections={"Raises": "InputError: a source out of range or a bad option."})
 def eccentricity(graph, sources=None, *, direction="out", **options) -> np.ndarray | None:
     """Eccentricity of each source: its largest BFS depth (int64).
 
@@ -242,19 +240,11 @@ def eccentricity(graph, sources=None, *, direction="out", **options) -> np.ndarr
     infinite, it is the eccentricity within the part the source reaches.
 
     Args:
-        graph: a ``breadth.Graph`` or a scipy sparse matrix.
-        sources: the vertices (None: every vertex).
         direction: "out" follows out-edges (networkx's); "in" follows them backwards.
-        **options: keyword arguments of ``msbfs`` (see ``multi_bfs``): ``groupby``,
-            ``group_size``, ``words``, ``algorithm``, ``alpha``, ``beta``, ``max_depth``,
-            ``progress``, ``checkpoint``, ``comm``, ``device``.
 
     Returns:
         int64 eccentricities, one per source; None on the ranks other than 0 when ``comm``
             spreads the work over MPI ranks.
-
-    Raises:
-        InputError: a source out of range or a bad option.
 
     Examples:
         >>> g = breadth.Graph.from_edges([0, 1, 2], [1, 2, 3])

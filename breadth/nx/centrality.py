@@ -20,13 +20,8 @@ from .registry import implements
 def closeness_centrality(G, u=None, distance=None, wf_improved=True):
     """{node: closeness} of every node, or the closeness of ``u``, as networkx computes it.
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
     Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
         u: one node, or None for every node.
-        distance: must be None for breadth (edge distances: networkx runs the call).
         wf_improved: scale by the fraction of nodes reached (Wasserman and Faust), as networkx.
 
     Returns:
@@ -85,13 +80,8 @@ def _harmonic_subset(G: BreadthGraph, targets: np.ndarray, sources: np.ndarray) 
 def harmonic_centrality(G, nbunch=None, distance=None, sources=None):
     """{node in nbunch: sum over sources of 1/distance to the node} (networkx's definition).
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
     Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
         nbunch: the nodes to score (None: every node).
-        distance: must be None for breadth (edge distances: networkx runs the call).
         sources: the nodes whose distances count (None: every node).
 
     Returns:

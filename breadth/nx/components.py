@@ -30,12 +30,6 @@ def _components(G: BreadthGraph, weak: bool):
 def connected_components(G):
     """Sets of nodes, one per connected component, in the order networkx yields them.
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-
     Returns:
         A generator of sets of nodes.
 
@@ -54,12 +48,6 @@ def connected_components(G):
 @implements
 def weakly_connected_components(G):
     """Sets of nodes, one per weakly connected component of a digraph, in networkx's order.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
 
     Returns:
         A generator of sets of nodes.
@@ -80,12 +68,6 @@ def weakly_connected_components(G):
 def number_connected_components(G):
     """The number of connected components.
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-
     Returns:
         The count (int).
 
@@ -104,12 +86,6 @@ def number_connected_components(G):
 @implements
 def is_connected(G):
     """True if the graph is connected (networkx raises for the null graph).
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
 
     Returns:
         Whether every node reaches every other.
@@ -136,11 +112,7 @@ def is_connected(G):
 def node_connected_component(G, n):
     """The set of nodes in the component of node ``n`` (KeyError if ``n`` is not a node, as networkx).
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
     Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
         n: the node.
 
     Returns:

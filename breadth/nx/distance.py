@@ -61,14 +61,9 @@ def _ecc_dict(G: BreadthGraph, v) -> dict:
 def eccentricity(G, v=None, sp=None, weight=None):
     """Eccentricity of ``v`` (a node), or {node: eccentricity} of ``v`` (nodes) or of all nodes.
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
     Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
         v: a node, a list of nodes, or None for every node.
         sp: must be None for breadth (precomputed lengths: networkx runs the call).
-        weight: must be None for breadth (weighted lengths: networkx runs the call).
 
     Returns:
         One int for a node, else a dict node -> eccentricity.
@@ -110,121 +105,57 @@ def _all_eccentricities(G: BreadthGraph, e, usebounds, weight) -> dict:
     return _ecc_dict(G, None)
 
 
+def _on_eccentricities(summary: str, returns: str, result: str):
+    """The docstring of diameter, radius, periphery and center: one shape, networkx's example graph."""
+    def decorate(func):
+        func.__doc__ = f"""{summary}
+
+        Returns:
+            {returns}
+
+        Raises:
+            NetworkXError: ``G`` is not connected, as networkx.
+
+        Examples:
+            >>> import networkx as nx
+            >>> G = nx.path_graph(4)
+            >>> nx.{func.__name__}(G, backend="breadth")
+            {result}
+        """
+        return func
+
+    return decorate
+
+
+def _nodes_at(ecc: dict, value) -> list:
+    return [v for v in ecc if ecc[v] == value]
+
+
 @implements
+@_on_eccentricities("The largest eccentricity.", "The diameter (int).", "3")
 def diameter(G, e=None, usebounds=False, weight=None):
-    """The largest eccentricity.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        e: must be None for breadth (precomputed eccentricities: networkx runs the call).
-        usebounds: accepted for networkx's signature; breadth computes every eccentricity exactly.
-        weight: must be None for breadth (weighted lengths: networkx runs the call).
-
-    Returns:
-        The diameter (int).
-
-    Raises:
-        NetworkXError: ``G`` is not connected, as networkx.
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.path_graph(4)
-        >>> nx.diameter(G, backend="breadth")
-        3
-    """
     return max(_all_eccentricities(G, e, usebounds, weight).values())
 
 
 @implements
+@_on_eccentricities("The smallest eccentricity.", "The radius (int).", "2")
 def radius(G, e=None, usebounds=False, weight=None):
-    """The smallest eccentricity.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        e: must be None for breadth (precomputed eccentricities: networkx runs the call).
-        usebounds: accepted for networkx's signature; breadth computes every eccentricity exactly.
-        weight: must be None for breadth (weighted lengths: networkx runs the call).
-
-    Returns:
-        The radius (int).
-
-    Raises:
-        NetworkXError: ``G`` is not connected, as networkx.
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.path_graph(4)
-        >>> nx.radius(G, backend="breadth")
-        2
-    """
     return min(_all_eccentricities(G, e, usebounds, weight).values())
 
 
 @implements
+@_on_eccentricities("Nodes whose eccentricity is the diameter, in graph order.", "A list of nodes.", "[0, 3]")
 def periphery(G, e=None, usebounds=False, weight=None):
-    """Nodes whose eccentricity is the diameter, in graph order.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        e: must be None for breadth (precomputed eccentricities: networkx runs the call).
-        usebounds: accepted for networkx's signature; breadth computes every eccentricity exactly.
-        weight: must be None for breadth (weighted lengths: networkx runs the call).
-
-    Returns:
-        A list of nodes.
-
-    Raises:
-        NetworkXError: ``G`` is not connected, as networkx.
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.path_graph(4)
-        >>> nx.periphery(G, backend="breadth")
-        [0, 3]
-    """
     ecc = _all_eccentricities(G, e, usebounds, weight)
-    d = max(ecc.values())
-    return [v for v in ecc if ecc[v] == d]
+    return _nodes_at(ecc, max(ecc.values()))
 
 
 @implements
+@_on_eccentricities("Nodes whose eccentricity is the radius, in graph order.", "A list of nodes.", "[1, 2]")
 def center(G, e=None, usebounds=False, weight=None):
-    """Nodes whose eccentricity is the radius, in graph order.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        e: must be None for breadth (precomputed eccentricities: networkx runs the call).
-        usebounds: accepted for networkx's signature; breadth computes every eccentricity exactly.
-        weight: must be None for breadth (weighted lengths: networkx runs the call).
-
-    Returns:
-        A list of nodes.
-
-    Raises:
-        NetworkXError: ``G`` is not connected, as networkx.
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.path_graph(4)
-        >>> nx.center(G, backend="breadth")
-        [1, 2]
-    """
     import networkx as nx
 
     if e is None and weight is None and usebounds is not True and not G.is_directed() and len(G) == 0:
         raise nx.NetworkXPointlessConcept("G has no nodes.")     # networkx asks is_tree(G) first
     ecc = _all_eccentricities(G, e, usebounds, weight)
-    r = min(ecc.values())
-    return [v for v in ecc if ecc[v] == r]
+    return _nodes_at(ecc, min(ecc.values()))

@@ -29,13 +29,8 @@ def _lengths(G: BreadthGraph, node, cutoff, reverse: bool) -> dict:
 def single_source_shortest_path_length(G, source, cutoff=None):
     """{node: distance from source}, up to ``cutoff``.
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
     Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
         source: the node searched from.
-        cutoff: the largest distance reported (None: no limit).
 
     Returns:
         A dict node -> distance, nearest first.
@@ -60,13 +55,8 @@ def single_source_shortest_path_length(G, source, cutoff=None):
 def single_target_shortest_path_length(G, target, cutoff=None):
     """{node: distance to target}, up to ``cutoff`` (in-edges of a digraph).
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
     Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
         target: the node the distances lead to.
-        cutoff: the largest distance reported (None: no limit).
 
     Returns:
         A dict node -> distance to ``target``, nearest first.
@@ -116,13 +106,6 @@ def _all_pairs(G: BreadthGraph, cutoff):
 def all_pairs_shortest_path_length(G, cutoff=None):
     """(node, {other: distance}) for every node, in graph order.
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        cutoff: the largest distance reported (None: no limit).
-
     Returns:
         A generator of ``(node, {other: distance})`` pairs.
 
@@ -152,14 +135,9 @@ def _pair_depth(G: BreadthGraph, source, target) -> int:
 def shortest_path_length(G, source=None, target=None, weight=None, method="dijkstra"):
     """Unweighted shortest path lengths, shaped by which of source/target are given (as networkx).
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
     Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
         source: the start node (None: every node).
         target: the end node (None: every node).
-        weight: must be None for breadth (weighted lengths: networkx runs the call).
         method: accepted for networkx's signature; unweighted lengths are BFS depths.
 
     Returns:
@@ -200,14 +178,6 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
 @implements
 def has_path(G, source, target):
     """True if there is a path from source to target.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        source: the start node.
-        target: the end node.
 
     Returns:
         Whether ``target`` is reachable from ``source``.

@@ -43,62 +43,42 @@ def _edges(G, source, reverse, depth_limit):
     yield from zip(G.labels(parent[kids]), G.labels(kids))
 
 
+def _on_tree(summary: str, returns: str, call: str, result: str, raised=" (raised on first iteration)"):
+    """The docstring of the BFS-tree functions (bfs_edges, bfs_tree, bfs_predecessors, bfs_successors):
+    ``call`` wraps ``CALL``, the call on networkx's path graph."""
+    def decorate(func):
+        example = call.replace("CALL", f'nx.{func.__name__}(G, 1, backend="breadth")')
+        func.__doc__ = f"""{summary}
+
+        Returns:
+            {returns}
+
+        Raises:
+            NetworkXError: ``source`` is not a node{raised}.
+
+        Examples:
+            >>> import networkx as nx
+            >>> G = nx.path_graph(4)
+            >>> {example}
+            {result}
+        """
+        return func
+
+    return decorate
+
+
 @implements
+@_on_tree("Tree edges (parent, child) of a BFS from ``source``, in networkx's order.",
+          "A generator of ``(parent, child)`` edges.", "list(CALL)", "[(1, 0), (1, 2), (2, 3)]")
 def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
-    """Tree edges (parent, child) of a BFS from ``source``, in networkx's order.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        source: the start node.
-        reverse: on a digraph, follow edges backwards.
-        depth_limit: the largest depth searched (None: no limit).
-        sort_neighbors: must be None for breadth (networkx runs a call with a callable itself).
-
-    Returns:
-        A generator of ``(parent, child)`` edges.
-
-    Raises:
-        NetworkXError: ``source`` is not a node (raised on first iteration).
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.path_graph(4)
-        >>> list(nx.bfs_edges(G, 1, backend="breadth"))
-        [(1, 0), (1, 2), (2, 3)]
-    """
     _no_sort(sort_neighbors)
     return _edges(G, source, reverse, depth_limit)
 
 
 @implements
+@_on_tree("The BFS tree from ``source`` as a networkx DiGraph.", "A ``networkx.DiGraph`` of the tree edges.",
+          "sorted(CALL.edges)", "[(1, 0), (1, 2), (2, 3)]", raised="")
 def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
-    """The BFS tree from ``source`` as a networkx DiGraph.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        source: the start node.
-        reverse: on a digraph, follow edges backwards.
-        depth_limit: the largest depth searched (None: no limit).
-        sort_neighbors: must be None for breadth (networkx runs a call with a callable itself).
-
-    Returns:
-        A ``networkx.DiGraph`` of the tree edges.
-
-    Raises:
-        NetworkXError: ``source`` is not a node.
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.path_graph(4)
-        >>> sorted(nx.bfs_tree(G, 1, backend="breadth").edges)
-        [(1, 0), (1, 2), (2, 3)]
-    """
     import networkx as nx
 
     _no_sort(sort_neighbors)
@@ -108,38 +88,12 @@ def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
     return T
 
 
-def _predecessors(G, source, depth_limit):
-    for parent, child in _edges(G, source, False, depth_limit):
-        yield child, parent
-
-
 @implements
+@_on_tree("(node, predecessor) pairs of a BFS from ``source``.",
+          "A generator of ``(node, parent)`` pairs, in BFS order.", "dict(CALL)", "{0: 1, 2: 1, 3: 2}")
 def bfs_predecessors(G, source, depth_limit=None, sort_neighbors=None):
-    """(node, predecessor) pairs of a BFS from ``source``.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        source: the start node.
-        depth_limit: the largest depth searched (None: no limit).
-        sort_neighbors: must be None for breadth (networkx runs a call with a callable itself).
-
-    Returns:
-        A generator of ``(node, parent)`` pairs, in BFS order.
-
-    Raises:
-        NetworkXError: ``source`` is not a node (raised on first iteration).
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.path_graph(4)
-        >>> dict(nx.bfs_predecessors(G, 0, backend="breadth"))
-        {1: 0, 2: 1, 3: 2}
-    """
     _no_sort(sort_neighbors)
-    return _predecessors(G, source, depth_limit)
+    return ((child, parent) for parent, child in _edges(G, source, False, depth_limit))
 
 
 def _successors(G, source, depth_limit):
@@ -159,30 +113,9 @@ def _successors(G, source, depth_limit):
 
 
 @implements
+@_on_tree("(node, [successors]) pairs of a BFS from ``source``, one per node with children.",
+          "A generator of ``(node, [children])`` pairs, in BFS order.", "dict(CALL)", "{1: [0, 2], 2: [3]}")
 def bfs_successors(G, source, depth_limit=None, sort_neighbors=None):
-    """(node, [successors]) pairs of a BFS from ``source``, one per node with children.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        source: the start node.
-        depth_limit: the largest depth searched (None: no limit).
-        sort_neighbors: must be None for breadth (networkx runs a call with a callable itself).
-
-    Returns:
-        A generator of ``(node, [children])`` pairs, in BFS order.
-
-    Raises:
-        NetworkXError: ``source`` is not a node (raised on first iteration).
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.path_graph(4)
-        >>> dict(nx.bfs_successors(G, 1, backend="breadth"))
-        {1: [0, 2], 2: [3]}
-    """
     _no_sort(sort_neighbors)
     return _successors(G, source, depth_limit)
 
@@ -213,11 +146,7 @@ def _layers(G, sources):
 def bfs_layers(G, sources):
     """Lists of nodes at each distance from ``sources`` (one node or an iterable of them).
 
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
     Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
         sources: a node, or an iterable of nodes searched together.
 
     Returns:
@@ -235,6 +164,32 @@ def bfs_layers(G, sources):
     return _layers(G, sources)
 
 
+def _on_reach(summary: str, call: str, result: str, graph="nx.DiGraph([(0, 1), (1, 2), (3, 2)])", **args):
+    """The docstring of descendants_at_distance, descendants and ancestors: a set of the nodes one
+    search reaches (``args``: parameter descriptions besides ``PARAMETERS``)."""
+    def decorate(func):
+        own = "".join(f"\n            {name}: {text}" for name, text in args.items())
+        func.__doc__ = f"""{summary}
+
+        Args:{own}
+
+        Returns:
+            A set of nodes.
+
+        Raises:
+            NetworkXError: ``source`` is not a node.
+
+        Examples:
+            >>> import networkx as nx
+            >>> G = {graph}
+            >>> nx.{func.__name__}(G, {call}, backend="breadth")
+            {result}
+        """
+        return func
+
+    return decorate
+
+
 def _reached(G: BreadthGraph, s: int, reverse=False, max_depth=None) -> np.ndarray:
     """Vertices a breadth.bfs from s reaches (over in-edges when ``reverse``), with their depths."""
     g = G.reversed if reverse else G.graph
@@ -243,29 +198,9 @@ def _reached(G: BreadthGraph, s: int, reverse=False, max_depth=None) -> np.ndarr
 
 
 @implements
+@_on_reach("The set of nodes at exactly ``distance`` from ``source``.", "0, 2", "{2}", graph="nx.path_graph(4)",
+           distance="the distance (a number).")
 def descendants_at_distance(G, source, distance):
-    """The set of nodes at exactly ``distance`` from ``source``.
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        source: the start node.
-        distance: the distance (a number).
-
-    Returns:
-        A set of nodes.
-
-    Raises:
-        NetworkXError: ``source`` is not a node.
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.path_graph(4)
-        >>> nx.descendants_at_distance(G, 0, 2, backend="breadth")
-        {2}
-    """
     import networkx as nx
 
     if source not in G:
@@ -288,52 +223,13 @@ def _reach_set(G, source, reverse):
 
 
 @implements
+@_on_reach("All nodes reachable from ``source`` (``source`` excluded).", "0", "{1, 2}")
 def descendants(G, source):
-    """All nodes reachable from ``source`` (``source`` excluded).
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        source: the start node.
-
-    Returns:
-        A set of nodes.
-
-    Raises:
-        NetworkXError: ``source`` is not a node.
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.DiGraph([(0, 1), (1, 2), (3, 2)])
-        >>> nx.descendants(G, 0, backend="breadth")
-        {1, 2}
-    """
     return _reach_set(G, source, False)
 
 
 @implements
+@_on_reach("All nodes having a path to ``source`` (``source`` excluded).", "2", "{0, 1, 3}",
+           source="the node the paths lead to.")
 def ancestors(G, source):
-    """All nodes having a path to ``source`` (``source`` excluded).
-
-    Called by networkx's dispatcher with networkx's signature (``backend="breadth"``, or
-    ``nx.config.backend_priority``); results and errors are networkx's.
-
-    Args:
-        G: the networkx graph (networkx converts it to a ``BreadthGraph`` once per unchanged graph).
-        source: the node the paths lead to.
-
-    Returns:
-        A set of nodes.
-
-    Raises:
-        NetworkXError: ``source`` is not a node.
-
-    Examples:
-        >>> import networkx as nx
-        >>> G = nx.DiGraph([(0, 1), (1, 2), (3, 2)])
-        >>> nx.ancestors(G, 2, backend="breadth")
-        {0, 1, 3}
-    """
     return _reach_set(G, source, True)

@@ -8,7 +8,7 @@ import sys
 import time
 
 import pytest
-from interrupt_support import interrupt_when_ready
+from interrupt_support import carrying, interrupt_when_ready
 
 from breadth.cluster import state
 
@@ -149,11 +149,11 @@ def test_interrupt_under_load_ends_within_bound(cluster_ok, tmp_path, how):
     assert len(pids) >= 6 and len(inodes) == 3, (pids, inodes, out)
     deadline = time.monotonic() + 5
     marker = f"PIDS={pids_file}".encode()
-    while (_alive(pids) or _holding(inodes) or _carrying(marker)) and time.monotonic() < deadline:
+    while (_alive(pids) or _holding(inodes) or carrying(marker)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _alive(pids) == [], _describe(_alive(pids)) + out
     assert _holding(inodes) == [], _describe(_holding(inodes)) + out
-    assert _carrying(marker) == [], _describe(_carrying(marker)) + out
+    assert carrying(marker) == [], _describe(carrying(marker)) + out
     assert took < BOUND, took
 
 
@@ -176,18 +176,4 @@ def _holding(inodes):
                 continue
             if ino in inodes and ino not in named:
                 out.append(int(entry))
-    return out
-
-
-def _carrying(marker):
-    """The processes whose environment holds ``marker`` (every process the inner run started)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as f:
-                    if marker in f.read().split(b"\0"):
-                        out.append(int(entry))
-            except OSError:
-                pass
     return out

@@ -4,8 +4,6 @@ import argparse
 import pytest
 
 from breadth.cli import build_parser
-from breadth.cli import bfs as bfs_cli
-from breadth.cli import graph500 as g500_cli
 from breadth.cli.dist_options import comm_summary, format_comm, partition_mode
 from breadth.distributed.launch import mpiexec_command, mpiexec_env, relaunch_argv, unparse
 from breadth.errors import InputError
@@ -23,7 +21,7 @@ from breadth.errors import InputError
 def test_unparse_round_trips(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
-    sub = g500_cli._PARSER if args.command == "graph500" else bfs_cli._PARSER
+    sub = args.parser
     tokens = unparse(sub, args, drop=("ranks", "hostfile"))
     again = parser.parse_args([args.command] + tokens)
     for key, value in vars(args).items():
@@ -117,7 +115,7 @@ def test_comm_summary_means_and_totals():
 def test_relaunch_passes_the_partition(argv, partition):
     parser = build_parser()
     args = parser.parse_args(argv)
-    sub = g500_cli._PARSER if args.command == "graph500" else bfs_cli._PARSER
+    sub = args.parser
     tokens = relaunch_argv(sub, args, args.command)
     assert tokens[0] == args.command and tokens.count(f"--partition={partition}") == 1
     assert not any(t.startswith("--ranks") for t in tokens)
@@ -129,9 +127,10 @@ def test_partition_choices_come_from_the_registry():
     from breadth.distributed import registry
 
     parser = build_parser()
-    action = next(a for a in bfs_cli._PARSER._actions if a.dest == "partition")
+    bfs_parser = parser.parse_args(["bfs", "g.npz", "--root", "0"]).parser
+    action = next(a for a in bfs_parser._actions if a.dest == "partition")
     assert tuple(action.choices) == ("auto", "none") + registry.partitions()
-    action = next(a for a in bfs_cli._PARSER._actions if a.dest == "exchange")
+    action = next(a for a in bfs_parser._actions if a.dest == "exchange")
     assert tuple(action.choices) == registry.exchanges() and action.default is None
     assert parser is not None
 

@@ -7,27 +7,13 @@ import sys
 import time
 
 import pytest
-from interrupt_support import interrupt_when_ready
+from interrupt_support import carrying, interrupt_when_ready
 
 from mpi_helpers import ROOT, _mpiexec, mpi_env
 
 pytestmark = pytest.mark.mpi
 
 BOUND = 20.0        # seconds from the signal to the launcher's exit, with every core busy
-
-
-def _carrying(marker: bytes) -> list[int]:
-    """The processes whose environment holds ``marker`` (this launch's status directory)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as f:
-                    if marker in f.read().split(b"\0"):
-                        out.append(int(entry))
-            except OSError:
-                pass
-    return out
 
 
 @pytest.mark.parametrize("how", ["sigint", "sigint-twice", "sigterm"])
@@ -53,7 +39,7 @@ def test_ranks_launcher_interrupted_under_load(warm_kernels, tmp_path, how):
                 p.wait()
     assert proc.returncode != 0, out
     deadline = time.monotonic() + 5
-    while _carrying(marker) and time.monotonic() < deadline:
+    while carrying(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _carrying(marker) == [], out
+    assert carrying(marker) == [], out
     assert took < BOUND, took

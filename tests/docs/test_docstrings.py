@@ -10,9 +10,8 @@ must have:
   (a class: its constructor's, in Args or Attributes); keyword-only names starting with ``_``
   are internal and need none;
 * for the methods a class entry renders: Args and Returns by the same rules (a property is
-  described by its summary line; examples are optional), except on the distributed page,
-  where only ``DistEngine``'s are checked: the methods of ``Comm``, ``Partition``, ``OneD``
-  and ``Exchange`` are the layout authors' interface (see their module headers);
+  described by its summary line; examples are optional), the layout authors' interface
+  (``Comm``, ``Partition``, ``Ranges``, ``OneD``, ``Exchange``) included;
 * a Returns (or Yields) section when a function returns a value: a return annotation other
   than None, or a ``return``/``yield`` of a value in its body; one entry, since a wrapped
   line indented like the first one renders as a second returned value.
@@ -140,8 +139,7 @@ def method_problems(path):
     return lines
 
 
-CLASSES = [p for p in paths() if (not p.startswith("breadth.distributed.") or p.endswith(".DistEngine"))
-           and p not in NEEDS_CUDA.values() and isinstance(resolve(p), type)]
+CLASSES = [p for p in paths() if p not in NEEDS_CUDA.values() and isinstance(resolve(p), type)]
 
 
 @pytest.mark.parametrize("path", CLASSES)

@@ -59,3 +59,17 @@ def test_search_works_from_disk(built):
         shim = [src for src in scripts if "iframe-worker" in src]
         assert shim and (page.parent / shim[0]).resolve().is_file(), f"{page.relative_to(site)}: {shim}"
         assert 'href="http://' not in html and "fonts.googleapis" not in html, page
+
+
+def test_composed_docstrings_render_whole(built):
+    """A function whose docstring ``breadth.docstrings`` completes renders its shared parts too
+    (docs_tools/griffe_composed.py), not only what its source writes."""
+    site, _ = built
+    nx_page = (site / "api" / "nx.html").read_text()
+    start = nx_page.index('id="breadth.nx.interface.center"')
+    center = re.sub(r"<[^>]+>", " ", nx_page[start:nx_page.index('id="breadth.nx.interface.closeness_centrality"')])
+    for shared in ("Called by networkx", "the networkx graph", "precomputed eccentricities", "usebounds",
+                   "is not connected"):
+        assert shared in center, shared
+    graph = (site / "api" / "graph.html").read_text()
+    assert graph.count("bytes the conversion may use") == 2     # convert_to_native, convert_edgelist

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import breadth
 from breadth import InputError
+from read_support import read_fails
 from breadth.graph.io import edgelist, read, read_with_stats, write
 from breadth.graph.io.edgelist import read_edges
 from breadth.graph.io.text import format_rows
@@ -215,40 +216,31 @@ def test_parser_matches_reference(tmp_path_factory, rows):
 
 
 # ---------------------------------------------------------------- errors (file, line, problem)
-@pytest.mark.parametrize("text, pattern", [
-    ("0 1\n-4 2\n", r"line 2: negative vertex id -4"),
-    ("0 1\n\n7\n", r"line 3: only one column"),
-    ("# header\n0 1\n5 99999999999999999999\n", r"line 3: vertex id 9+\.\.\. does not fit in int64"),
+@pytest.mark.parametrize("text, pattern, options", [
+    ("0 1\n-4 2\n", r"line 2: negative vertex id -4", {}),
+    ("0 1\n\n7\n", r"line 3: only one column", {}),
+    ("# header\n0 1\n5 99999999999999999999\n", r"line 3: vertex id 9+\.\.\. does not fit in int64", {}),
+    ("0 1\n1 2\n2 9\n", r"line 3: vertex id 9 is beyond the declared vertex count 5",
+     {"num_vertices": 5}),
+    ("# breadth: vertices=3 directed=0\n0 1\n1 3\n",
+     r"g\.txt: line 3: vertex id 3 is beyond the declared vertex count 3", {}),
 ])
-def test_bad_lines(tmp_path, text, pattern):
-    with pytest.raises(InputError, match=pattern):
-        read(write_text(tmp_path, text))
-
-
-def test_id_beyond_declared_vertex_count(tmp_path):
-    p = write_text(tmp_path, "0 1\n1 2\n2 9\n")
-    with pytest.raises(InputError, match=r"line 3: vertex id 9 is beyond the declared vertex count 5"):
-        read(p, num_vertices=5)
-    header = write_text(tmp_path, "# breadth: vertices=3 directed=0\n0 1\n1 3\n", "h.txt")
-    with pytest.raises(InputError, match=r"h\.txt: line 3: vertex id 3 is beyond the declared vertex count 3"):
-        read(header)
+def test_bad_lines(tmp_path, text, pattern, options):
+    read_fails(write_text(tmp_path, text), pattern, **options)
 
 
 def test_missing_file_and_directory(tmp_path):
-    with pytest.raises(InputError, match=r"nope\.txt: no such file"):
-        read(tmp_path / "nope.txt")
+    read_fails(tmp_path / "nope.txt", r"nope\.txt: no such file")
     d = tmp_path / "dir.txt"
     d.mkdir()
-    with pytest.raises(InputError, match=r"dir\.txt: is a directory"):
-        read(d)
+    read_fails(d, r"dir\.txt: is a directory")
 
 
 def test_corrupt_gzip(tmp_path):
     data = gzip.compress(b"".join(b"%d %d\n" % (i, i + 1) for i in range(20000)))
     p = tmp_path / "g.txt.gz"
     p.write_bytes(data[: len(data) // 2])
-    with pytest.raises(InputError, match=r"g\.txt\.gz: corrupt or truncated gzip"):
-        read(p)
+    read_fails(p, r"g\.txt\.gz: corrupt or truncated gzip")
 
 
 # ---------------------------------------------------------------- writing

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 
 import breadth
 from breadth import InputError
+from read_support import read_fails
 from breadth.graph.io import read, read_with_stats, write
 
 
@@ -72,26 +73,21 @@ def test_written_file_is_valid_for_scipy(tmp_path):
     assert head == "%%MatrixMarket matrix coordinate pattern symmetric"
 
 
-@pytest.mark.parametrize("text, pattern", [
-    ("%%MatrixMarket matrix coordnate pattern general\n3 3 1\n1 2\n", r"m\.mtx: line 1: bad Matrix Market header"),
-    ("hello\n1 2\n", r"line 1: bad Matrix Market header"),
-    ("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", r"line 1: .*'matrix coordinate'"),
-    ("%%MatrixMarket matrix coordinate pattern general\n3 4 1\n1 2\n", r"3x4; an adjacency matrix must be square"),
+@pytest.mark.parametrize("text, pattern, options", [
+    ("%%MatrixMarket matrix coordnate pattern general\n3 3 1\n1 2\n", r"m\.mtx: line 1: bad Matrix Market header", {}),
+    ("hello\n1 2\n", r"line 1: bad Matrix Market header", {}),
+    ("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", r"line 1: .*'matrix coordinate'", {}),
+    ("%%MatrixMarket matrix coordinate pattern general\n3 4 1\n1 2\n", r"3x4; an adjacency matrix must be square", {}),
     ("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n3 4\n",
-     r"m\.mtx: line 4: column index out of bounds \(Matrix Market ids are 1-based: 1\.\.3"),
-    ("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n0 1\n", r"line 4: row index out of bounds"),
-    ("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 x\n3 1\n", r"line 3: invalid integer value"),
-    ("%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n3 1\n", r"m\.mtx: truncated file"),
+     r"m\.mtx: line 4: column index out of bounds \(Matrix Market ids are 1-based: 1\.\.3", {}),
+    ("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n0 1\n", r"line 4: row index out of bounds", {}),
+    ("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 x\n3 1\n", r"line 3: invalid integer value", {}),
+    ("%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n3 1\n", r"m\.mtx: truncated file", {}),
+    ("%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n", "declares 3 vertices, not 5",
+     {"num_vertices": 5}),
 ])
-def test_bad_files(tmp_path, text, pattern):
-    with pytest.raises(InputError, match=pattern):
-        read(mtx(tmp_path, text))
-
-
-def test_declared_count_must_match(tmp_path):
-    p = mtx(tmp_path, "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n")
-    with pytest.raises(InputError, match="declares 3 vertices, not 5"):
-        read(p, num_vertices=5)
+def test_bad_files(tmp_path, text, pattern, options):
+    read_fails(mtx(tmp_path, text), pattern, **options)
 
 
 def test_relabel_drops_unused_rows(tmp_path):

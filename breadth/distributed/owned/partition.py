@@ -46,9 +46,16 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
+from ...docstrings import shared_args
 from ...errors import InputError
 
 BLOCK = 64   # partition granularity in vertices (one bitmap word)
+# the parameters the interface's methods share (``breadth.docstrings.shared_args``)
+_ARGS = {
+    "v": "global vertex ids (an int or an int64 array).",
+    "comm": "the counted ``Comm`` of the layout's ranks.",
+    "values": "this rank's per-local-vertex array.",
+}
 
 
 class Partition(ABC):
@@ -68,16 +75,33 @@ class Partition(ABC):
     kind = "abstract"
 
     @abstractmethod
+    @shared_args(_ARGS)
     def owner(self, v) -> np.ndarray:
-        """Rank owning each global id in ``v`` (the rank messages about the vertex go to)."""
+        """Rank owning each global id in ``v`` (the rank messages about the vertex go to).
+
+        Returns:
+            An int64 array of ranks.
+        """
 
     @abstractmethod
+    @shared_args(_ARGS)
     def to_local(self, v) -> np.ndarray:
-        """Local ids of global ids ``v`` whose state this rank holds."""
+        """Local ids of global ids ``v`` whose state this rank holds.
+
+        Returns:
+            An int64 array of local ids.
+        """
 
     @abstractmethod
     def to_global(self, local) -> np.ndarray:
-        """Global ids of this rank's local ids."""
+        """Global ids of this rank's local ids.
+
+        Args:
+            local: local ids (an int or an array).
+
+        Returns:
+            An int64 array of global ids.
+        """
 
     @property
     @abstractmethod
@@ -86,34 +110,68 @@ class Partition(ABC):
 
     @abstractmethod
     def local_counts(self) -> np.ndarray:
-        """``num_local`` of every rank, in rank order."""
+        """``num_local`` of every rank.
+
+        Returns:
+            An int64 array, in rank order.
+        """
 
     @abstractmethod
     def word_counts(self) -> np.ndarray:
         """Per rank, the 64-bit words of a global frontier bitmap its own vertices occupy: concatenating
-        every rank's words of its local frontier (bit = local id) in rank order gives the global bitmap."""
+        every rank's words of its local frontier (bit = local id) in rank order gives the global bitmap.
+
+        Returns:
+            An int64 array, in rank order.
+        """
 
     @abstractmethod
     def kernel_map(self) -> tuple:
-        """The NamedTuple numba kernels get, for ``owner_of`` / ``local_of`` / ``global_of``."""
+        """The map numba kernels pass to ``owner_of`` / ``local_of`` / ``global_of``.
 
+        Returns:
+            The layout's NamedTuple of arrays and scalars (``RangeMap`` for ``Ranges``).
+        """
+
+    @shared_args(_ARGS)
     def owns(self, v) -> np.ndarray:
-        """Whether this rank owns each global id in ``v``."""
+        """Whether this rank owns each global id in ``v``.
+
+        Returns:
+            A bool array.
+        """
         return self.owner(v) == self.rank
 
+    @shared_args(_ARGS)
     def allgather(self, comm, values) -> np.ndarray:
-        """A per-vertex array (global ids) on every rank from every rank's per-local-vertex ``values``.
+        """A per-vertex array on every rank from every rank's per-local-vertex ``values``.
 
-        One ``Allgatherv`` in rank order, counted by ``comm``; a layout whose local ids are
-        not rank-ordered ranges of global ids overrides this.
+        One ``Allgatherv`` in rank order, counted by ``comm``; a layout whose local ids are not
+        rank-ordered ranges of global ids overrides this.
+
+        Returns:
+            The array indexed by global id.
         """
         return comm.allgatherv(np.ascontiguousarray(values), counts=self.local_counts())
 
+    @shared_args(_ARGS)
     def gather(self, comm, values, root: int = 0):
-        """``allgather`` to rank ``root`` only (None elsewhere); reporting, not counted."""
+        """``allgather`` to rank ``root`` only (reporting, not counted).
+
+        Args:
+            root: the rank that receives.
+
+        Returns:
+            The array indexed by global id on ``root``, None elsewhere.
+        """
         return comm.gatherv(np.ascontiguousarray(values), root)
 
     def describe(self) -> dict:
+        """The partition for reports.
+
+        Returns:
+            A dict: ``partition`` (its kind), ``ranks`` and the layout's own entries.
+        """
         return {"partition": self.kind, "ranks": self.nprocs}
 
 
@@ -263,11 +321,31 @@ class Ranges(Partition):
 
     @classmethod
     def from_weights(cls, weights, num_vertices, nprocs, rank) -> "Ranges":
+        """Ranges of about equal weight (``balanced_bounds``).
+
+        Args:
+            weights: per 64-vertex block, the arcs its vertices hold (``block_weights``).
+            num_vertices: n.
+            nprocs: the ranks.
+            rank: this rank.
+
+        Returns:
+            The partition seen from ``rank``.
+        """
         return cls(balanced_bounds(weights, num_vertices, nprocs), rank)
 
     @classmethod
     def even(cls, num_vertices, nprocs, rank) -> "Ranges":
-        """Equal vertex counts (64-aligned), ignoring edges."""
+        """Equal vertex counts (64-aligned), ignoring edges.
+
+        Args:
+            num_vertices: n.
+            nprocs: the ranks.
+            rank: this rank.
+
+        Returns:
+            The partition seen from ``rank``.
+        """
         nblocks = (num_vertices + BLOCK - 1) // BLOCK
         return cls.from_weights(np.zeros(nblocks, dtype=np.int64), num_vertices, nprocs, rank)
 
@@ -288,7 +366,11 @@ class Ranges(Partition):
         return np.diff(self.bounds)
 
     def word_counts(self) -> np.ndarray:
-        """Bitmap words each rank's range covers (ranges are 64-aligned, so words never straddle)."""
+        """Bitmap words each rank's range covers (ranges are 64-aligned, so words never straddle).
+
+        Returns:
+            An int64 array, in rank order.
+        """
         first = self.bounds[:-1] // BLOCK
         last = (self.bounds[1:] + BLOCK - 1) // BLOCK
         return np.where(self.bounds[1:] > self.bounds[:-1], last - first, 0).astype(np.int64)

@@ -42,6 +42,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ...docstrings import shared_args
 from ...errors import InputError
 from ...files import atomic_output, os_error
 from ...progress import bar as progress_bar
@@ -193,6 +194,22 @@ def _npz_member(zf, name, array=None, *, dtype=None, count=0, source=None):
             shutil.copyfileobj(f, fid, 1 << 24)
 
 
+# the converters' parameters (``breadth.docstrings.shared_args``)
+_ARGS = {
+    "out": "the native ``.npz`` file to write.",
+    "directed": "as ``breadth.read``.",
+    "relabel": "as ``breadth.read``.",
+    "num_vertices": "as ``breadth.read``.",
+    "index_dtype": "as ``breadth.read``.",
+    "memory": "bytes the conversion may use (default: what is available).",
+    "spill_dir": "where the temporary directory goes (default: beside ``out``).",
+    "progress": "progress bars on stderr (None: only on a terminal).",
+    "header": "as ``breadth.read``.",
+    "allow_empty": "as ``breadth.read``.",
+}
+
+
+@shared_args(_ARGS)
 def convert_to_native(path, out, *, format=None, directed=None, relabel=False, num_vertices=None,
                       index_dtype=None, memory=None, spill_dir=None, progress=None, header=None,
                       allow_empty=True) -> ReadStats:
@@ -204,19 +221,10 @@ def convert_to_native(path, out, *, format=None, directed=None, relabel=False, n
 
     Args:
         path: the input file.
-        out: the native ``.npz`` file to write.
         format: one of ``sources.BOUNDED_FORMATS`` (edge list, Matrix Market, Graph500
             binary); inferred from the extension when None.
-        directed: as ``breadth.read``.
         relabel: as ``breadth.read`` (an edge list of vertex names keeps them as labels, whatever
             ``relabel``).
-        num_vertices: as ``breadth.read``.
-        index_dtype: as ``breadth.read``.
-        memory: bytes the conversion may use (default: what is available).
-        spill_dir: where the temporary directory goes (default: beside ``out``).
-        progress: progress bars on stderr (None: only on a terminal).
-        header: as ``breadth.read``.
-        allow_empty: as ``breadth.read``.
 
     Returns:
         The read statistics (``ReadStats``).
@@ -265,22 +273,13 @@ def convert_to_native(path, out, *, format=None, directed=None, relabel=False, n
     return stats
 
 
+@shared_args(_ARGS)
 def convert_edgelist(path, out, *, directed=None, relabel=False, num_vertices=None, index_dtype=None,
                      memory=None, spill_dir=None, progress=None, header=None, allow_empty=True) -> ReadStats:
     """``convert_to_native`` of an edge list (whatever the extension).
 
     Args:
         path: the edge-list file.
-        out: the native ``.npz`` file to write.
-        directed: as ``breadth.read``.
-        relabel: as ``breadth.read``.
-        num_vertices: as ``breadth.read``.
-        index_dtype: as ``breadth.read``.
-        memory: bytes the conversion may use (default: what is available).
-        spill_dir: where the temporary directory goes (default: beside ``out``).
-        progress: progress bars on stderr (None: only on a terminal).
-        header: as ``breadth.read``.
-        allow_empty: as ``breadth.read``.
 
     Returns:
         The read statistics (``ReadStats``).
