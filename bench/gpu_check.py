@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -260,6 +261,24 @@ def parse_args(argv):
     return args
 
 
+def run_phases(args, env, state, deadline, start, out) -> None:
+    """Each phase of ``args.phases`` in turn, within the budget; the report rewritten after each."""
+    for phase in args.phases:
+        limit = phase_limit(phase, args.phases, deadline, args.budget)
+        if limit < 5:
+            state["phases"][phase] = {"status": "skipped", "reason": f"the budget of {args.budget:g} s ran out"}
+        else:
+            print(f"gpu_check: {phase} (up to {limit:.0f} s) ...", flush=True)
+            state["phases"][phase] = run_phase(phase, args, env, limit, out)
+        res = state["phases"][phase]
+        print(f"gpu_check: {phase}: {res['status']}" + (f" in {res['seconds']} s" if "seconds" in res else ""),
+              flush=True)
+        state["elapsed_s"] = round(time.time() - start, 1)
+        write_report(state, out)
+        if phase == "env" and res["status"] != "passed":
+            break
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     start = time.time()
@@ -275,20 +294,10 @@ def main(argv=None) -> int:
              "started": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(start)), "out": out,
              "test_timeout_s": args.test_timeout, "phases": {}}
     print(f"gpu_check: mode {state['mode']}, budget {args.budget:g} s, out {out}", flush=True)
-    for phase in args.phases:
-        limit = phase_limit(phase, args.phases, deadline, args.budget)
-        if limit < 5:
-            state["phases"][phase] = {"status": "skipped", "reason": f"the budget of {args.budget:g} s ran out"}
-        else:
-            print(f"gpu_check: {phase} (up to {limit:.0f} s) ...", flush=True)
-            state["phases"][phase] = run_phase(phase, args, env, limit, out)
-        res = state["phases"][phase]
-        print(f"gpu_check: {phase}: {res['status']}" + (f" in {res['seconds']} s" if "seconds" in res else ""),
-              flush=True)
-        state["elapsed_s"] = round(time.time() - start, 1)
-        write_report(state, out)
-        if phase == "env" and res["status"] != "passed":
-            break
+    try:
+        run_phases(args, env, state, deadline, start, out)
+    finally:
+        shutil.rmtree(args.scratch, ignore_errors=True)
     statuses = [p["status"] for p in state["phases"].values()]
     env_status = state["phases"]["env"]["status"]
     code = NO_GPU_EXIT if env_status == "no gpu" else (0 if all(s in ("passed", "skipped") for s in statuses) else 1)

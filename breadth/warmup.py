@@ -120,6 +120,25 @@ def _files(graphs):
             r = bfs(g, 0)
             for name in ("r.csv", "r.npz"):
                 write_result(os.path.join(tmp, name), r.depth, r.parent, original_ids=g.vertex_ids)
+        _named_files(tmp)
+
+
+def _named_files(tmp):
+    """Edge lists of vertex names (tab, comma with a header): read whole, and converted in bounded memory."""
+    from .graph.io import read, write_result
+    from .graph.io.spill import convert_to_native
+    from .search import bfs
+
+    rows = [(f"v{i % 37}", f"v{(i * 7 + 3) % 41}") for i in range(300)]
+    for name, text in (("names.txt", "".join(f"{a}\t{b}\n" for a, b in rows)),
+                       ("names.csv", "source,target\n" + "".join(f"{a},{b}\n" for a, b in rows))):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        g = read(path, progress=False)
+        r = bfs(g, "v1", by_label=True)
+        write_result(os.path.join(tmp, "names.csv.out.csv"), r.depth, r.parent, original_ids=g.vertex_ids)
+        convert_to_native(path, os.path.join(tmp, "names.npz"), spill_dir=tmp, progress=False)
 
 
 def _networkx(graphs):

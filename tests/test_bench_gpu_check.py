@@ -1,14 +1,16 @@
 """bench/gpu_check.sh: the one-shot GPU check runs end to end in numba-cuda's simulator (--sim).
 
-The run on a real GPU happens when a session is lent a GPU machine (docs/guide/gpu-check.md);
+The run on a real GPU happens when a session is lent a GPU machine (docs/contributing/gpu-check.md);
 here the same script, phases, report and JSON are exercised on tiny graphs so that it cannot
 rot between loans. Also: without a GPU and without the simulator it stops at once and says so,
 and the per-test limit fails a stuck test and lets the next one run.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,9 +24,17 @@ pytest.importorskip("numba.cuda", reason="numba-cuda is not installed (pip insta
 
 
 def run(args, timeout, **env):
-    full = dict(os.environ, PYTHON=sys.executable, **env)
+    """The check, with a temporary folder of its own: its scratch files must be gone when it ends."""
+    scratch = tempfile.mkdtemp(prefix="gpu_check_tmp_")
+    full = dict(os.environ, PYTHON=sys.executable, TMPDIR=scratch, **env)
     full.pop("OUT", None)
-    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, env=full, timeout=timeout)
+    try:
+        done = subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, env=full, timeout=timeout)
+        left = [n for n in os.listdir(scratch) if n.startswith("gpu_check_scratch_")]
+        assert not left, left
+        return done
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def test_sim_runs_every_phase_and_writes_the_report(tmp_path):

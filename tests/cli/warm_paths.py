@@ -41,6 +41,9 @@ COMMANDS = [
     ["msbfs", "k.npz", "--sources", "ids.txt", "--output", "depths.npz"],
     ["msbfs", "web.npz", "--sources", "web-ids.txt", "--output", "web-depths.npz"],
     ["graph500", "--scale", "8", "--roots", "4"],
+    ["bfs", "names.txt", "--root", "Valjean", "--out", "names-depths.csv"],
+    ["convert", "names.txt", "names.npz"],
+    ["convert", "names.csv", "names-bounded.npz", "--spill-dir", "."],
 ]
 
 
@@ -54,6 +57,12 @@ def write_inputs(work: str) -> None:
     lines += [f"{a}\t{b}" for a, b in zip(src, dst)]
     with gzip.open(os.path.join(work, "web.txt.gz"), "wt") as f:
         f.write("\n".join(lines) + "\n")
+    names = ["Valjean", "Myriel", "Napoleon", "Fantine", "Cosette", "Javert", "Marius", "Gavroche"]
+    pairs = [(names[i % 8], names[(3 * i + 1) % 8] + str(i % 5)) for i in range(60)]
+    with open(os.path.join(work, "names.txt"), "w") as f:
+        f.write("".join(f"{a}\t{b}\n" for a, b in pairs))
+    with open(os.path.join(work, "names.csv"), "w") as f:
+        f.write("source,target\n" + "".join(f"{a},{b}\n" for a, b in pairs))
     with open(os.path.join(work, "ids.txt"), "w") as f:
         f.write("0 1 2 3 4 5 6 7\n")
     with open(os.path.join(work, "web-ids.txt"), "w") as f:
@@ -109,6 +118,9 @@ def main(work: str) -> None:
               for i, code in enumerate(python_blocks(os.path.join(ROOT, "README.md")))]
     steps += [(f"docs/guide/networkx.md python block {i}", lambda code=code: exec(code, {"__name__": "__example__"}))
               for i, code in enumerate(python_blocks(os.path.join(ROOT, "docs", "guide", "networkx.md")))]
+    steps += [(f"docs/guide/graphs.md python block {i}", lambda code=code: exec(code, {"__name__": "__example__"}))
+              for i, code in enumerate(python_blocks(os.path.join(ROOT, "docs", "guide", "graphs.md")))
+              if "lesmis" in code]                        # the named edge list example (self-contained)
     steps += [("the networkx backend's functions", networkx_calls)]
     for name, step in steps:
         with compile_events() as rows:
