@@ -8,8 +8,8 @@ size checked against free GPU memory first); kernel 2 is ``gpu.bfs`` on that
 DeviceGraph with ``to_host=False``: the clock stops when the parent array is complete
 in device memory, as the specification times a search ("until the output has been
 written to memory"); the copy back to the host happens after the clock, once per
-search (``BFSResult.to_host``), and validation and the TEPS edge count read that copy
-with the Graph500 rules, untimed. Everything is decided by the one
+search (``BFSResult.to_host``), the TEPS edge count reads that copy; validation runs the
+Graph500 rules on the device (``gpu.validate``), untimed. Everything is decided by the one
 direction policy, so a search takes the CPU engine's directions.
 
 Under numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``) the same code runs on the
@@ -62,8 +62,14 @@ class CudaEngine(LocalEngine):
                    to_host=False)
 
     def validate(self, root, result: BFSResult):
-        """The Graph500 rules on the host copy of a device result (untimed; see ``LocalEngine.validate``)."""
-        return super().validate(root, result.to_host())
+        """The Graph500 rules on the device (``gpu.validate.validate_device``; untimed), plus the
+        tuple rules on the host copy when ``validate_tuples`` asks for them."""
+        from ..gpu.validate import validate_device
+
+        report = validate_device(self.device_graph, result.roots, result.parent, result.depth)
+        if self.validate_tuples:
+            super().validate(root, result.to_host())
+        return report
 
     def nedge(self, result: BFSResult) -> int:
         """The Graph500 TEPS edge count of a device result (its host copy; see ``LocalEngine.nedge``)."""
