@@ -4,7 +4,8 @@ For each graph (``kind:scale``; Kronecker and uniform random, edge factor 16), b
 permitting: build it, upload it (``DeviceGraph``; the upload time), pick roots with
 out-edges, and time from each root the CPU direction-optimizing search on all of this
 machine's cores (``breadth.bfs``) and the GPU top-down (LRB), bottom-up and
-direction-optimizing searches (``breadth.bfs(..., device="cuda")`` on the uploaded
+direction-optimizing searches (``breadth.bfs(..., device="cuda")``, host results, and
+``to_host=False``, device results: row "gpu do device-results") on the uploaded
 graph). A GPU search's time is split into the traversal (the sum of its levels: the
 kernels and the one counter copy each level costs) and the rest of the call (seeds up,
 parent and depth down, the host's bookkeeping). Then one iBFS group of 64 sources
@@ -99,6 +100,17 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
             row["compile_s_estimate"] = round(first - row["median_ms"] / 1e3, 3)
             compiled.add(algorithm)
         rows[f"gpu {algorithm}"] = row
+    wall, mismatched = [], 0                  # the whole call with parent/depth left on the device
+    for r in roots:
+        t0 = time.perf_counter()
+        res = breadth.bfs(dg, r, "do", device="cuda", to_host=False)
+        wall.append(time.perf_counter() - t0)
+        mismatched += not np.array_equal(res.to_host().depth, refs[r])
+    row = summary(wall, edges)
+    row.update(depth_mismatches=mismatched, speedup_vs_host_results=sig(rows["gpu do"]["median_ms"] / row["median_ms"], 3)
+               if row["median_ms"] else None,
+               speedup_vs_cpu=sig(row["gteps"] / rows["cpu do"]["gteps"], 3) if rows["cpu do"]["gteps"] else None)
+    rows["gpu do device-results"] = row
     compile_s = sum(row.get("compile_s_estimate", 0.0) for row in rows.values())
     ok = all(row.get("depth_mismatches", 0) == 0 for row in rows.values())
     rec.emit(kind="graph", ok=ok, **info, roots=len(roots), edges_median=int(statistics.median(edges)), rows=rows)

@@ -85,8 +85,8 @@ def _bench(p: dict) -> list[str]:
             rows.append([r["graph"], r["vertices"], r["arcs"], "cpu do", cpu["median_ms"], cpu["gteps"], "", "", "", ""])
             for name, x in r["rows"].items():
                 if name.startswith("gpu"):
-                    rows.append(["", "", "", name, x["median_ms"], x["gteps"], x["traversal_gteps"],
-                                 x["transfers_median_ms"], x["speedup_vs_cpu"],
+                    rows.append(["", "", "", name, x["median_ms"], x["gteps"], x.get("traversal_gteps", ""),
+                                 x.get("transfers_median_ms", ""), x["speedup_vs_cpu"],
                                  r["upload_s"] if name == "gpu td" else ""])
         elif r.get("kind") == "ibfs":
             ib.append([r["graph"], r["sources"], r["ibfs_ms"], r["ibfs_gteps"], r["one_by_one_ms"],

@@ -97,6 +97,15 @@ def check_device(device) -> str:
     return device
 
 
+def check_to_host(to_host, device: str = "cuda") -> bool:
+    """Whether a search's parent/depth come back to host memory (``to_host=False``: GPU only)."""
+    if not isinstance(to_host, (bool, np.bool_)):
+        raise InputError(f"to_host must be True or False, got {to_host!r}")
+    if not to_host and device != "cuda":
+        raise InputError(f"to_host=False keeps results in GPU memory: it needs device='cuda', not {device!r}")
+    return bool(to_host)
+
+
 def check_positive_int(value, what: str) -> int:
     """A positive integer parameter (``what`` names it in the message)."""
     try:

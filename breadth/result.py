@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -160,6 +160,26 @@ class BFSResult:
     compile_seconds: float = 0.0   # compiling or loading kernels before the search (not in seconds)
 
     @property
+    def on_device(self) -> bool:
+        """Whether parent/depth are GPU arrays (``bfs(..., device="cuda", to_host=False)``)."""
+        return hasattr(self.parent, "copy_to_host")
+
+    def to_host(self) -> "BFSResult":
+        """This result with parent/depth in host memory (itself when they already are; copied once).
+
+        Examples:
+            >>> r = breadth.bfs(breadth.Graph.from_edges([0, 1, 2], [1, 2, 3]), 0)
+            >>> r.to_host() is r
+            True
+        """
+        if not self.on_device:
+            return self
+        if "_host_copy" not in self.__dict__:     # copied once; later calls return the same host result
+            self.__dict__["_host_copy"] = replace(self, parent=self.parent.copy_to_host(),
+                                                  depth=self.depth.copy_to_host())
+        return self.__dict__["_host_copy"]
+
+    @property
     def root(self) -> int:
         """The search key (the first seed for a multi-seed search)."""
         return int(self.roots[0])
@@ -167,12 +187,13 @@ class BFSResult:
     @property
     def num_reached(self) -> int:
         """Vertices the search reached (roots included)."""
-        return int(np.count_nonzero(self.parent >= 0))
+        return int(np.count_nonzero(self.to_host().parent >= 0))
 
     @property
     def max_depth(self) -> int:
         """Depth of the deepest reached vertex (-1 for an empty graph)."""
-        return int(self.depth.max()) if self.depth.size else -1
+        depth = self.to_host().depth
+        return int(depth.max()) if depth.size else -1
 
     def summary(self) -> dict:
         """A JSON-ready summary (no per-vertex arrays).

@@ -6,7 +6,8 @@ import time
 import numba
 import numpy as np
 
-from .checks import as_graph, as_roots, check_algorithm, check_alpha_beta, check_device, check_max_depth
+from .checks import (as_graph, as_roots, check_algorithm, check_alpha_beta, check_device, check_max_depth,
+                     check_to_host)
 from .errors import InputError
 from .jit import prepare
 from .kernels import direction_optimizing as do
@@ -105,7 +106,7 @@ class BFSWorkspace:
 
 def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
         alpha: float = ALPHA, beta: float = BETA, workspace: BFSWorkspace | None = None,
-        by_label: bool = False, device: str = "cpu") -> BFSResult:
+        by_label: bool = False, device: str = "cpu", to_host: bool = True) -> BFSResult:
     """Breadth-first search from ``root`` (a vertex, or an array of seeds searched as one).
 
     Args:
@@ -126,6 +127,10 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
             ``graph`` may then be a ``breadth.gpu.DeviceGraph``, uploaded once and reused; the
             device keeps its own memory, so ``workspace`` does not apply). Without a GPU
             "cuda" raises InputError.
+        to_host: True (default): parent and depth in host memory. False (device="cuda"
+            only): they stay on the GPU as numba device arrays (``__cuda_array_interface__``),
+            ``seconds`` stops with them complete in device memory, and ``result.to_host()``
+            copies them back.
 
     Returns:
         A BFSResult: parent and depth per vertex (-1 where unreached) and per-level statistics.
@@ -147,12 +152,13 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
         >>> r.num_reached, r.max_depth
         (..., ...)
     """
-    if check_device(device) == "cuda":
+    to_host = check_to_host(to_host, check_device(device))
+    if device == "cuda":
         if workspace is not None:
             raise InputError("workspace applies to device='cpu' searches (a DeviceGraph keeps its own memory)")
         from .gpu.api import bfs as gpu_bfs
 
-        return gpu_bfs(graph, root, algorithm, max_depth, alpha, beta, by_label=by_label)
+        return gpu_bfs(graph, root, algorithm, max_depth, alpha, beta, by_label=by_label, to_host=to_host)
     g = as_graph(graph)
     mode = check_algorithm(algorithm)
     max_depth = check_max_depth(max_depth)

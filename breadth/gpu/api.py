@@ -1,7 +1,7 @@
 """Checked entry points of the GPU path (what ``breadth.bfs(..., device="cuda")`` calls)."""
 from __future__ import annotations
 
-from ..checks import as_roots, check_algorithm, check_alpha_beta, check_max_depth
+from ..checks import as_roots, check_algorithm, check_alpha_beta, check_max_depth, check_to_host
 from ..kernels.policy import ALPHA, BETA
 from ..result import BFSResult
 from . import device
@@ -10,7 +10,8 @@ from .search import bfs as _bfs
 
 
 def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None, alpha: float = ALPHA,
-        beta: float = BETA, launch: device.Launch | None = None, by_label: bool = False) -> BFSResult:
+        beta: float = BETA, launch: device.Launch | None = None, by_label: bool = False,
+        to_host: bool = True) -> BFSResult:
     """``breadth.bfs`` on the GPU: ``graph`` is a DeviceGraph (reused) or a graph to upload.
 
     Same arguments, checks and result as the CPU search (``engine`` is "cuda");
@@ -25,9 +26,11 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None, alpha:
         beta: the bottom-up to top-down switch.
         launch: threads per block of each kernel family (``device.Launch``; default tuned values).
         by_label: ``root`` is given in the graph's labels.
+        to_host: True (default): parent and depth come back in host memory (pinned, reused);
+            False: they stay on the device as numba device arrays (``result.to_host()`` copies).
 
     Returns:
-        A ``BFSResult`` (parent, depth, per-level statistics) in host memory.
+        A ``BFSResult`` (parent, depth, per-level statistics) in host or device memory.
 
     Raises:
         InputError: no GPU (and no simulator), a root out of range, a bad option.
@@ -39,9 +42,10 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None, alpha:
         (array([0, 1, 2, 3]), array([0, 0, 1, 2]), 'cuda')
     """
     device.require_cuda()
+    to_host = check_to_host(to_host)
     mode = check_algorithm(algorithm)
     depth_limit = check_max_depth(max_depth)
     alpha, beta = check_alpha_beta(alpha, beta)
     dg = as_device_graph(graph)
     roots = as_roots(dg.graph, dg.graph.index_of(root) if by_label else root)
-    return _bfs(dg, roots, mode, alpha, beta, depth_limit, algorithm, launch)
+    return _bfs(dg, roots, mode, alpha, beta, depth_limit, algorithm, launch, to_host)

@@ -228,6 +228,25 @@ def to_host(device_array, out=None):
     return host
 
 
+def to_host_async(device_array, out, stream) -> None:
+    """Queue a copy of a device array into the host array ``out`` (pinned: asynchronous) on ``stream`` (counted)."""
+    device_array.copy_to_host(out, stream=stream)
+    for t in _active:
+        t.to_host += 1
+        t.bytes_to_host += out.nbytes
+        t.sizes_to_host.append(int(out.nbytes))
+
+
+def pinned(shape, dtype) -> np.ndarray:
+    """A page-locked host array (copies from the device into it run at full bus speed, asynchronously)."""
+    return require_cuda().pinned_array(shape, dtype=dtype)
+
+
+def stream():
+    """A new CUDA stream."""
+    return require_cuda().stream()
+
+
 def empty(shape, dtype):
     """An uninitialised device array (no copy)."""
     return require_cuda().device_array(shape, dtype=dtype)

@@ -59,6 +59,30 @@ class SearchSpace:
         self.spare = device.empty(words, np.uint32)
         self.visited = device.empty(words, np.uint32)
         self.counters = device.empty(2 * ROW, np.int64)
+        self.stream = None
+        self.host = None   # pinned (parent, depth) staging buffers, reused while no result holds them
+
+    def give_device_results(self, n: int):
+        """Hand parent/depth (device arrays, first ``n`` entries) to a result; the next search gets fresh ones."""
+        parent, depth = self.parent[:n], self.depth[:n]
+        self.parent = device.empty(max(n, 1), np.int64)
+        self.depth = device.empty(max(n, 1), np.int64)
+        return parent, depth
+
+    def host_results(self, n: int):
+        """Copy parent/depth into pinned host arrays, asynchronously on one stream, and return them.
+
+        The pinned pair is reused by the next search unless a result still refers to it
+        (then a new pair is allocated: a returned result is never overwritten).
+        """
+        if self.host is None or any(sys.getrefcount(a) > 3 for a in self.host):
+            self.host = (device.pinned(max(n, 1), np.int64), device.pinned(max(n, 1), np.int64))
+            self.stream = self.stream or device.stream()
+        parent, depth = self.host
+        device.to_host_async(self.parent[:n], parent[:n], self.stream)
+        device.to_host_async(self.depth[:n], depth[:n], self.stream)
+        self.stream.synchronize()
+        return parent[:n], depth[:n]
 
 
 def host_bins(degrees) -> np.ndarray:
@@ -142,12 +166,13 @@ _levels = bind_steps(level_loop, sys.modules[__name__], "gpu_levels")
 
 
 def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_depth: int = -1,
-        algorithm: str = "do", launch: device.Launch | None = None) -> BFSResult:
+        algorithm: str = "do", launch: device.Launch | None = None, to_host: bool = True) -> BFSResult:
     """BFS on a DeviceGraph from the int64 seed array ``roots`` (checked by the caller).
 
     ``mode``/``max_depth`` as ``checks.check_algorithm``/``check_max_depth`` return them;
-    ``launch`` overrides the launch shapes (tests). Returns host arrays in a BFSResult
-    whose ``engine`` is "cuda".
+    ``launch`` overrides the launch shapes (tests). Returns a BFSResult whose ``engine`` is
+    "cuda": parent/depth in pinned host memory, or with ``to_host=False`` numba device
+    arrays (the clock then stops with the search complete in device memory).
     """
     launch = device.check_launch(launch or device.default_launch())
     n = dg.num_vertices
@@ -162,8 +187,11 @@ def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_dept
     policy = policy_state(int(mode), float(alpha), float(beta), int(n), int(dg.num_arcs))
     space = _Search(dg, sp, launch, host_bins(degrees))
     _, stats, ticks = _levels(space, int(seeds.size), int(degrees.sum()), policy, max_depth)
-    parent = device.to_host(sp.parent)[:n]
-    depth = device.to_host(sp.depth)[:n]
+    if to_host:
+        parent, depth = sp.host_results(n)
+    else:
+        device.require_cuda().synchronize()
+        parent, depth = sp.give_device_results(n)
     seconds = time.perf_counter() - t0
     result = BFSResult.from_kernel(parent, depth, np.asarray(roots, dtype=np.int64), algorithm, seconds, stats,
                                    ticks * seconds_per_tick(), engine="cuda")

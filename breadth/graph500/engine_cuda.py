@@ -5,9 +5,11 @@ Implements the ``Engine`` protocol (``graph500/engine.py``) with breadth's GPU p
 (``LocalEngine``); kernel 1 builds the CSR on the host and uploads it
 (``gpu.DeviceGraph``: the timed construction ends with the graph on the GPU, its
 size checked against free GPU memory first); kernel 2 is ``gpu.bfs`` on that
-DeviceGraph (device memory of the search allocated once and reused, the parent
-and depth arrays copied down once per search, inside the timer); validation runs
-on the host copy with the Graph500 rules. Everything is decided by the one
+DeviceGraph with ``to_host=False``: the clock stops when the parent array is complete
+in device memory, as the specification times a search ("until the output has been
+written to memory"); the copy back to the host happens after the clock, once per
+search (``BFSResult.to_host``), the TEPS edge count reads that copy; validation runs the
+Graph500 rules on the device (``gpu.validate``), untimed. Everything is decided by the one
 direction policy, so a search takes the CPU engine's directions.
 
 Under numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``) the same code runs on the
@@ -56,7 +58,22 @@ class CudaEngine(LocalEngine):
     def search(self, root) -> BFSResult:
         from ..gpu.api import bfs
 
-        return bfs(self.device_graph, root, self.algorithm, alpha=self.alpha, beta=self.beta, launch=self.launch)
+        return bfs(self.device_graph, root, self.algorithm, alpha=self.alpha, beta=self.beta, launch=self.launch,
+                   to_host=False)
+
+    def validate(self, root, result: BFSResult):
+        """The Graph500 rules on the device (``gpu.validate.validate_device``; untimed), plus the
+        tuple rules on the host copy when ``validate_tuples`` asks for them."""
+        from ..gpu.validate import validate_device
+
+        report = validate_device(self.device_graph, result.roots, result.parent, result.depth)
+        if self.validate_tuples:
+            super().validate(root, result.to_host())
+        return report
+
+    def nedge(self, result: BFSResult) -> int:
+        """The Graph500 TEPS edge count of a device result (its host copy; see ``LocalEngine.nedge``)."""
+        return super().nedge(result.to_host())
 
     def describe(self) -> dict:
         from ..gpu import device
