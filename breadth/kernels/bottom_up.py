@@ -155,7 +155,7 @@ def bu_step(in_indptr, in_indices, parent, depth, front, next_front, visited, le
     awake = 0
     examined = 0
     for b in prange(nblocks):
-        block_awake, block_examined = _bu_block(b, in_indptr, in_indices, parent, depth, front, next_front,
+        block_awake, block_examined = _bu_block(np.int64(b), in_indptr, in_indices, parent, depth, front, next_front,
                                                 visited, level + 1)
         awake += block_awake
         examined += block_examined

@@ -142,7 +142,7 @@ def _block_write(bitmap, offsets, indptr, queue):
     nblocks = offsets.size - 1
     edges = 0
     for b in prange(nblocks):
-        edges += _write_block(b, bitmap, offsets, indptr, queue)
+        edges += _write_block(np.int64(b), bitmap, offsets, indptr, queue)
     return edges
 
 

@@ -84,7 +84,9 @@ def grown(a, nrows):
     if nrows < a.shape[0]:
         return a
     out = np.zeros((2 * a.shape[0],) + a.shape[1:], dtype=a.dtype)
-    out[:nrows] = a[:nrows]
+    src, dst = a.reshape(a.size), out.reshape(out.size)     # C order: the first rows lead the flat arrays
+    for i in range(nrows * (a.size // max(a.shape[0], 1))):   # a loop: a slice copy compiles numba's shape-error code
+        dst[i] = src[i]
     return out
 
 

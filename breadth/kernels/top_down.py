@@ -199,7 +199,7 @@ def settle_claims(indptr, queue, qsize, parent, depth, level, packed):
     SETTLE_AHEAD claims ahead, so that many misses are in flight at once."""
     scout = 0
     for b in prange((qsize + CLAIM_BLOCK - 1) // CLAIM_BLOCK):
-        scout += _settle_block(b, indptr, queue, qsize, parent, depth, level, packed)
+        scout += _settle_block(np.int64(b), indptr, queue, qsize, parent, depth, level, packed)
     return scout
 
 
@@ -233,10 +233,10 @@ def _td_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue
     nblocks = (offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
     if packed:
         for b in prange(nblocks):
-            _td_block(b, indptr, indices, visited, queue, qsize, offsets, next_queue, tail)
+            _td_block(np.int64(b), indptr, indices, visited, queue, qsize, offsets, next_queue, tail)
     else:
         for b in prange(nblocks):
-            _td_block_wide(b, indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail)
+            _td_block_wide(np.int64(b), indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail)
 
 
 @njit(cache=True)
@@ -256,7 +256,8 @@ def td_step(indptr, indices, parent, depth, visited, queue, qsize, offsets, next
     claim then touches only the cache-resident bitmap, and the second pass prefetches.
     """
     packed = indptr.size - 1 < PACK_MAX_VERTICES
-    before[:] = visited
+    for i in range(visited.size):     # a loop: a slice copy compiles numba's shape-error code
+        before[i] = visited[i]
     _td_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail, packed)
     return settle_claims(indptr, next_queue, tail[0], parent, depth, level + 1, packed)
 
