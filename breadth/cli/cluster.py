@@ -156,6 +156,7 @@ def _up(args) -> int:
 
 
 def _run(args) -> int:
+    import contextlib
     import subprocess
     import tempfile
 
@@ -163,14 +164,14 @@ def _run(args) -> int:
 
     c = Cluster.attach(args.name)
     argv = command = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
-    with tempfile.TemporaryDirectory(prefix="breadth-exits-") as exits:
-        if args.ranks_per_host is None:
-            exits = None
-        else:
-            from ..errors import InputError
+    mpi = args.ranks_per_host is not None
+    if mpi and args.ranks_per_host < 1:
+        from ..errors import InputError
 
-            if args.ranks_per_host < 1:
-                raise InputError(f"--ranks-per-host must be >= 1, got {args.ranks_per_host}")
+        raise InputError(f"--ranks-per-host must be >= 1, got {args.ranks_per_host}")
+    # an MPI job's ranks record their exit statuses in a folder of their own
+    with tempfile.TemporaryDirectory(prefix="breadth-exits-") if mpi else contextlib.nullcontext() as exits:
+        if mpi:
             argv = c.mpiexec(argv, ranks_per_host=args.ranks_per_host, exits=exits)
         sys.stdout.flush()
         try:

@@ -361,4 +361,3 @@ def _leftover_output(proc: subprocess.Popen):
             if stream is not None:
                 stream.close()
         return None, None
-

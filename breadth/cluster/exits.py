@@ -25,11 +25,11 @@ def communicate(proc, timeout, exits):
     """``proc.communicate(timeout)``, watching ``exits`` (``exec``) every quarter second."""
     if exits is None:
         return proc.communicate(timeout=timeout)
-    from ..distributed.faults.mpilog import exit_of_job, read_status
+    from ..distributed.faults.mpilog import ExitWatch
     from ..distributed.launch import EXIT_GRACE
 
     start = time.monotonic()
-    finished = None
+    watch = ExitWatch(exits, EXIT_GRACE)
     while True:
         left = None if timeout is None else timeout - (time.monotonic() - start)
         if left is not None and left <= 0:
@@ -38,9 +38,5 @@ def communicate(proc, timeout, exits):
             return proc.communicate(timeout=0.25 if left is None else min(0.25, left))
         except subprocess.TimeoutExpired:
             pass
-        code = exit_of_job(read_status(exits))
-        if code is not None and finished is None:
-            finished = time.monotonic()
-        if finished is not None and time.monotonic() - finished > EXIT_GRACE:
-            raise Outlived(code, f"breadth cluster: note: every rank had finished, but mpiexec had not ended "
-                                  f"{EXIT_GRACE:g} s later (a known Open MPI hang, openpmix/prrte#1839); stopped it")
+        if watch.outlived(time.monotonic()):
+            raise Outlived(watch.code, watch.note("breadth cluster"))

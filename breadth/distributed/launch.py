@@ -49,7 +49,7 @@ import threading
 import time
 
 from ..errors import InputError
-from .faults.mpilog import MpiexecOutput, exit_of_job, failure_line, merged, read_status, status_messages
+from .faults.mpilog import ExitWatch, MpiexecOutput, failure_line, merged, read_status, status_messages
 from .faults.reaper import adopt_orphans, end_leftovers
 from .faults.watchdog import STATUS_ENV
 from .registry import DEFAULT_PARTITION
@@ -255,7 +255,8 @@ def _wait(proc, outs=(), status_dir=None, notes=None) -> int:
     host's daemon, and a stopped rank can keep it waiting for that rank)."""
     received = []
     stopping = []
-    finished = []
+    watch = ExitWatch(status_dir, EXIT_GRACE)
+    outlived = False
 
     def forward(signum, frame):
         received.append(signum)
@@ -286,20 +287,16 @@ def _wait(proc, outs=(), status_dir=None, notes=None) -> int:
             failed = min((o.failed_at for o in outs if o.failed_at is not None), default=None)
             if failed is not None and now - failed > ABORT_GRACE:
                 stop()
-            if not finished and status_dir and exit_of_job(read_status(status_dir)) is not None:
-                finished.append(now)
-            if finished and not stopping and now - finished[0] > EXIT_GRACE:
+            if not stopping and watch.outlived(now):
+                outlived = True
                 if notes is not None:
-                    notes.append(f"breadth: note: every rank had finished, but mpiexec had not ended {EXIT_GRACE:g} s "
-                                 f"later (a known Open MPI hang, openpmix/prrte#1839); the launcher ended it")
+                    notes.append(watch.note("the launcher"))
                 stop()
             if stopping and now - stopping[0] > TERM_GRACE:
                 proc.kill()
         if received:
             return -received[0] if code == 0 else code
-        if finished and stopping and stopping[0] > finished[0]:
-            return exit_of_job(read_status(status_dir))
-        return code
+        return watch.code if outlived else code
     finally:
         for s, h in old.items():
             signal.signal(s, h)

@@ -191,6 +191,30 @@ def exit_of_job(status: dict | None) -> int | None:
     return max(codes)
 
 
+class ExitWatch:
+    """Notices a launcher that outlives its job: every rank recorded the status it exits with
+    (``exit_of_job``) more than ``grace`` seconds ago, and mpiexec is still running. Open MPI 5's
+    runtime can hang so after a finished job (openpmix/prrte#1839)."""
+
+    def __init__(self, directory: str | None, grace: float):
+        self.directory, self.grace = directory, grace
+        self.code = None            # the ranks' status, once all have recorded it
+        self.since = None
+
+    def outlived(self, now: float) -> bool:
+        """Whether the grace has run out at time ``now`` (``time.monotonic``); polls the status files."""
+        if self.since is None and self.directory:
+            self.code = exit_of_job(read_status(self.directory))
+            if self.code is not None:
+                self.since = now
+        return self.since is not None and now - self.since > self.grace
+
+    def note(self, who: str) -> str:
+        """The line that says why ``who`` ended mpiexec."""
+        return (f"breadth: note: every rank had finished, but mpiexec had not ended {self.grace:g} s later "
+                f"(a known Open MPI hang, openpmix/prrte#1839); {who} ended it")
+
+
 def status_messages(directory: str | None) -> list[str]:
     """The failure lines ranks left in their status files (``watchdog``), in rank order."""
     status = read_status(directory) or {}
