@@ -51,6 +51,12 @@ def register(sub):
     p.add_argument("--staging-bandwidth", type=float, default=None, metavar="B/S",
                    help="with --gpus: transfers are staged through host memory over a host-device link of this "
                         "many bytes/s each way (Pan et al. Sec. VI-A); left out: direct transfers")
+    p.add_argument("--torus", default=None, metavar="XxYxZ",
+                   help="the hosts sit on a direct torus network of these router dimensions (e.g. 17x8x24): "
+                        "traffic of groups spread over the machine is bounded by its bisection "
+                        "(2 X Y Z / max(X, Y, Z) links); needs --torus-link")
+    p.add_argument("--torus-link", type=float, default=None, metavar="B/S",
+                   help="bytes per second of one torus link in each direction")
     p.add_argument("--imbalance", type=float, default=1.0, metavar="X",
                    help="the busiest rank's local work over the mean (default 1: balanced)")
     p.add_argument("--nn-share", type=float, default=None, metavar="X",
@@ -105,6 +111,18 @@ def _check(args):
             raise InputError(f"--{flag.replace('_', '-')} must be between 0 and 1, got {v}")
     if args.staging_bandwidth is not None and not args.gpus:
         raise InputError("--staging-bandwidth needs --gpus")
+    if (args.torus is None) != (args.torus_link is None):
+        raise InputError("--torus and --torus-link go together")
+    if args.torus is not None:
+        try:
+            dims = tuple(int(x) for x in args.torus.lower().split("x"))
+        except ValueError:
+            dims = ()
+        if len(dims) < 1 or min(dims) < 1:
+            raise InputError(f"--torus takes dimensions like 17x8x24, got {args.torus!r}")
+        if not args.torus_link > 0:
+            raise InputError(f"--torus-link must be > 0, got {args.torus_link}")
+        args.torus = dims
     return hosts
 
 
@@ -163,6 +181,8 @@ def run(args) -> int:
     machine.device = "gpu" if args.gpus else "cpu"
     machine.staging_bandwidth = args.staging_bandwidth
     machine.imbalance = args.imbalance
+    if args.torus:
+        machine.torus, machine.torus_link = args.torus, args.torus_link
     preds = choose.predict_all(prof, machine, fixed=fixed, paper=args.paper_code)
     per_host = -(-args.ranks // hosts)
     rows = []
@@ -185,6 +205,7 @@ def run(args) -> int:
            "ranks": args.ranks, "hosts": hosts, "cores_per_host": args.cores, "latency": lat, "bandwidth": bw,
            "rate_td": rates["rate_td"], "rate_bu": rates["rate_bu"], "memory_bandwidth": machine.memory_bandwidth,
            "gpus": args.gpus, "staging_bandwidth": args.staging_bandwidth, "imbalance": args.imbalance,
+           "torus": list(args.torus or ()), "torus_link": args.torus_link,
            "fixed": fixed, "paper_code": args.paper_code, "candidates": rows,
            "layouts": [r for r in rows if any(r["label"] == b.label for b in best)],
            "recommendation": best[0].label if fitting else None,

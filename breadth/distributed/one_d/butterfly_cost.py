@@ -85,13 +85,13 @@ def candidates(P: int) -> list:
 
 
 def label(params) -> str:
-    return f"1d butterfly f={params['fanout']}" + (" td" if top_down_only(params) else "")
+    return f"1d butterfly f={params['fanout']}" + (" td" if rule(params) else "")
 
 
-def top_down_only(params) -> bool:
-    """The paper's code (``params["code"] == "paper"``) runs top-down only (Green Sec. 4: Alg. 1 and
+def rule(params):
+    """The direction rule: the paper's code (``params["code"] == "paper"``) runs top-down only (Green Sec. 4: Alg. 1 and
     2 are top-down; breadth's layout adds bottom-up levels)."""
-    return params.get("code") == "paper"
+    return "top-down" if params.get("code") == "paper" else None
 
 
 def _partners(P, f, i) -> tuple:

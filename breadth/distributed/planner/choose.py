@@ -80,8 +80,8 @@ def predict(layout, prof, machine, params) -> Prediction:
         comm += t_ops
         return t_ops, items, lv_msgs, lv_bytes
 
-    top_down_only = getattr(model, "top_down_only", None)
-    levels = prof.top_down_levels() if top_down_only is not None and top_down_only(params) else prof.levels
+    rule = getattr(model, "rule", None)          # the direction rule the layout's code runs (None: breadth's)
+    levels = prof.levels_for(rule(params) if rule is not None else None)
     for lv in levels:
         t_ops, items, lm, lb = add(model.level_ops(prof, lv, P, params))
         td = lv.examined / P if lv.direction == "top-down" else 0.0

@@ -5,10 +5,15 @@ the edges examined, the vertices discovered and the vertices still unreached bef
 same for every layout (their per-level statistics equal the single-node search's), so one
 profile prices every layout. It comes from
 
-* a cheap estimate before construction: a single-node search of a down-scaled graph of the same
-  kind (Kronecker or uniform, at most ``SAMPLE_SCALE``), a few roots averaged, counts scaled by
-  2^(scale - sample scale) -- Kronecker graphs keep their level count and shares as they grow;
+* an estimate before construction: up to ``SAMPLE_SCALE``, single-node searches of the graph
+  itself (same kind, scale and seed), a few roots averaged; above it, the expected level table
+  of the degree model at the target scale (``profile_fit.expected``: Kronecker's closed form,
+  or the uniform graph's), never a small sample scaled up -- the shares that matter move with
+  the scale (Kronecker graphs leave 24% of their vertices isolated at scale 14 and 70% at 35);
 * or a real search's ``LevelStats`` (``from_levels``: the first search refines the estimate).
+
+A profile that carries its level table (``Profile.table``) gives the levels of any direction
+rule (``levels_for``): breadth's own, top-down throughout, or a paper's (``profile_fit.RULES``).
 
 Degree skew (``skew``): for delegate fractions 2^-k of the vertices (the highest-degree ones,
 Pan et al.'s delegates at threshold "auto" are at most n/P of them), the share of arcs between
@@ -21,19 +26,11 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import degrees
+from . import degrees, profile_fit
+from .profile_fit import Level
 
 SAMPLE_SCALE = 14
 SAMPLE_ROOTS = 4
-
-
-@dataclass
-class Level:
-    direction: str            # "top-down" or "bottom-up"
-    frontier: float
-    examined: float
-    discovered: float
-    unvisited: float          # vertices not reached before this level
 
 
 @dataclass
@@ -46,6 +43,19 @@ class Profile:
     degrees: object = None     # a ``degrees.DegreeModel`` at the target scale (None: ``skew`` as sampled)
     overrides: dict = field(default_factory=dict)    # the user's "nn_share" and "delegate_fraction"
     td_levels: list = field(default_factory=list)    # the same search run top-down throughout (``top_down_levels``)
+    table: object = None       # a ``profile_fit.LevelTable`` (shares per level): the levels of any rule
+    arcs: float = 0.0          # the arcs the table's edge shares are of (distinct, both directions)
+
+    def levels_for(self, rule: str | None) -> list:
+        """The levels under direction rule ``rule`` (``profile_fit.RULES``; None or "breadth": the
+        profile's own levels, which the user may have replaced)."""
+        if rule in (None, "breadth"):
+            return self.levels
+        if rule == "top-down" and (self.table is None or self.td_levels):
+            return self.top_down_levels()
+        if self.table is None:          # the user's own levels (``plan --levels``) are taken as given
+            return self.levels
+        return profile_fit.directed(self.table, self.n, self.m, rule, self.arcs)
 
     def top_down_levels(self) -> list:
         """The levels of a search that runs top-down throughout (ButterFly's code, Green Sec. 4): the
@@ -94,10 +104,11 @@ class Profile:
             return [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
                           x.unvisited * factor) for x in levels]
         return Profile(self.n * factor, self.m * factor, grow(self.levels), dict(self.skew), source, self.degrees,
-                       dict(self.overrides), grow(self.td_levels))
+                       dict(self.overrides), grow(self.td_levels), self.table, self.arcs * factor)
 
     def as_dict(self) -> dict:
         d = asdict(Profile(self.n, self.m, self.levels, {}, self.source, None, dict(self.overrides), self.td_levels))
+        d.pop("table", None)
         d["skew"] = {str(k): list(v) for k, v in self.skew.items()}
         d["degrees"] = self.degrees.source if self.degrees is not None else None
         return d
@@ -153,9 +164,10 @@ def sample(graph, roots, source) -> Profile:
                                                                    for f in ("frontier", "examined", "discovered",
                                                                              "unvisited"))))
         return levels
-    m = int(graph.indptr[-1]) / (1 if graph.directed else 2)
+    arcs = int(graph.indptr[-1])
+    m = arcs / (1 if graph.directed else 2)
     return Profile(float(graph.num_vertices), float(m), mean("do"), skew_table(graph), source,
-                   degrees.measured(graph), {}, mean("td"))
+                   degrees.measured(graph), {}, mean("td"), profile_fit.measure(graph, roots), float(arcs))
 
 
 def pick_roots(graph, count, seed=2) -> list:
@@ -167,17 +179,20 @@ def pick_roots(graph, count, seed=2) -> list:
 
 def generated(kind: str, scale: int, edgefactor: int = 16, seed: int = 1, sample_scale: int = SAMPLE_SCALE,
               roots: int = SAMPLE_ROOTS) -> Profile:
-    """The estimate for a generated graph (``kind`` "kronecker" or "uniform") of ``scale``, from a
-    down-scaled one (module header)."""
+    """The estimate for a generated graph (``kind`` "kronecker" or "uniform") of ``scale`` (module
+    header): sampled searches up to ``sample_scale``, the degree model's expected levels above."""
     from ...graph.generators import kronecker, uniform_random
 
-    s = min(int(scale), int(sample_scale))
-    make = {"kronecker": kronecker, "uniform": uniform_random}[kind]
-    g = make(s, edgefactor, seed)
-    prof = sample(g, pick_roots(g, roots), f"{kind} scale {s} sample")
-    factor = 2.0 ** (int(scale) - s)
-    # Graph500 m counts tuples (duplicates and self loops included); the sample's m its CSR edges.
-    out = prof.scaled(factor, f"{kind} scale-{s} sample x {factor:g}" if factor != 1 else f"{kind} scale {s}")
-    out.m = float(edgefactor) * (1 << int(scale))
-    out.degrees = (degrees.kronecker if kind == "kronecker" else degrees.uniform)(int(scale), edgefactor)
-    return out
+    s, M = int(scale), float(edgefactor) * (1 << int(scale))
+    model = (degrees.kronecker if kind == "kronecker" else degrees.uniform)(s, edgefactor)
+    if s <= int(sample_scale):
+        g = {"kronecker": kronecker, "uniform": uniform_random}[kind](s, edgefactor, seed)
+        out = sample(g, pick_roots(g, roots), f"{kind} scale {s}, {roots} sampled searches")
+        out.m, out.degrees = M, model     # Graph500 m counts tuples (duplicates and self loops included)
+        return out
+    arcs = float(model.n * (model.weight @ model.lam))
+    table = profile_fit.expected(model)
+    prof = Profile(model.n, M, [], {}, f"{kind} scale {s}: expected levels of the degree model ({model.source})",
+                   model, {}, [], table, arcs)
+    prof.levels = profile_fit.directed(table, prof.n, prof.m, "breadth", arcs)
+    return prof

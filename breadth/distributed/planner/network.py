@@ -9,8 +9,9 @@ bytes the busiest rank sends. Its time on a ``Machine`` is
 
 where scope is "local" when the whole group sits on one host, else "remote"; a rank's bytes
 split between its host and the others in proportion to its group peers there; the remote
-bandwidth is the host link's shared by the host's ranks that send at once (a collective: all of
-them), as measured for the operation's pattern and message size (``Machine.remote_rate``: an
+bandwidth is the host link's shared by every rank of the host (``Machine.link_sharers``: all
+groups of a layout run the operation at once, so a host's 24 ranks in 24 grid columns share its
+link even when each column has one member there), as measured for the operation's pattern and message size (``Machine.remote_rate``: an
 Alltoall's rate, a point-to-point step's, and the rate of bulk messages). Local work is edges / (edge rate of this rank's cores) for each direction.
 """
 from __future__ import annotations
@@ -94,6 +95,11 @@ class Machine:
     staging_bandwidth: float | None = None
     # factor on local work for the busiest rank (1: balanced); ``breadth plan --imbalance``
     imbalance: float = 1.0
+    # a direct network (``breadth plan --torus``): the routers' torus dimensions, bytes/s of one
+    # link each way, and hosts per router; () for a switched network that is not the bottleneck
+    torus: tuple = ()
+    torus_link: float = 0.0
+    hosts_per_router: int = 1
 
     @property
     def size(self) -> int:
@@ -150,14 +156,37 @@ class Machine:
         heres, spans, crowded = self._host_counts(op.group)
         worst = 0.0
         link = self.remote_rate(message_bytes(op), op.kind)
+        sharers = self.link_sharers(op.group) if spans > 1 else 1
         for here in heres:
             peers = max(1, q - 1)
             remote_share = (q - here) / peers if q > 1 else 0.0
-            beta_r = link / max(1, here)
+            beta_r = link / max(1, here, sharers)
             worst = max(worst, op.bytes * (1 - remote_share) / self.beta_local + op.bytes * remote_share / beta_r)
         wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded and self.device != "gpu" else 0.0
+        if self.torus and spans > 1:
+            worst = max(worst, self.bisection_seconds(op, heres))
         staged = 2.0 * op.bytes / self.staging_bandwidth if self.staging_bandwidth else 0.0
         return op.rounds * self.alpha(op.kind, spans > 1) + worst + wait + staged
+
+    def bisection_seconds(self, op: Op, heres) -> float:
+        """The time ``op``'s traffic needs to cross the torus's bisection (``torus``): every group runs
+        it at once; a group spread over the whole machine sends half its remote bytes across the cut
+        (uniform destinations), one whose hosts lie within a fraction s of the machine's (rank order is
+host order, and hosts are numbered along the torus) about s of that. The cut
+        perpendicular to the longest dimension has 2 X Y Z / max(X, Y, Z) links (the wrap-around
+        doubles it), each carrying ``torus_link`` bytes/s each way (Dally and Towles,
+        "Principles and Practices of Interconnection Networks", Sec. 3.3: a k-ary n-cube's
+        bisection)."""
+        q = len(op.group)
+        remote = (q - min(heres)) / max(1, q - 1)
+        wire = op.bytes * self.size if op.kind == "allreduce" or not op.volume else op.volume   # choose.wire_bytes
+        total = wire * remote
+        hosts = max(1, int(self._sizes().size))
+        lo, hi = self._host_extent(op.group)
+        crossing = 0.5 * min(1.0, 2.0 * (hi - lo + 1) / hosts)
+        dims = [int(x) for x in self.torus]
+        links = 2.0 * math.prod(dims) / max(dims)
+        return total * crossing / (2.0 * links * self.torus_link)
 
     def remote_rate(self, message: float, kind: str = "alltoall") -> float:
         """A host link's bytes/s for messages of ``message`` bytes to each peer in an operation of
@@ -171,6 +200,32 @@ class Machine:
             return bulk
         w = (message - SMALL_MESSAGE) / (BULK_MESSAGE - SMALL_MESSAGE)
         return 1.0 / ((1 - w) / base + w / bulk)
+
+    def _host_extent(self, group) -> tuple:
+        """(lowest, highest) host index of ``group``'s members."""
+        if isinstance(group, range) and len(group):
+            ends = self._host_array()[[min(group[0], group[-1]), max(group[0], group[-1])]]
+            if self._block() is not None:
+                return int(ends[0]), int(ends[1])
+        h = self._host_array()[np.fromiter(group, dtype=np.int64)]
+        return (int(h.min()), int(h.max())) if h.size else (0, 0)
+
+    def link_sharers(self, group) -> int:
+        """Ranks that send through one host link at once in an operation on ``group``: every rank
+        of the busiest host ``group`` spans, since each layout runs an operation in all its groups
+        at the same time (every grid column expands at once), whatever share of them is in
+        ``group`` itself."""
+        cache = self.__dict__.setdefault("_sharers", {})
+        key = group if isinstance(group, range) else tuple(group)
+        got = cache.get(key)
+        if got is None:
+            per = self._block()
+            if per is not None and isinstance(group, range):
+                hosts = block_counts(group, per)[0]
+            else:
+                hosts = np.unique(self._host_array()[np.fromiter(group, dtype=np.int64)])
+            got = cache[key] = int(self._sizes()[hosts].max()) if hosts.size else 1
+        return got
 
     def _host_counts(self, group) -> tuple:
         """(the distinct numbers of ``group``'s members that share a host, the hosts it spans,

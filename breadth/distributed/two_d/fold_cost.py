@@ -38,6 +38,12 @@ def label(params) -> str:
     return f"2d fold {params['grid']}"
 
 
+def rule(params):
+    """The direction rule: the paper's code (``params["code"] == "paper"``) switches by B2D Sec. VI's
+    own rule (bottom-up when m_f > m/10, back when n_f < n/(14k)); breadth's layout by breadth's."""
+    return "b2d" if params.get("code") == "paper" else None
+
+
 def dims(params):
     r, c = (int(x) for x in params["grid"].split("x"))
     return r, c

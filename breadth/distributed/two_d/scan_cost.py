@@ -29,10 +29,10 @@ def candidates(P: int) -> list:
     return _grid_candidates(P)
 
 
-def top_down_only(params) -> bool:
-    """MapGraph's own code (``params["code"] == "paper"``) traverses top-down every level (Sec. 5.2:
+def rule(params):
+    """The direction rule: MapGraph's own code (``params["code"] == "paper"``) traverses top-down every level (Sec. 5.2:
     "the full edge-to-edge traversal"); breadth's layout is direction-optimizing."""
-    return params.get("code") == "paper"
+    return "top-down" if params.get("code") == "paper" else None
 
 
 def label(params) -> str:
