@@ -228,7 +228,7 @@ def _print(args, out, prof, hosts, lat, bw, rates, machine, best):
           + (f", staged over {args.staging_bandwidth / 1e9:g} GB/s" if args.staging_bandwidth else ""))
     g = out["graph"]
     print(f"graph: {g['degrees']}; delegates at TH={g['threshold']}: {g['delegates']:.4g} "
-          f"({g['delegates'] / prof.n:.3%}), nn edge share {g['nn_share']:.3%}"
+          f"({100 * g['delegates'] / prof.n:.3g}%), nn edge share {100 * g['nn_share']:.4g}%"
           + (f" (set: {', '.join(f'{k}={v:g}' for k, v in g['overrides'].items())})" if g["overrides"] else ""))
     print("levels: " + ", ".join(f"{lv.direction[0].upper()}D {lv.frontier:.3g}/{lv.examined:.3g}"
                                  for lv in prof.levels) + " (direction frontier/edges examined)")

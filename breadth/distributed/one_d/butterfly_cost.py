@@ -84,6 +84,11 @@ def candidates(P: int) -> list:
     return [{"fanout": f} for f in FANOUTS if f < max(2, P)]
 
 
+def state_vertices(n: float, P: int, params) -> float:
+    """Every rank keeps the whole status array (Green Sec. 3: the frontier is shared with all)."""
+    return n
+
+
 def label(params) -> str:
     return f"1d butterfly f={params['fanout']}" + (" td" if rule(params) else "")
 

@@ -12,6 +12,7 @@ fastest first; ``table`` formats them for ``-v`` and ``breadth plan``.
 """
 from __future__ import annotations
 
+import copy
 import logging
 from dataclasses import dataclass, field
 
@@ -80,6 +81,7 @@ def predict(layout, prof, machine, params) -> Prediction:
         comm += t_ops
         return t_ops, items, lv_msgs, lv_bytes
 
+    machine = with_memory_rates(machine, model, prof, params)
     rule = getattr(model, "rule", None)          # the direction rule the layout's code runs (None: breadth's)
     levels = prof.levels_for(rule(params) if rule is not None else None)
     for lv in levels:
@@ -98,6 +100,21 @@ def predict(layout, prof, machine, params) -> Prediction:
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
                       prof.m / total if total > 0 else 0.0, per_level, ops_total)
+
+
+def with_memory_rates(machine, model, prof, params):
+    """``machine`` with edge rates from its ``memory_rule`` for this layout (the vertices whose state
+    a rank keeps: the cost model's ``state_vertices``, else its n / P owned vertices); unchanged
+    without a rule."""
+    rule = machine.memory_rule
+    if rule is None:
+        return machine
+    P = machine.size
+    kept = model.state_vertices(prof.n, P, params) if hasattr(model, "state_vertices") else prof.n / P
+    rate = rule.rate(machine.memory_bandwidth, rule.hit(prof.degrees, prof.n, kept))
+    out = copy.copy(machine)
+    out.rate_td = out.rate_bu = rate
+    return out
 
 
 def wire_bytes(op, P: int) -> float:

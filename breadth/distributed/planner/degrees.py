@@ -100,6 +100,31 @@ class DegreeModel:
             self._memo[key] = next((1 << k for k in range(63) if self.delegates(1 << k) <= limit), 1 << 62)
         return self._memo[key]
 
+    def endpoint_share(self, vertices: float) -> float:
+        """Share of edge endpoints on the ``vertices`` highest-degree vertices: the share of random
+        per-edge accesses a cache holding those vertices' state serves. A vertex of degree D is
+        D endpoints, and E[D; D > th] = lambda P(Poisson(lambda) >= th); between two thresholds
+        the share is interpolated by vertex count."""
+        if vertices <= 0:
+            return 0.0
+        if vertices >= self.n:
+            return 1.0
+        arcs = float(self.weight @ self.lam)
+
+        def above(th):                        # (vertices of degree > th, their endpoint share)
+            d = float(self.weight @ (1.0 - poisson_cdf(th, self.lam)))
+            e = float(self.weight @ (self.lam * (1.0 - poisson_cdf(th - 1, self.lam)))) / arcs if arcs else 0.0
+            return d * self.n, e
+        lo, hi = 0, 1
+        while above(hi)[0] > vertices:
+            lo, hi = hi, hi * 2
+        while hi - lo > 1:                    # the smallest th with at most ``vertices`` above it
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if above(mid)[0] > vertices else (lo, mid)
+        (d1, e1), (d0, e0) = above(hi), above(hi - 1)
+        w = (vertices - d1) / (d0 - d1) if d0 > d1 else 0.0
+        return e1 + w * (e0 - e1)
+
     def summary(self, th: float) -> dict:
         return {"threshold": th, "delegates": self.delegates(th), "delegate_fraction": self.delegates(th) / self.n,
                 "nn_share": self.nn_share(th), "source": self.source}

@@ -192,7 +192,7 @@ def generated(kind: str, scale: int, edgefactor: int = 16, seed: int = 1, sample
         return out
     arcs = float(model.n * (model.weight @ model.lam))
     table = profile_fit.expected(model)
-    prof = Profile(model.n, M, [], {}, f"{kind} scale {s}: expected levels of the degree model ({model.source})",
+    prof = Profile(model.n, M, [], {}, f"{kind} scale {s}, expected levels of its degree model",
                    model, {}, [], table, arcs)
     prof.levels = profile_fit.directed(table, prof.n, prof.m, "breadth", arcs)
     return prof

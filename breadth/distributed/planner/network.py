@@ -100,6 +100,8 @@ class Machine:
     torus: tuple = ()
     torus_link: float = 0.0
     hosts_per_router: int = 1
+    # edge rates from memory (``MemoryRule``) instead of ``rate_td`` / ``rate_bu``: None to use those
+    memory_rule: object = None
 
     @property
     def size(self) -> int:
@@ -255,6 +257,33 @@ host order, and hosts are numbered along the torus) about s of that. The cut
         d["hosts"] = list(self.hosts)
         d["host_count"] = len(set(self.hosts))
         return d
+
+
+@dataclass(frozen=True)
+class MemoryRule:
+    """Edge rates from a rank's memory: an examined edge reads its neighbour's id in sequence
+    (``id_bytes``) and touches the neighbour's state at random, one cache line or GPU sector
+    (``access_bytes``), unless the rank's cache (``cache_bytes``, holding ``state_bytes`` per
+    vertex) serves it. The cache keeps the hottest vertices' state -- the highest-degree ones, as
+    an LRU cache under a skewed stream of endpoints does -- so it serves the share of endpoints
+    that fall on them (``degrees.DegreeModel.endpoint_share``) among the vertices whose state the
+    rank keeps (``state_vertices``: the layout's cost model says which)."""
+
+    access_bytes: float
+    id_bytes: float = 4.0
+    cache_bytes: float = 0.0
+    state_bytes: float = 4.0
+
+    def rate(self, memory_bandwidth: float, hit: float) -> float:
+        return memory_bandwidth / (self.id_bytes + self.access_bytes * (1.0 - hit))
+
+    def hit(self, degrees, n: float, state_vertices: float) -> float:
+        """The share of accesses the cache serves when the rank keeps ``state_vertices`` of the n
+        vertices' state (a uniform sample of them, as hashing or scrambled labels give)."""
+        if degrees is None or self.cache_bytes <= 0 or state_vertices <= 0:
+            return 0.0
+        held = min(1.0, self.cache_bytes / self.state_bytes / state_vertices)
+        return float(degrees.endpoint_share(held * n))
 
 
 def block_counts(group: range, per: int) -> tuple:

@@ -34,6 +34,11 @@ def candidates(P: int) -> list:
     return [{"grid": f"{r}x{c}"} for r, c in grids(P) if r > 1 and c > 1] or [{"grid": f"1x{P}"}]
 
 
+def state_vertices(n: float, P: int, params) -> float:
+    """A rank's edges point into its grid column's n / C vertices, whose frontier state it holds."""
+    return n / dims(params)[1]
+
+
 def label(params) -> str:
     return f"2d fold {params['grid']}"
 

@@ -35,6 +35,11 @@ def rule(params):
     return "top-down" if params.get("code") == "paper" else None
 
 
+def state_vertices(n: float, P: int, params) -> float:
+    """A rank's edges point into its grid column's n / C vertices, whose frontier state it holds."""
+    return n / dims(params)[1]
+
+
 def label(params) -> str:
     return f"2d scan {params['grid']}"
 

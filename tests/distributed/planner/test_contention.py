@@ -56,3 +56,21 @@ def test_an_allreduce_counts_its_wire_bytes_not_its_copies():
     m = _machine(64, 64, bw=10e9, torus=(4, 4, 4), torus_link=1e9)
     op = network.control_op(64, 16)
     assert m.bisection_seconds(op, (1,)) == pytest.approx(64 * 16 * 0.5 / (2 * 32 * 1e9))
+
+
+def test_memory_rule_rate_by_hand():
+    rule = network.MemoryRule(access_bytes=32.0, id_bytes=4.0, cache_bytes=4e6, state_bytes=4.0)
+    assert rule.rate(900e9, 0.0) == pytest.approx(900e9 / 36.0)
+    assert rule.rate(900e9, 0.75) == pytest.approx(900e9 / (4.0 + 8.0))
+
+
+def test_the_cache_serves_the_hubs_share_of_endpoints():
+    from breadth.distributed.planner import degrees
+
+    rule = network.MemoryRule(32.0, 4.0, cache_bytes=4 * 1000, state_bytes=4.0)     # 1000 vertices' state
+    model = degrees.kronecker(16, 16)
+    # a rank keeping every vertex: the 1000 hottest of n; keeping a quarter: 4000 of n's equivalents
+    assert rule.hit(model, model.n, model.n) == pytest.approx(model.endpoint_share(1000))
+    assert rule.hit(model, model.n, model.n / 4) == pytest.approx(model.endpoint_share(4000))
+    assert rule.hit(None, model.n, model.n) == 0.0
+    assert rule.hit(degrees.uniform(16, 16), 2.0 ** 16, 2.0 ** 16) < 0.03

@@ -3,6 +3,7 @@ degrees (the independent reference), a hand-computed two-vertex case, and the de
 priced by degree threshold."""
 import math
 
+import numpy as np
 import pytest
 
 from breadth.distributed.delegates import cost as delegates_cost
@@ -58,3 +59,12 @@ def test_delegates_priced_by_threshold_and_overrides():
     prof.overrides = {"nn_share": 0.063, "delegate_fraction": 0.0175}
     assert prof.delegation(8, 64) == (64, pytest.approx(0.0175 * prof.n), 0.063)
     assert {"threshold": 128} in delegates_cost.candidates(8) and {"threshold": "auto"} in delegates_cost.candidates(8)
+
+
+@pytest.mark.parametrize("top", [100, 1000, 6553, 20000])
+def test_endpoint_share_of_the_hubs_matches_a_generated_graph(top):
+    from breadth.graph.generators import kronecker
+
+    g = kronecker(16, 16, 1)
+    deg = np.sort(np.diff(np.asarray(g.indptr)))[::-1]
+    assert degrees.kronecker(16, 16).endpoint_share(top) == pytest.approx(deg[:top].sum() / deg.sum(), rel=0.02)

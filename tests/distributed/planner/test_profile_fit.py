@@ -83,7 +83,7 @@ def test_generated_samples_small_scales_and_models_large_ones():
     small = graph.generated("kronecker", 12)
     assert "sampled" in small.source and small.table is not None
     big = graph.generated("kronecker", 35)
-    assert "expected levels" in big.source
+    assert "expected levels" in big.source and "scale 35" in big.source
     assert big.levels == big.levels_for("breadth")
     b2d = big.levels_for("b2d")
     assert 3 <= sum(lv.direction == "bottom-up" for lv in b2d) <= 4        # B2D Sec. V: "s_b ... 3 or 4"
