@@ -109,3 +109,13 @@ def test_plan_levels_file_replaces_the_profile(tmp_path):
     f.write_text('[{"direction": "sideways"}]')
     bad = _plan("--levels", str(f))
     assert bad.returncode == 2 and "--levels" in bad.stderr
+
+
+def test_levels_without_a_table_are_taken_as_given_by_every_rule():
+    prof = _profile()                    # the user's own levels (``plan --levels``): no level table
+    assert prof.table is None
+    assert prof.levels_for("b2d") == prof.levels
+    fold = registry.get("2d", "fold")
+    m = network.assumed(4, 1, 4, 1e-6, 1e9)
+    paper = choose.predict(fold, prof, m, {"grid": "2x2", "code": "paper"})
+    assert [lv["direction"] for lv in paper.levels] == [lv.direction for lv in prof.levels]
