@@ -2,7 +2,8 @@
 
 Phases: ``env`` (versions, the GPU, one small search on it as a smoke test), ``correctness``
 (GPU searches on larger graphs than the simulator allows, each against the CPU search),
-``bench`` (GPU against CPU throughput; gpu_bench.py), ``mpi`` (2 ranks, one GPU; gpu_check_mpi.py).
+``bench`` (GPU against CPU throughput; gpu_bench.py), ``graph500`` (``graph500 --device cuda`` at
+scales 22 and 24; gpu_check_graph500.py), ``mpi`` (2 ranks, one GPU; gpu_check_mpi.py).
 Each appends one JSON record a line to ``DIR/PHASE.jsonl`` as it goes (flushed at once), so
 what ran before a time limit ended the process survives; a ``{"start": ...}`` record
 before each case names the case that was running when it did. ``--deadline`` (seconds
@@ -239,7 +240,7 @@ def phase_correctness(rec: Recorder, sim: bool, specs: list[str]) -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("phase", choices=["env", "correctness", "bench", "mpi"])
+    ap.add_argument("phase", choices=["env", "correctness", "bench", "graph500", "mpi"])
     ap.add_argument("--out", required=True, help="folder of the phase's PHASE.jsonl")
     ap.add_argument("--sim", action="store_true", help="the simulator's tiny sizes")
     ap.add_argument("--deadline", type=float, default=float("inf"), help="epoch seconds: start nothing after it")
@@ -256,6 +257,10 @@ def main(argv=None) -> int:
         from gpu_check_bench import phase_bench
 
         return phase_bench(rec, args.sim, args.graphs)
+    if args.phase == "graph500":
+        from gpu_check_graph500 import phase_graph500
+
+        return phase_graph500(rec, args.sim, args.scratch or args.out)
     from gpu_check_mpi import phase_mpi
 
     return phase_mpi(rec, args.sim, args.scratch or args.out)

@@ -47,7 +47,7 @@ def test_sim_runs_every_phase_and_writes_the_report(tmp_path):
     assert r.returncode == 0, report + r.stdout[-3000:] + r.stderr[-3000:]
     assert state["mode"] == "simulator" and state["exit_status"] == 0
     phases = state["phases"]
-    assert list(phases) == ["env", "tests", "correctness", "bench", "mpi"]
+    assert list(phases) == ["env", "tests", "correctness", "bench", "graph500", "mpi"]
     assert all(p["status"] in ("passed", "skipped") for p in phases.values()), {k: p["status"] for k, p in phases.items()}
     env = [x for x in phases["env"]["records"] if x.get("kind") == "env"][0]
     assert env["gpu"] and env["simulated"] and env["packages"]["numba-cuda"]
@@ -65,13 +65,17 @@ def test_sim_runs_every_phase_and_writes_the_report(tmp_path):
         assert all(row["depth_mismatches"] == 0 and row["gteps"] > 0 for k, row in g["rows"].items() if k != "cpu do")
     ibfs = [x for x in phases["bench"]["records"] if x.get("kind") == "ibfs"]
     assert len(ibfs) == 2 and all(x["multi_bfs_equal"] and x["speedup_vs_one_by_one"] > 0 for x in ibfs)
+    g500 = [x for x in phases["graph500"]["records"] if x.get("kind") == "graph500"]
+    assert [x["scale"] for x in g500] == [7] and g500[0]["ok"] and g500[0]["validated"]
+    assert g500[0]["harmonic_mean_teps"] > 0 and set(g500[0]["directions"]) <= {"top-down", "bottom-up"}
+    assert sum(d["levels"] for d in g500[0]["directions"].values()) >= 2 * 2      # 2 roots, >= 2 levels each
     if phases["mpi"]["status"] == "passed":
         bfs = [x for x in phases["mpi"]["records"] if x.get("kind") == "mpi_bfs"]
         assert bfs and bfs[0]["ok"] and bfs[0]["engine"] == "mpi-1d-butterfly-cuda"
     else:
         assert "MPI" in phases["mpi"]["records"][0]["reason"] or "mpi4py" in phases["mpi"]["records"][0]["reason"]
     for title in ("## Environment", "## GPU tests", "## Larger graphs against the CPU", "## Benchmark",
-                  "## Two MPI ranks on the GPU"):
+                  "## Graph500 on the GPU", "## Two MPI ranks on the GPU"):
         assert title in report
     assert "| kronecker:5 |" in report and "gpu do" in report
     assert f"exit 0; report: {out / 'report.md'}" in r.stdout
