@@ -159,15 +159,17 @@ _levels = bind(sys.modules[__name__], "gpu_ibfs_levels")
 
 
 def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_depth: int = -1,
-             depth_dtype=None, keep_status: bool = False, launch: device.Launch | None = None):
+             depth_dtype=None, keep_status: bool = False, launch: device.Launch | None = None,
+             depths_to_host: bool = True):
     """Joint BFS of ``sources`` (instance j = bit j) on the DeviceGraph ``dg``.
 
     Returns (hist, stats, times, overflow, depths, status) like the CPU ``traverse``:
     ``hist[k, j]`` vertices instance j reached at depth k (64 W columns), ``stats``
     rows of LEVEL_FIELDS, ``times`` their seconds, ``overflow`` True when ``depth_dtype``
     was too narrow (the caller widens and reruns); ``depths`` the (n, g) host matrix when
-    ``depth_dtype`` is given (its maximum = unreachable), ``status`` the final BSA (n W
-    uint64) when ``keep_status``.
+    ``depth_dtype`` is given (its maximum = unreachable; with ``depths_to_host=False`` the
+    device block itself, n g values and perhaps more, reused by the next group of the same
+    size), ``status`` the final BSA (n W uint64) when ``keep_status``.
     """
     launch = device.check_launch(launch or device.default_launch())
     sources = np.ascontiguousarray(sources, dtype=np.int64)
@@ -188,6 +190,8 @@ def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_
     space = _Group(dg, sp, launch, sources, depths, write_depth)
     _, hist, stats, ticks, overflow = _levels(space, g, n, int(dg.graph.in_indptr[n]), mode, alpha, beta, max_depth,
                                               write_depth, cap)
-    depth_host = device.to_host(depths)[:n * g].reshape(n, g) if write_depth else None
+    depth_host = None
+    if write_depth:
+        depth_host = device.to_host(depths)[:n * g].reshape(n, g) if depths_to_host else depths
     status_host = device.to_host(sp.prev)[:n * words] if keep_status else None
     return hist, stats, ticks * seconds_per_tick(), overflow, depth_host, status_host

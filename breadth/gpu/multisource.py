@@ -16,10 +16,11 @@ import numpy as np
 from ..multisource.results import GroupResult, wider
 from ..multisource.status import reach_csr
 from . import device
+from .depth_matrix import DeviceDepthMatrix
 from .graph import DeviceGraph
 from .ibfs import traverse
 
-__all__ = ["DeviceGraph", "run_group", "use_local_gpu"]
+__all__ = ["DeviceDepthMatrix", "DeviceGraph", "run_group", "use_local_gpu"]
 
 
 def use_local_gpu(comm=None) -> int:
@@ -43,17 +44,18 @@ def use_local_gpu(comm=None) -> int:
 def run_group(trav, gi: int, dg, depth_out=None, launch=None) -> GroupResult:
     """Traverse group ``gi`` of ``trav`` on the DeviceGraph ``dg`` (uploaded from ``trav.graph``).
 
-    With ``keep_depths`` the depths go into ``depth_out`` (a ``runner.DepthMatrix``) when
-    given, else into the result.
+    With ``keep_depths`` the depths go into ``depth_out`` (a ``runner.DepthMatrix``, or a
+    ``depth_matrix.DeviceDepthMatrix``: straight from the device) when given, else into the result.
     """
     members = trav.groups[gi]
     srcs = np.ascontiguousarray(trav.sources[members])
     dtype = np.dtype(trav.depth_dtype if depth_out is None else depth_out.dtype)
+    on_device = isinstance(depth_out, DeviceDepthMatrix)
     t0 = time.perf_counter()
     while True:
         hist, stats, times, overflow, depths, status = traverse(
             dg, srcs, trav.words, trav.mode, trav.alpha, trav.beta, trav.max_depth,
-            dtype if trav.keep_depths else None, trav.keep_reach, launch)
+            dtype if trav.keep_depths else None, trav.keep_reach, launch, depths_to_host=not on_device)
         if not overflow:
             break
         dtype = np.dtype(wider(dtype))
@@ -62,7 +64,9 @@ def run_group(trav, gi: int, dg, depth_out=None, launch=None) -> GroupResult:
     seconds = time.perf_counter() - t0
     res = GroupResult(gi, hist[:, :srcs.size].copy(), stats, times, seconds)
     if trav.keep_depths:
-        if depth_out is not None:
+        if on_device:
+            depth_out.place_block(members, depths, dtype)
+        elif depth_out is not None:
             depth_out.place(members, depths)
         else:
             res.depths = depths

@@ -15,7 +15,8 @@ import hashlib
 
 import numpy as np
 
-from ..checks import check_algorithm, check_alpha_beta, check_device, check_max_depth, check_positive_int
+from ..checks import (check_algorithm, check_alpha_beta, check_device, check_max_depth, check_positive_int,
+                      check_to_host)
 from ..errors import InputError
 from ..graph.memory import available_bytes, check_fits
 from ..graph.types import Graph
@@ -108,10 +109,13 @@ class Traversal:
 
     def __init__(self, graph: Graph, sources, *, max_depth=None, groupby="rules", group_size=None,
                  words=None, direction="out", keep_depths=False, keep_reach=False, algorithm="do",
-                 alpha=ALPHA, beta=BETA, p_values=None, q=None, seed=0, device="cpu"):
+                 alpha=ALPHA, beta=BETA, p_values=None, q=None, seed=0, device="cpu", to_host=True):
         if direction not in ("out", "in"):
             raise InputError(f"direction must be 'out' or 'in', got {direction!r}")
         self.device = check_device(device)      # where groups run; results do not depend on it
+        self.to_host = check_to_host(to_host, self.device)      # False: the depth matrix stays on the GPU
+        if not self.to_host and not keep_depths:
+            raise InputError("to_host=False keeps the depth matrix in GPU memory: it needs keep_depths=True")
         self.mode = check_algorithm(algorithm)
         self.alpha, self.beta = check_alpha_beta(alpha, beta)
         self.max_depth = check_max_depth(max_depth)

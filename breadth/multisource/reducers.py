@@ -42,7 +42,7 @@ def as_sources(graph, sources) -> np.ndarray:
 def msbfs(graph, sources=None, *, max_depth=None, keep_depths=False, direction="out", groupby="rules",
           group_size=None, words=None, algorithm="do", alpha=ALPHA, beta=BETA, p_values=None, q=None,
           seed=0, progress=False, checkpoint=None, comm=None, keep_reach=False,
-          device="cpu") -> MultiResult | None:
+          device="cpu", to_host=True) -> MultiResult | None:
     """BFS from every source at once (iBFS): per-source summaries, and the depths if kept.
 
     The sources run in groups of joint traversals with bitwise status arrays (up to 64 W
@@ -74,6 +74,10 @@ def msbfs(graph, sources=None, *, max_depth=None, keep_depths=False, direction="
             returned on rank 0.
         keep_reach: keep each source's reach set (what ``khop_reachability`` returns).
         device: "cpu", or "cuda": groups run on the GPU with the kernels of ``breadth.gpu``.
+        to_host: True (default): the depth matrix in host memory. False (``device="cuda"`` and
+            ``keep_depths`` only, one process, no checkpoint): it stays in GPU memory, a numba
+            device array that CuPy, PyTorch and numba take without a copy
+            (``__cuda_array_interface__``); each group writes its rows there directly.
 
     Returns:
         A ``MultiResult``; None on the ranks other than 0 when ``comm`` has several ranks.
@@ -98,7 +102,7 @@ def msbfs(graph, sources=None, *, max_depth=None, keep_depths=False, direction="
     trav = Traversal(g, src, max_depth=max_depth, groupby=groupby, group_size=group_size, words=words,
                      direction=direction, keep_depths=keep_depths, keep_reach=keep_reach,
                      algorithm=algorithm, alpha=alpha, beta=beta, p_values=p_values, q=q, seed=seed,
-                     device=device)
+                     device=device, to_host=to_host)
     return execute(trav, checkpoint=checkpoint, comm=comm, progress=progress)
 
 
@@ -122,11 +126,13 @@ def multi_bfs(graph, sources, max_depth=None, **options) -> np.ndarray | None:
             source count and memory), ``algorithm`` ("do", "td", "bu"), ``alpha``/``beta``,
             ``progress`` (False none, None on a terminal, True always), ``checkpoint`` (a
             directory: a rerun resumes), ``comm`` (an mpi4py communicator: groups are shared
-            among its ranks), ``device`` ("cpu" or "cuda").
+            among its ranks), ``device`` ("cpu" or "cuda"), ``to_host`` (False with "cuda": the
+            matrix stays in GPU memory).
 
     Returns:
-        The depth matrix, or None on the ranks other than 0 when ``comm`` spreads the work
-            over MPI ranks (rank 0 gets the whole matrix).
+        The depth matrix (a numba device array with ``to_host=False``), or None on the ranks
+            other than 0 when ``comm`` spreads the work over MPI ranks (rank 0 gets the whole
+            matrix).
 
     Raises:
         InputError: a source out of range or a bad option.

@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 
-from ..errors import BreadthError, MemoryEstimateError
+from ..errors import BreadthError, InputError, MemoryEstimateError
 from ..kernels.frontier import num_words
 from ..kernels.levels import seconds_per_tick
 from . import ibfs, recycle
@@ -211,7 +211,14 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
                     if gi < trav.num_groups:
                         results[gi] = ck.load(gi)
                         resumed += 1
-            if trav.keep_depths:
+            if trav.keep_depths and not trav.to_host:
+                if size > 1 or checkpoint is not None:
+                    raise InputError("to_host=False keeps the depth matrix on this process's GPU: it cannot "
+                                     "be combined with comm (several ranks) or checkpoint")
+                from ..gpu.depth_matrix import DeviceDepthMatrix
+
+                depths = DeviceDepthMatrix(trav.n, trav.sources.size, trav.depth_dtype)
+            elif trav.keep_depths:
                 depths = DepthMatrix(trav.n, trav.sources.size, trav.depth_dtype, trav.graph)
         except BreadthError as exc:
             error = exc

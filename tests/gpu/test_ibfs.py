@@ -96,3 +96,34 @@ def test_joint_frontier_at_the_beta_limit_stays_bottom_up_as_on_the_cpu(gpu, kro
     assert cpu[5, 1] == 1                      # stayed bottom-up at the limit (GAP's rule would go top-down)
     res = _run_on_gpu(gpu, g, sources, group_size=64, beta=beta)
     np.testing.assert_array_equal(res.group_results[0].stats, cpu)
+
+
+@pytest.mark.parametrize("group_size", [1, 65])
+def test_device_depth_matrix_equals_the_host_one(gpu, kron, group_size):
+    g = kron[0]
+    sources = np.random.default_rng(7).integers(0, g.num_vertices, 70)
+    got = multi_bfs(g, sources, group_size=group_size, device="cuda", to_host=False)
+    assert not isinstance(got, np.ndarray) and hasattr(got, "copy_to_host")
+    assert got.shape == (70, g.num_vertices) and np.dtype(got.dtype) == np.uint8
+    np.testing.assert_array_equal(got.copy_to_host(), multi_bfs(g, sources, group_size=group_size))
+
+
+def test_device_depth_matrix_widens_on_the_device(gpu):
+    n = 258                                  # the second group needs uint16: the matrix widens
+    v = np.arange(n - 1)
+    g = breadth.Graph.from_edges(v, v + 1, n)
+    got = multi_bfs(g, [5, 0, n - 1], group_size=1, device="cuda", to_host=False)
+    assert np.dtype(got.dtype) == np.uint16
+    np.testing.assert_array_equal(got.copy_to_host(), multi_bfs(g, [5, 0, n - 1]))
+
+
+def test_device_depth_matrix_refuses_what_it_cannot_keep(gpu, kron, tmp_path):
+    from breadth.errors import InputError
+
+    g = kron[0]
+    with pytest.raises(InputError, match="keep_depths"):
+        msbfs(g, [0, 1], device="cuda", to_host=False)
+    with pytest.raises(InputError, match="checkpoint"):
+        multi_bfs(g, [0, 1], device="cuda", to_host=False, checkpoint=str(tmp_path / "ck"))
+    with pytest.raises(InputError, match="device='cuda'"):
+        multi_bfs(g, [0, 1], to_host=False)

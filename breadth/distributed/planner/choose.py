@@ -58,6 +58,7 @@ class Prediction:
 def predict(layout, prof, machine, params) -> Prediction:
     """``layout``'s predicted search (its cost model ``layout.cost`` with ``params``)."""
     model, P = layout.cost, machine.size
+    machine = with_memory_rates(machine, model, prof, params)
     compute = comm = msgs = vol = 0.0
     per_level, ops_total = [], {}
 
@@ -81,7 +82,6 @@ def predict(layout, prof, machine, params) -> Prediction:
         comm += t_ops
         return t_ops, items, lv_msgs, lv_bytes
 
-    machine = with_memory_rates(machine, model, prof, params)
     rule = getattr(model, "rule", None)          # the direction rule the layout's code runs (None: breadth's)
     levels = prof.levels_for(rule(params) if rule is not None else None)
     for lv in levels:
