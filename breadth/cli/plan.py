@@ -46,6 +46,13 @@ def register(sub):
     p.add_argument("--memory-bandwidth", type=float, default=None, metavar="B/S",
                    help="bytes per second one rank clears its per-search arrays at (default 5e9; a GPU's device "
                         "memory bandwidth with --gpus)")
+    p.add_argument("--rates-from-memory", action="store_true",
+                   help="edge rates from --memory-bandwidth instead of --rate-td/--rate-bu: each examined edge "
+                        "reads a 4-byte id and one random 64-byte cache line (32-byte sector with --gpus) unless "
+                        "the rank's cache (--cache-bytes) holds the neighbour's state -- the highest-degree "
+                        "vertices' share of edge endpoints, from the degree model")
+    p.add_argument("--cache-bytes", type=float, default=0.0, metavar="B",
+                   help="with --rates-from-memory: last-level cache bytes per rank (default 0: none)")
     p.add_argument("--gpus", action="store_true", help="every rank is a GPU: --rate-td/--rate-bu and "
                    "--memory-bandwidth are one device's, whatever the host's cores")
     p.add_argument("--staging-bandwidth", type=float, default=None, metavar="B/S",
@@ -111,6 +118,16 @@ def _check(args):
             raise InputError(f"--{flag.replace('_', '-')} must be between 0 and 1, got {v}")
     if args.staging_bandwidth is not None and not args.gpus:
         raise InputError("--staging-bandwidth needs --gpus")
+    if args.rates_from_memory:
+        if args.memory_bandwidth is None:
+            raise InputError("--rates-from-memory needs --memory-bandwidth")
+        if args.rate_td is not None or args.rate_bu is not None:
+            raise InputError("give --rates-from-memory or --rate-td/--rate-bu, not both")
+    elif args.gpus and args.rate_td is None:
+        raise InputError("with --gpus give the device's edge rates (--rate-td, --rate-bu) or --rates-from-memory "
+                         "with --memory-bandwidth: this machine's core rates would not describe a GPU")
+    if not args.cache_bytes >= 0:
+        raise InputError(f"--cache-bytes must be >= 0, got {args.cache_bytes}")
     if (args.torus is None) != (args.torus_link is None):
         raise InputError("--torus and --torus-link go together")
     if args.torus is not None:
@@ -183,6 +200,8 @@ def run(args) -> int:
     machine.imbalance = args.imbalance
     if args.torus:
         machine.torus, machine.torus_link = args.torus, args.torus_link
+    if args.rates_from_memory:
+        machine.memory_rule = network.MemoryRule(32.0 if args.gpus else 64.0, 4.0, args.cache_bytes)
     preds = choose.predict_all(prof, machine, fixed=fixed, paper=args.paper_code)
     per_host = -(-args.ranks // hosts)
     rows = []
@@ -223,8 +242,9 @@ def _print(args, out, prof, hosts, lat, bw, rates, machine, best):
     unit = "GPU" if args.gpus else "core"
     print(f"projection: {prof.n:.4g} vertices, {prof.m:.4g} edges ({prof.source}), {args.ranks} ranks on {hosts} "
           f"hosts of {args.cores} cores, {lat * 1e6:g} us and {bw / 1e6:g} MB/s per host link, "
-          f"{rates['rate_td']:.3g}/{rates['rate_bu']:.3g} edges/s per {unit} (TD/BU), "
-          f"{machine.memory_bandwidth / 1e9:g} GB/s memory per rank"
+          + (f"edge rates from memory ({args.cache_bytes / 2 ** 20:g} MiB cache per rank), " if args.rates_from_memory
+             else f"{rates['rate_td']:.3g}/{rates['rate_bu']:.3g} edges/s per {unit} (TD/BU), ")
+          + f"{machine.memory_bandwidth / 1e9:g} GB/s memory per rank"
           + (f", staged over {args.staging_bandwidth / 1e9:g} GB/s" if args.staging_bandwidth else ""))
     g = out["graph"]
     print(f"graph: {g['degrees']}; delegates at TH={g['threshold']}: {g['delegates']:.4g} "

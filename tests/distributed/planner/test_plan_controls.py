@@ -4,6 +4,7 @@ Allreduce, GPU ranks, staged transfers, memory bandwidth, paper-code pricing."""
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -119,3 +120,29 @@ def test_levels_without_a_table_are_taken_as_given_by_every_rule():
     m = network.assumed(4, 1, 4, 1e-6, 1e9)
     paper = choose.predict(fold, prof, m, {"grid": "2x2", "code": "paper"})
     assert [lv["direction"] for lv in paper.levels] == [lv.direction for lv in prof.levels]
+
+
+def test_rates_from_memory_price_the_butterfly_row_as_the_papers_bench():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+    import plan_papers
+
+    row = next(r for r in plan_papers.rows() if r.config.startswith("GAP_kron"))
+    out = subprocess.run([sys.executable, "-m", "breadth", "plan", "--scale", "27", "--ranks", "16", "--hosts", "16",
+                          "--gpus", "--latency", "5e-6", "--bandwidth", "150e9", "--memory-bandwidth", "900e9",
+                          "--rates-from-memory", "--cache-bytes", str(6 * 2 ** 20), "--fanout", "4", "--paper-code",
+                          "--json", "-"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    bf = next(c for c in got["candidates"] if c["label"] == "1d butterfly f=4 td")
+    assert bf["seconds"] == pytest.approx(plan_papers.price(row)["predicted_s"], rel=1e-6)
+
+
+@pytest.mark.parametrize("extra,words", [(["--gpus"], "with --gpus give"),
+                                         (["--rates-from-memory"], "needs --memory-bandwidth"),
+                                         (["--rates-from-memory", "--memory-bandwidth", "1e11", "--rate-td", "1e9"],
+                                          "not both"),
+                                         (["--torus", "4x4"], "go together")])
+def test_rate_and_torus_flags_are_checked(extra, words):
+    out = subprocess.run([sys.executable, "-m", "breadth", "plan", "--scale", "16", "--ranks", "4", *extra],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and words in out.stderr, out.stderr
