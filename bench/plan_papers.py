@@ -51,7 +51,6 @@ class Row:
     staging: float | None = None
     torus: tuple = ()        # router torus dimensions (``Machine.torus``), with ``torus_link`` bytes/s per link
     torus_link: float = 0.0
-    hosts_per_router: int = 1
     cache: float = 0.0       # bytes of last-level cache per rank (``network.MemoryRule``)
     state: float = 4.0       # bytes of a vertex's state in the paper's code
     device_rate: float | None = None   # edges/s of one device as the paper measured its own code on
@@ -67,7 +66,7 @@ def rows() -> list:
     return [
         Row("B2D", "Hopper, scale 35, 115,600 ranks (340x340), flat MPI", "kronecker", 35, 16, 115600, 4817, 24,
             memory_bandwidth=42.7e9 / 12, device="cpu", layout=("2d", "fold"), params={"grid": "340x340"},
-            published=16 * 2 ** 35 / 243e9, bound=3.0, torus=(17, 8, 24), torus_link=4.68e9, hosts_per_router=2,
+            published=16 * 2 ** 35 / 243e9, bound=3.0, torus=(17, 8, 24), torus_link=4.68e9,
             cache=12e6 / 12, state=8.0,
             source="Sec. VIII: 'it reaches 243 GTEPS at scale=35' (Fig. 3: 3600 processors at scale 30, doubling "
                    "per scale; square grids only); Table II: Cray XE6, 2 sockets x 12 cores, Gemini; Opteron 6172 "
@@ -137,7 +136,7 @@ def machine_for(row):
         m.rate_td = m.rate_bu = row.device_rate
     m.device = row.device
     m.staging_bandwidth = row.staging
-    m.torus, m.torus_link, m.hosts_per_router = row.torus, row.torus_link, row.hosts_per_router
+    m.torus, m.torus_link = row.torus, row.torus_link
     return m
 
 

@@ -11,8 +11,12 @@ where scope is "local" when the whole group sits on one host, else "remote"; a r
 split between its host and the others in proportion to its group peers there; the remote
 bandwidth is the host link's shared by every rank of the host (``Machine.link_sharers``: all
 groups of a layout run the operation at once, so a host's 24 ranks in 24 grid columns share its
-link even when each column has one member there), as measured for the operation's pattern and message size (``Machine.remote_rate``: an
-Alltoall's rate, a point-to-point step's, and the rate of bulk messages). Local work is edges / (edge rate of this rank's cores) for each direction.
+link even when each column has one member there), as measured for the operation's pattern and
+message size (``Machine.remote_rate``: an Alltoall's rate, a point-to-point step's, and the rate
+of bulk messages). On a torus (``Machine.torus``) an operation also takes at least the time its
+traffic needs across the bisection (``Machine.bisection_seconds``). Local work is edges / (edge
+rate of this rank's cores) for each direction; with a ``MemoryRule`` the edge rate comes from the
+rank's memory bandwidth and cache.
 """
 from __future__ import annotations
 
@@ -95,11 +99,10 @@ class Machine:
     staging_bandwidth: float | None = None
     # factor on local work for the busiest rank (1: balanced); ``breadth plan --imbalance``
     imbalance: float = 1.0
-    # a direct network (``breadth plan --torus``): the routers' torus dimensions, bytes/s of one
-    # link each way, and hosts per router; () for a switched network that is not the bottleneck
+    # a direct network (``breadth plan --torus``): the routers' torus dimensions and bytes/s of one
+    # link each way; () for a switched network that is not the bottleneck
     torus: tuple = ()
     torus_link: float = 0.0
-    hosts_per_router: int = 1
     # edge rates from memory (``MemoryRule``) instead of ``rate_td`` / ``rate_bu``: None to use those
     memory_rule: object = None
 
@@ -173,8 +176,8 @@ class Machine:
     def bisection_seconds(self, op: Op, heres) -> float:
         """The time ``op``'s traffic needs to cross the torus's bisection (``torus``): every group runs
         it at once; a group spread over the whole machine sends half its remote bytes across the cut
-        (uniform destinations), one whose hosts lie within a fraction s of the machine's (rank order is
-host order, and hosts are numbered along the torus) about s of that. The cut
+        (uniform destinations), one whose hosts lie within a fraction s of the machine's (rank order
+        is host order, and hosts are numbered along the torus) about s of that. The cut
         perpendicular to the longest dimension has 2 X Y Z / max(X, Y, Z) links (the wrap-around
         doubles it), each carrying ``torus_link`` bytes/s each way (Dally and Towles,
         "Principles and Practices of Interconnection Networks", Sec. 3.3: a k-ary n-cube's
