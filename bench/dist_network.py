@@ -62,7 +62,7 @@ def run_job(setting, cluster, kind, args):
         os.chmod(tmp, 0o777)
         out = os.path.join(tmp, "out.json")
         argv = [sys.executable, RANK, out, kind, str(args.scale), str(roots), json.dumps(LAYOUTS)]
-        env = {"PYTHONPATH": ROOT, "BENCH_SYNC_DIR": tmp}
+        env = {"PYTHONPATH": ROOT, "BENCH_SYNC_DIR": tmp, **getattr(args, "env", {})}
         logs = open(os.path.join(tmp, "log"), "w+")
         if cluster is None:
             from breadth.distributed.launch import find_mpiexec
