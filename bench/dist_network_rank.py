@@ -77,7 +77,7 @@ def mean_dicts(rows):
 def conditions(machine) -> dict:
     """What a probe saw (``BENCH_REPROBE``): latencies, bandwidths, memory bandwidth."""
     return {k: getattr(machine, k) for k in ("alpha_local", "alpha_remote", "beta_local", "beta_remote",
-                                             "memory_bandwidth", "cpu_share")}
+                                             "memory_bandwidth", "cpu_share", "late_step")}
 
 
 def wait_for_cap(comm):

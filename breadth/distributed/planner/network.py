@@ -100,6 +100,10 @@ class Machine:
     # the share of a core a busy rank gets while other processes hold the host's cores (CPU time
     # over wall time in the probe's busy latency window, the least of the ranks'; 1: a core of its own)
     cpu_share: float = 1.0
+    # seconds a blocking step loses when its ranks arrive apart, as a search's do: the rank that
+    # waits yields or is descheduled and resumes a scheduler slice after its peer's data came
+    # (``probe._late_step``: a step with one rank late by ``probe.LATE_DELAY``); 0: not measured
+    late_step: float = 0.0
 
     @property
     def size(self) -> int:
@@ -179,6 +183,8 @@ class Machine:
             beta_r = link / max(1, here)
             worst = max(worst, op.bytes * (1 - remote_share) / self.beta_local + op.bytes * remote_share / beta_r)
         wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded and self.device != "gpu" else 0.0
+        if op.rounds and self.device != "gpu":            # once per operation: its later rounds start together
+            wait = max(wait, self.late_step)
         staged = 2.0 * op.bytes / self.staging_bandwidth if self.staging_bandwidth else 0.0
         return op.rounds * self.alpha(op.kind, spans > 1) + worst + wait + staged
 

@@ -13,9 +13,11 @@ one host and across hosts, and the local kernels' edge rates (``network.Machine`
   capped link two-way traffic on one TCP connection halves it: ``Machine.beta_remote_bulk``),
   and a ring Sendrecv across hosts the rate of point-to-point steps (one partner at a time gets
   more of a capped link than an Alltoall's every peer at once: ``Machine.beta_remote_p2p``);
-* the conditions of the run: the share of a core each rank gets while it spins in the latency
-  window (CPU time over wall time: other processes holding the cores lower it; ``Machine.cpu_share``)
-  and the bandwidth of clearing memory with every rank at it at once (``Machine.memory_bandwidth``);
+* the conditions of the run: the share of a core each rank gets while every rank computes
+  (CPU time over wall time: other processes holding the cores lower it; ``Machine.cpu_share``),
+  what a step loses when one rank comes late (the others wait, yield or are descheduled, and
+  resume a scheduler slice later; ``Machine.late_step``), and the bandwidth of clearing memory
+  with every rank at it at once (``Machine.memory_bandwidth``);
 * edge rates: single-node top-down and bottom-up searches of a small Kronecker graph on one core,
   cached per machine (``cache_path``) and measured by rank 0 only while the others wait idle; so is
   each layout's own cost per level and per search (``overhead``, ``Machine.engine``).
@@ -45,6 +47,8 @@ SMALL_REPS = 8
 SMALL_SECONDS = 0.03
 MAX_SMALL_REPS = 20000
 MIN_SHARE = 0.05
+LATE_DELAY = 5e-4
+LATE_REPS = 16
 MIN_SECONDS = 0.02
 MIN_BLOCK = 1 << 10
 FIRST_BLOCK = 1 << 12
@@ -192,11 +196,39 @@ def _small(mpi, MPI) -> dict:
 
 
 def cpu_share(cpu_seconds: float, wall_seconds: float) -> float:
-    """The share of a core this rank got while it spun in the latency window (MPI polls busily):
-    its CPU time over the wall time, within [MIN_SHARE, 1]; 1 when too short to tell."""
+    """The share of a core a computing rank got: its CPU time over the wall time, within
+    [MIN_SHARE, 1]; 1 when the window was too short to tell."""
     if wall_seconds < SMALL_SECONDS:
         return 1.0
     return min(1.0, max(MIN_SHARE, cpu_seconds / wall_seconds))
+
+
+def _busy_share() -> float:
+    """``cpu_share`` of this rank computing for ``SMALL_SECONDS`` of wall time (every rank at once,
+    as in a search's local steps)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - wall < SMALL_SECONDS:
+        pass
+    return cpu_share(time.process_time() - cpu, time.perf_counter() - wall)
+
+
+def _late_step(mpi, MPI, small) -> float:
+    """Seconds a small Allreduce loses beyond its latency steps when one rank (each in turn) comes
+    ``LATE_DELAY`` late, computing meanwhile, as ranks come to a search's collectives: the mean
+    over ``LATE_REPS`` of the slowest rank's time less the delay and the latency, at least 0."""
+    q = mpi.Get_size()
+    red, out = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    total = 0.0
+    for i in range(LATE_REPS):
+        mpi.Barrier()
+        t = time.perf_counter()
+        if mpi.Get_rank() == i % q:
+            while time.perf_counter() - t < LATE_DELAY:
+                pass
+        mpi.Allreduce(red, out)
+        total += mpi.allreduce(time.perf_counter() - t, op=MPI.MAX)
+    steps = small.get("allreduce", 0.0) * rounds_of("allreduce", q)
+    return max(0.0, total / LATE_REPS - LATE_DELAY - steps)
 
 
 def latency_reps(first: float) -> int:
@@ -286,10 +318,9 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
     node = mpi.Split_type(MPI.COMM_TYPE_SHARED)
     try:
         spans = len(order) > 1
-        wall, cpu = time.perf_counter(), time.process_time()
         world_small = _small(mpi, MPI) if mpi.Get_size() > 1 else {}
-        share = cpu_share(time.process_time() - cpu, time.perf_counter() - wall)
-        share = mpi.allreduce(share, op=MPI.MIN) if mpi.Get_size() > 1 else 1.0
+        late = _late_step(mpi, MPI, world_small) if mpi.Get_size() > 1 else 0.0
+        share = mpi.allreduce(_busy_share(), op=MPI.MIN)
         node_small = _small(node, MPI) if node.Get_size() > 1 else {}
         node_bw = _bandwidth(node, MPI, "p2p") if node.Get_size() > 1 else PRESETS["shm"][1]
         world_bw = _bandwidth(mpi, MPI, "alltoall") if mpi.Get_size() > 1 else node_bw
@@ -323,7 +354,7 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
     machine = Machine(hosts, host_cores(), alpha_local, alpha_remote, beta_local, beta_remote,
                       rates["rate_td"], rates["rate_bu"], threads, "probe", beta_remote_bulk=beta_bulk,
                       beta_remote_p2p=beta_p2p, memory_bandwidth=memory, engine=dict(rates.get("engine", {})),
-                      cpu_share=share)
+                      cpu_share=share, late_step=late)
     machine = mpi.bcast(machine, root=0)
     machine.threads = threads
     log.info("probe: %d ranks on %d hosts in %.3f s", len(hosts), len(order), time.perf_counter() - t0)

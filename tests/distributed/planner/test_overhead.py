@@ -86,3 +86,21 @@ def test_cpu_share_scales_compute_and_engine_work():
     assert half.core_share() == pytest.approx(0.5 * full.core_share())
     assert half.compute(1e6, 2e6) == pytest.approx(2 * full.compute(1e6, 2e6))
     assert half.engine_search("1d/alltoall", 1000) == pytest.approx(2 * full.engine_search("1d/alltoall", 1000))
+
+
+def test_late_step_once_per_operation():
+    m = _machine()
+    op = network.Op("x", "alltoall", (0, 1), 3, 0.0)
+    base = m.op_seconds(op)
+    m.late_step = 2e-3
+    assert m.op_seconds(op) == pytest.approx(base + 2e-3)          # once, not per round
+    assert m.op_seconds(network.Op("y", "p2p", (0, 1), 0, 0.0)) == pytest.approx(0.0)
+    m.device = "gpu"
+    assert m.op_seconds(op) == pytest.approx(base)
+    # a crowded host's constant wait and the measured one are the same wait: the larger counts
+    crowded = _machine(P=4, cores=2)
+    crowded.late_step = 1e-4
+    plain = _machine(P=4, cores=2)
+    assert crowded.op_seconds(op) == pytest.approx(plain.op_seconds(op))
+    crowded.late_step = 1e-3
+    assert crowded.op_seconds(op) == pytest.approx(plain.op_seconds(op) - plain.oversubscribed_step + 1e-3)
