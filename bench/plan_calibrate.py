@@ -140,27 +140,17 @@ def markdown(rows) -> str:
 
 
 def sweep(settings, args) -> list:
-    rows, groups = [], {}
-    for s in settings:
-        groups.setdefault("shm" if s["where"] == "shm" else f"{s['hosts']}x{s['per_host']}", []).append(s)
-    for key, group in groups.items():
-        cluster = None
-        if key != "shm":
-            from breadth.cluster import Cluster
+    rows = []
 
-            cluster = Cluster(group[0]["hosts"]).up()
-        try:
-            for s in group:
-                for scale in args.scales:
-                    for kind in args.kinds:
-                        args.scale = scale
-                        before, t0 = load(), time.monotonic()
-                        got, _ = dist_network.run_job(s, cluster, kind, args)
-                        rows.append(summarise(s, kind, got, before, load(), time.monotonic() - t0))
-                        print(format_config(rows[-1]), flush=True)
-        finally:
-            if cluster is not None:
-                cluster.down()
+    def visit(s, cluster):
+        for scale in args.scales:
+            for kind in args.kinds:
+                args.scale = scale
+                before, t0 = load(), time.monotonic()
+                got, _ = dist_network.run_job(s, cluster, kind, args)
+                rows.append(summarise(s, kind, got, before, load(), time.monotonic() - t0))
+                print(format_config(rows[-1]), flush=True)
+    dist_network.on_clusters(settings, visit)
     return rows
 
 
