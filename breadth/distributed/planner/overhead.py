@@ -21,11 +21,16 @@ rates, ``probe.cache_path``); never fitted to the runs it predicts.
 """
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import asdict, dataclass
 from types import SimpleNamespace
 
 import numpy as np
+
+from ...errors import BreadthError
+
+log = logging.getLogger("breadth.planner")
 
 CAL_SCALES = (11, 15)
 CAL_SEARCHES = 3
@@ -117,21 +122,29 @@ def _measure(MPI, graphs, layouts, rates, memory_bandwidth, out) -> None:
 
     with numba_threads(1):
         for lay in layouts:
-            levels, searches = [], []
-            setup = getattr(lay.cost, "setup_bytes", None)
-            for scale, (src, dst) in graphs:
-                n = 1 << scale
-                eng = DistEngine(comm=MPI.COMM_SELF, partition=lay.partition, exchange=lay.exchange, threads=1)
-                eng.build_from_edges(src, dst, n, directed=False)
-                cand = np.random.default_rng(scale).integers(0, n, 16 * (CAL_SEARCHES + 1))
-                roots = [int(x) for x in cand[eng.nonisolated(cand)][:CAL_SEARCHES + 1]]
-                eng.search(roots[0])                      # loads the kernels
-                for r in roots[1:]:
-                    t = time.perf_counter()
-                    res = eng.search(r)
-                    wall = time.perf_counter() - t
-                    levels += [(lv.direction, n, lv.edges_examined, lv.seconds) for lv in res.levels]
-                    cleared = setup(SimpleNamespace(n=n), 1, {}) / memory_bandwidth if setup is not None else 0.0
-                    searches.append((n, wall - sum(lv.seconds for lv in res.levels) - cleared))
-            out[key(lay.partition, lay.exchange)] = EngineCost(
-                *fit_levels(levels, rates["rate_td"], rates["rate_bu"]), *fit_searches(searches)).as_dict()
+            try:
+                out[key(lay.partition, lay.exchange)] = _one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth)
+            except BreadthError as exc:       # a layout that cannot run on one rank is priced without it
+                log.warning("no engine cost for %s/%s: %s", lay.partition, lay.exchange, exc)
+
+
+def _one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth) -> dict:
+    """One layout's ``EngineCost`` as a dict (``calibrate``)."""
+    levels, searches = [], []
+    setup = getattr(lay.cost, "setup_bytes", None)
+    for scale, (src, dst) in graphs:
+        n = 1 << scale
+        eng = DistEngine(comm=MPI.COMM_SELF, partition=lay.partition, exchange=lay.exchange, threads=1)
+        eng.build_from_edges(src, dst, n, directed=False)
+        cand = np.random.default_rng(scale).integers(0, n, 16 * (CAL_SEARCHES + 1))
+        roots = [int(x) for x in cand[eng.nonisolated(cand)][:CAL_SEARCHES + 1]]
+        eng.search(roots[0])                      # loads the kernels
+        for r in roots[1:]:
+            t = time.perf_counter()
+            res = eng.search(r)
+            wall = time.perf_counter() - t
+            levels += [(lv.direction, n, lv.edges_examined, lv.seconds) for lv in res.levels]
+            cleared = setup(SimpleNamespace(n=n), 1, {}) / memory_bandwidth if setup is not None else 0.0
+            searches.append((n, wall - sum(lv.seconds for lv in res.levels) - cleared))
+    return EngineCost(*fit_levels(levels, rates["rate_td"], rates["rate_bu"]),
+                      *fit_searches(searches)).as_dict()

@@ -48,7 +48,7 @@ SMALL_SECONDS = 0.03
 MAX_SMALL_REPS = 20000
 MIN_SHARE = 0.05
 LATE_DELAY = 5e-4
-LATE_REPS = 16
+LATE_REPS = 8
 MIN_SECONDS = 0.02
 MIN_BLOCK = 1 << 10
 FIRST_BLOCK = 1 << 12
@@ -138,15 +138,14 @@ MEMORY_BYTES = 32 << 20
 
 def memory_bandwidth(nbytes: int = MEMORY_BYTES) -> float:
     """Bytes per second this process writes when it clears an array of ``nbytes`` (larger than the
-    caches): the fastest of three fills, as ``kernels.frontier.fill`` clears the per-search state."""
-    from ...kernels.frontier import fill
-
+    caches): the fastest of three fills on one thread (numpy's, which needs no kernel loaded), as a
+    rank clears its per-search state."""
     a = np.empty(nbytes // 8, dtype=np.int64)
-    fill(a, -1)                                    # loads the kernel, touches the pages
+    a.fill(-1)                                     # touches the pages
     best = float("inf")
     for _ in range(3):
         t = time.perf_counter()
-        fill(a, -1)
+        a.fill(-1)
         best = min(best, time.perf_counter() - t)
     return a.nbytes / best if best > 0 else 5e9
 

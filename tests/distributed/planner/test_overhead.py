@@ -104,3 +104,16 @@ def test_late_step_once_per_operation():
     assert crowded.op_seconds(op) == pytest.approx(plain.op_seconds(op))
     crowded.late_step = 1e-3
     assert crowded.op_seconds(op) == pytest.approx(plain.op_seconds(op) - plain.oversubscribed_step + 1e-3)
+
+
+def test_calibrate_runs_a_layout_alone_and_leaves_the_watchdog_alone(monkeypatch):
+    from breadth.distributed.faults.watchdog import HEARTBEAT
+
+    monkeypatch.setattr(overhead, "CAL_SCALES", (8, 10))
+    before = {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__}
+    got = overhead.calibrate({"rate_td": 1e9, "rate_bu": 1e9}, 5e9, [registry.get("1d", "alltoall")])
+    assert list(got) == ["1d/alltoall"]
+    cost = got["1d/alltoall"]
+    assert set(cost) == set(overhead.EngineCost().as_dict()) and all(v >= 0 for v in cost.values())
+    assert cost["level_fixed"] + cost["search_fixed"] > 0           # a level and a search take time
+    assert {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__} == before
