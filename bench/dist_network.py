@@ -62,7 +62,7 @@ def run_job(setting, cluster, kind, args):
         os.chmod(tmp, 0o777)
         out = os.path.join(tmp, "out.json")
         argv = [sys.executable, RANK, out, kind, str(args.scale), str(roots), json.dumps(LAYOUTS)]
-        env = {"PYTHONPATH": ROOT, "BENCH_SYNC_DIR": tmp}
+        env = {"PYTHONPATH": ROOT, "BENCH_SYNC_DIR": tmp, **getattr(args, "env", {})}
         logs = open(os.path.join(tmp, "log"), "w+")
         if cluster is None:
             from breadth.distributed.launch import find_mpiexec
@@ -182,12 +182,12 @@ def markdown(rows) -> str:
     return "\n".join(out)
 
 
-def sweep(settings, args):
-    rows = []
+def on_clusters(settings, visit):
+    """``visit(setting, cluster)`` for every setting, the settings of one HxR on one namespace
+    cluster (None for ``shm``) that is taken down after them, whatever happens."""
     groups = {}
     for s in settings:
-        key = "shm" if s["where"] == "shm" else f"{s['hosts']}x{s['per_host']}"
-        groups.setdefault(key, []).append(s)
+        groups.setdefault("shm" if s["where"] == "shm" else f"{s['hosts']}x{s['per_host']}", []).append(s)
     for key, group in groups.items():
         cluster = None
         if key != "shm":
@@ -196,15 +196,23 @@ def sweep(settings, args):
             cluster = Cluster(group[0]["hosts"]).up()
         try:
             for s in group:
-                for kind in args.kinds:
-                    t0 = time.monotonic()
-                    got, q = run_job(s, cluster, kind, args)
-                    wall = time.monotonic() - t0
-                    rows.append(summarise(s, kind, got, q, wall))
-                    print(format_config(rows[-1]), flush=True)
+                visit(s, cluster)
         finally:
             if cluster is not None:
                 cluster.down()
+
+
+def sweep(settings, args):
+    rows = []
+
+    def visit(s, cluster):
+        for kind in args.kinds:
+            t0 = time.monotonic()
+            got, q = run_job(s, cluster, kind, args)
+            wall = time.monotonic() - t0
+            rows.append(summarise(s, kind, got, q, wall))
+            print(format_config(rows[-1]), flush=True)
+    on_clusters(settings, visit)
     return rows
 
 

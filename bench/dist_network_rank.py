@@ -7,7 +7,9 @@ mpiexec:
 
 LAYOUTS_JSON: a list of [partition, exchange, params] (params may hold "fanout"). With
 $BENCH_SYNC_DIR set, the job waits after construction until the driver has capped the links
-(``wait_for_cap``); the probe runs after that, under the cap.
+(``wait_for_cap``); the probe runs after that, under the cap. With $BENCH_REPROBE=1 the probe runs
+again before every round of searches (one of each layout), and each search is priced on the
+machine of its round (``bench/plan_calibrate.py``: a shared machine's load changes within a job).
 
 Per layout it writes the mean search seconds (slowest rank), communication seconds (the slowest
 rank's time inside MPI calls), messages and bytes per search as ``Comm`` counts them (also per
@@ -72,6 +74,12 @@ def mean_dicts(rows):
     return out
 
 
+def conditions(machine) -> dict:
+    """What a probe saw (``BENCH_REPROBE``): latencies, bandwidths, memory bandwidth."""
+    return {k: getattr(machine, k) for k in ("alpha_local", "alpha_remote", "beta_local", "beta_remote",
+                                             "memory_bandwidth", "cpu_share", "late_step")}
+
+
 def wait_for_cap(comm):
     """With $BENCH_SYNC_DIR set: rank 0 writes ``built`` there and waits for ``capped`` (the driver
     caps the links once the graphs are built: construction is not what is measured); every
@@ -116,9 +124,15 @@ def main():
     roots = [int(x) for x in cand[engines[0].nonisolated(cand)][:nroots + 1]]
     est = graph.generated(kind, scale) if comm.rank == 0 else None
     skew = est.skew if est is not None else {}
-    rows = [{"times": [], "comm": [], "msgs": [], "bytes": [], "ops": [], "per_rank_bytes": [], "pred": [], "op_seconds": []}
-            for _ in layouts]
+    rows = [{"times": [], "comm": [], "msgs": [], "bytes": [], "ops": [], "per_rank_bytes": [], "pred": [], "op_seconds": [],
+             "loop": [], "levels": [], "est": []} for _ in layouts]
+    reprobe = os.environ.get("BENCH_REPROBE") == "1"
+    probes = []
     for i, r in enumerate(roots):
+        now = machine
+        if reprobe and i > 0:                              # the conditions of this round, as auto would see them
+            now = probe(comm, threads)
+            probes.append(conditions(now))
         for eng, row, (part, ex, params) in zip(engines, rows, layouts):
             comm.barrier()
             t = time.perf_counter()
@@ -129,11 +143,14 @@ def main():
                 for name, t in lv.items():
                     mine[name] = mine.get(name, 0.0) + t.seconds
             every = comm.mpi.allgather(mine)               # reporting only: not counted
+            loop = comm.mpi.allreduce(res.seconds, op=MPI.MAX)
             if i == 0:
                 continue                                   # the first root warms up, untimed
             row["op_seconds"].append({k: max(e.get(k, 0.0) for e in every) for k in set().union(*every)})
             c = res.extra["communication"]
             row["times"].append(secs)
+            row["loop"].append(loop)
+            row["levels"].append(len(res.levels))
             row["comm"].append(c["comm_seconds"])
             row["msgs"].append(c["messages"])
             row["bytes"].append(c["bytes"])
@@ -142,7 +159,11 @@ def main():
             if comm.rank == 0:
                 model = registry.get(part, ex)
                 prof = graph.from_levels(n, m, [lv.as_dict() for lv in res.levels], skew, "measured")
-                row["pred"].append(price(model, prof, machine, model_params(part, ex, params, comm.size)))
+                mp = model_params(part, ex, params, comm.size)
+                row["pred"].append(price(model, prof, now, mp))
+                row["est"].append(price(model, est, now, mp))
+    if reprobe:                                            # and after the last round: each round between two probes
+        probes.append(conditions(probe(comm, threads)))
     if comm.rank != 0:
         return
     got = []
@@ -161,14 +182,17 @@ def main():
         mp = model_params(part, ex, params, comm.size)
         got.append({"partition": part, "exchange": ex, "params": params, "searches": len(row["times"]),
                     "seconds": float(np.mean(row["times"])), "seconds_median": float(np.median(row["times"])),
-                    "comm_seconds": float(np.mean(row["comm"])), "messages": float(np.mean(row["msgs"])),
+                    "comm_seconds": float(np.mean(row["comm"])), "loop_seconds": float(np.mean(row["loop"])),
+                    "levels": float(np.mean(row["levels"])), "times": row["times"], "messages": float(np.mean(row["msgs"])),
                     "bytes": float(np.mean(row["bytes"])), "teps": m / float(np.mean(row["times"])),
                     "operations": ops, "per_rank_bytes": np.mean(row["per_rank_bytes"], axis=0).tolist(),
-                    "measured_profile": mean_dicts(row["pred"]), "estimate": price(model, est, machine, mp)})
+                    "measured_profile": mean_dicts(row["pred"]), "estimate": mean_dicts(row["est"]),
+                    "estimate_start": price(model, est, machine, mp),
+                    "estimate_rounds": [e["seconds"] for e in row["est"]]})
     with open(out, "w") as f:
         json.dump({"kind": kind, "scale": scale, "ranks": comm.size, "hosts": len(set(machine.hosts)),
                    "roots": len(roots) - 1, "probe_seconds": probe_s, "machine": machine.as_dict(),
-                   "layouts": got}, f)
+                   "layouts": got, "probes": probes}, f)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,9 @@ class Choice:
                "machine": {"hosts": len(set(m.hosts)), "ranks": m.size, "alpha_local": m.alpha_local,
                            "alpha_remote": m.alpha_remote, "beta_local": m.beta_local,
                            "beta_remote": m.beta_remote, "rate_td": m.rate_td, "rate_bu": m.rate_bu,
-                           "threads": m.threads, "cores_per_host": m.cores_per_host},
+                           "threads": m.threads, "cores_per_host": m.cores_per_host,
+                           "memory_bandwidth": m.memory_bandwidth, "cpu_share": m.cpu_share,
+                           "late_step": m.late_step, "engine": m.engine},
                "profile": self.profile.source}
         if measured_seconds is not None:
             out["measured_seconds_per_search"] = measured_seconds

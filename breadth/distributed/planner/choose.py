@@ -5,7 +5,8 @@ For each registered layout with a cost model (``Layout.cost``) and each of its c
 
     sum over levels of  local work / measured rate  +  sum over the level's operations of
                         (latency x steps + bytes / bandwidth)
-    + the step after the last level (if the layout has one) + clearing the per-search state,
+    + the step after the last level (if the layout has one) + clearing the per-search state
+    + the engine's own cost per level and per search (``Machine.engine``, ``overhead``),
 
 from a ``graph.Profile`` and a ``network.Machine``. ``predict_all`` returns every candidate,
 fastest first; ``table`` formats them for ``-v`` and ``breadth plan``.
@@ -84,16 +85,17 @@ def predict(layout, prof, machine, params) -> Prediction:
 
     rule = getattr(model, "rule", None)          # the direction rule the layout's code runs (None: breadth's)
     levels = prof.levels_for(rule(params) if rule is not None else None)
+    engine = f"{layout.partition}/{layout.exchange}"          # ``Machine.engine``'s key (``overhead.key``)
     for lv in levels:
         t_ops, items, lm, lb = add(model.level_ops(prof, lv, P, params))
         td = lv.examined / P if lv.direction == "top-down" else 0.0
         bu = lv.examined / P if lv.direction != "top-down" else 0.0
-        c = machine.compute(td, bu, items) * machine.imbalance
+        c = machine.compute(td, bu, items) * machine.imbalance + machine.engine_level(engine, lv.direction, prof.n / P)
         compute += c
         per_level.append({"direction": lv.direction, "compute": c, "comm": t_ops, "messages": lm, "bytes": lb,
                           "words": lb / 8.0})
     t_ops, items, _, _ = add(model.after_ops(prof, P, params))
-    compute += machine.compute(0.0, 0.0, items)
+    compute += machine.compute(0.0, 0.0, items) + machine.engine_search(engine, prof.n / P)
     setup = getattr(model, "setup_bytes", None)
     if setup is not None:
         compute += setup(prof, P, params) / machine.memory_bandwidth

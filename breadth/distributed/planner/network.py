@@ -105,6 +105,16 @@ class Machine:
     torus_link: float = 0.0
     # edge rates from memory (``MemoryRule``) instead of ``rate_td`` / ``rate_bu``: None to use those
     memory_rule: object = None
+    # the engine's own cost per level and per search, per layout ("partition/exchange": an
+    # ``overhead.EngineCost`` as a dict), measured by ``probe``; a layout not in it costs nothing
+    engine: dict = field(default_factory=dict)
+    # the share of a core a busy rank gets while other processes hold the host's cores (CPU time
+    # over wall time in the probe's busy latency window, the least of the ranks'; 1: a core of its own)
+    cpu_share: float = 1.0
+    # seconds a blocking step loses when its ranks arrive apart, as a search's do: the rank that
+    # waits yields or is descheduled and resumes a scheduler slice after its peer's data came
+    # (``probe._late_step``: a step with one rank late by ``probe.LATE_DELAY``); 0: not measured
+    late_step: float = 0.0
 
     @property
     def size(self) -> int:
@@ -143,11 +153,28 @@ class Machine:
         cores (a GPU rank: its device, 1)."""
         if self.device == "gpu":
             return 1.0
-        return max(1e-3, min(float(self.threads), self.cores_per_host / self.ranks_on_host(self.hosts[rank])))
+        return max(1e-3, min(float(self.threads), self.cores_per_host / self.ranks_on_host(self.hosts[rank]))
+                   * self.cpu_share)
 
     def compute(self, edges_td: float, edges_bu: float, items: float = 0.0) -> float:
         share = self.core_share()
         return (edges_td + items) / (self.rate_td * share) + edges_bu / (self.rate_bu * share)
+
+    def engine_level(self, layout: str, direction: str, vertices: float) -> float:
+        """Seconds of the engine's own work in one level of ``layout`` on a rank holding ``vertices``
+        vertices (``overhead.EngineCost``, on this rank's cores)."""
+        got = self.engine.get(layout)
+        if not got or self.device == "gpu":
+            return 0.0
+        per = got["level_vertex_td"] if direction == "top-down" else got["level_vertex_bu"]
+        return (got["level_fixed"] + per * vertices) / self.core_share()
+
+    def engine_search(self, layout: str, vertices: float) -> float:
+        """Seconds of the engine's own per-search work of ``layout`` outside its levels."""
+        got = self.engine.get(layout)
+        if not got or self.device == "gpu":
+            return 0.0
+        return (got["search_fixed"] + got["search_vertex"] * vertices) / self.core_share()
 
     def alpha(self, kind: str, remote: bool) -> float:
         table = self.alpha_remote if remote else self.alpha_local
@@ -170,6 +197,8 @@ class Machine:
         wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded and self.device != "gpu" else 0.0
         if self.torus and spans > 1:
             worst = max(worst, self.bisection_seconds(op, heres))
+        if op.rounds and self.device != "gpu":            # once per operation: its later rounds start together
+            wait = max(wait, self.late_step)
         staged = 2.0 * op.bytes / self.staging_bandwidth if self.staging_bandwidth else 0.0
         return op.rounds * self.alpha(op.kind, spans > 1) + worst + wait + staged
 

@@ -13,8 +13,14 @@ one host and across hosts, and the local kernels' edge rates (``network.Machine`
   capped link two-way traffic on one TCP connection halves it: ``Machine.beta_remote_bulk``),
   and a ring Sendrecv across hosts the rate of point-to-point steps (one partner at a time gets
   more of a capped link than an Alltoall's every peer at once: ``Machine.beta_remote_p2p``);
+* the conditions of the run: the share of a core each rank gets while every rank computes
+  (CPU time over wall time: other processes holding the cores lower it; ``Machine.cpu_share``),
+  what a step loses when one rank comes late (the others wait, yield or are descheduled, and
+  resume a scheduler slice later; ``Machine.late_step``), and the bandwidth of clearing memory
+  with every rank at it at once (``Machine.memory_bandwidth``);
 * edge rates: single-node top-down and bottom-up searches of a small Kronecker graph on one core,
-  cached per machine (``cache_path``) and measured by rank 0 only while the others wait idle.
+  cached per machine (``cache_path``) and measured by rank 0 only while the others wait idle; so is
+  each layout's own cost per level and per search (``overhead``, ``Machine.engine``).
 
 Every rank ends with the same ``Machine`` (rank 0's, broadcast). The probe's MPI traffic goes
 around ``Comm``'s counters (it is no part of any search). It takes well under a second at small P
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import socket
 import time
@@ -37,6 +44,11 @@ from .network import BULK_MESSAGE, KINDS, PRESETS, Machine, rounds_of
 log = logging.getLogger("breadth.planner")
 
 SMALL_REPS = 8
+SMALL_SECONDS = 0.03
+MAX_SMALL_REPS = 20000
+MIN_SHARE = 0.05
+LATE_DELAY = 5e-4
+LATE_REPS = 8
 MIN_SECONDS = 0.02
 MIN_BLOCK = 1 << 10
 FIRST_BLOCK = 1 << 12
@@ -81,15 +93,61 @@ def calibrate_rates(refresh: bool = False) -> dict:
                 secs += sum(lv.seconds for lv in res.levels)
             out[key] = edges / secs if secs > 0 else 1e8
     out["scale"] = CAL_SCALE
+    _write_cache(path, out)
+    return out
+
+
+def engine_costs(rates: dict, refresh: bool = False) -> dict:
+    """{layout key: ``overhead.EngineCost`` dict} of every modelled layout, from the cache (beside
+    the edge rates) or measured now (``overhead.calibrate``, at the cache's memory bandwidth)."""
+    from . import overhead
+    from .choose import modelled
+
+    path = cache_path()
+    want = {overhead.key(lay.partition, lay.exchange) for lay in modelled()}
+    got = {}
+    if os.path.exists(path):
+        try:
+            with open(path) as f:
+                got = json.load(f)
+        except (OSError, ValueError):
+            got = {}
+    if not refresh and want <= set(got.get("engine", {})):
+        return got["engine"]
+    if "memory_bandwidth" not in got:
+        got["memory_bandwidth"] = memory_bandwidth()
+    got.update({k: rates[k] for k in ("rate_td", "rate_bu")})
+    got["engine"] = overhead.calibrate(rates, got["memory_bandwidth"])
+    _write_cache(path, got)
+    return got["engine"]
+
+
+def _write_cache(path, got) -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         from ...files import atomic_output
 
         with atomic_output(path, "w") as f:
-            f.write(json.dumps(out))
+            f.write(json.dumps(got))
     except (OSError, BreadthError) as exc:        # a cache that cannot be written costs a re-measure only
-        log.debug("could not cache the edge rates at %s: %s", path, exc)
-    return out
+        log.debug("could not cache the machine's rates at %s: %s", path, exc)
+
+
+MEMORY_BYTES = 32 << 20
+
+
+def memory_bandwidth(nbytes: int = MEMORY_BYTES) -> float:
+    """Bytes per second this process writes when it clears an array of ``nbytes`` (larger than the
+    caches): the fastest of three fills on one thread (numpy's, which needs no kernel loaded), as a
+    rank clears its per-search state."""
+    a = np.empty(nbytes // 8, dtype=np.int64)
+    a.fill(-1)                                     # touches the pages
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        a.fill(-1)
+        best = min(best, time.perf_counter() - t)
+    return a.nbytes / best if best > 0 else 5e9
 
 
 def _time(fn, reps) -> float:
@@ -127,10 +185,58 @@ def _small(mpi, MPI) -> dict:
     for kind in KINDS:
         ops[kind]()
         mpi.Barrier()
-        t = _time(ops[kind], SMALL_REPS)
-        t = mpi.allreduce(t, op=MPI.MAX)
+        t = mpi.allreduce(_time(ops[kind], SMALL_REPS), op=MPI.MAX)
+        more = latency_reps(t)                      # the same on every rank (from the reduced time)
+        if more:
+            mpi.Barrier()
+            t = mpi.allreduce(_time(ops[kind], more), op=MPI.MAX)
         out[kind] = t / max(1, rounds_of(kind, q))
     return out
+
+
+def cpu_share(cpu_seconds: float, wall_seconds: float) -> float:
+    """The share of a core a computing rank got: its CPU time over the wall time, within
+    [MIN_SHARE, 1]; 1 when the window was too short to tell."""
+    if wall_seconds < SMALL_SECONDS:
+        return 1.0
+    return min(1.0, max(MIN_SHARE, cpu_seconds / wall_seconds))
+
+
+def _busy_share() -> float:
+    """``cpu_share`` of this rank computing for ``SMALL_SECONDS`` of wall time (every rank at once,
+    as in a search's local steps)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - wall < SMALL_SECONDS:
+        pass
+    return cpu_share(time.process_time() - cpu, time.perf_counter() - wall)
+
+
+def _late_step(mpi, MPI, small) -> float:
+    """Seconds a small Allreduce loses beyond its latency steps when one rank (each in turn) comes
+    ``LATE_DELAY`` late, computing meanwhile, as ranks come to a search's collectives: the mean
+    over ``LATE_REPS`` of the slowest rank's time less the delay and the latency, at least 0."""
+    q = mpi.Get_size()
+    red, out = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    total = 0.0
+    for i in range(LATE_REPS):
+        mpi.Barrier()
+        t = time.perf_counter()
+        if mpi.Get_rank() == i % q:
+            while time.perf_counter() - t < LATE_DELAY:
+                pass
+        mpi.Allreduce(red, out)
+        total += mpi.allreduce(time.perf_counter() - t, op=MPI.MAX)
+    steps = small.get("allreduce", 0.0) * rounds_of("allreduce", q)
+    return max(0.0, total / LATE_REPS - LATE_DELAY - steps)
+
+
+def latency_reps(first: float) -> int:
+    """Further small operations to time after a first mean of ``first`` seconds, so that the mean
+    spans ``SMALL_SECONDS``: a step that waits for a peer descheduled by other processes waits a
+    scheduler time slice now and then, and a short window sees none or too many (0: enough)."""
+    if first <= 0 or first * SMALL_REPS >= SMALL_SECONDS:
+        return 0
+    return int(min(MAX_SMALL_REPS, math.ceil(SMALL_SECONDS / first)))
 
 
 def _bandwidth(mpi, MPI, kind) -> float:
@@ -212,6 +318,8 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
     try:
         spans = len(order) > 1
         world_small = _small(mpi, MPI) if mpi.Get_size() > 1 else {}
+        late = _late_step(mpi, MPI, world_small) if mpi.Get_size() > 1 else 0.0
+        share = mpi.allreduce(_busy_share(), op=MPI.MIN)
         node_small = _small(node, MPI) if node.Get_size() > 1 else {}
         node_bw = _bandwidth(node, MPI, "p2p") if node.Get_size() > 1 else PRESETS["shm"][1]
         world_bw = _bandwidth(mpi, MPI, "alltoall") if mpi.Get_size() > 1 else node_bw
@@ -238,10 +346,14 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
     beta_local = node_bw if node_small else world_bw
     if mpi.Get_rank() == 0 and rates is None:
         rates = calibrate_rates()
+        rates = {**rates, "engine": engine_costs(rates)}
     rates = _bcast_idle(mpi, rates)
+    mpi.Barrier()
+    memory = mpi.allreduce(memory_bandwidth(), op=MPI.MIN)     # every rank clearing at once, as in a search
     machine = Machine(hosts, host_cores(), alpha_local, alpha_remote, beta_local, beta_remote,
                       rates["rate_td"], rates["rate_bu"], threads, "probe", beta_remote_bulk=beta_bulk,
-                      beta_remote_p2p=beta_p2p)
+                      beta_remote_p2p=beta_p2p, memory_bandwidth=memory, engine=dict(rates.get("engine", {})),
+                      cpu_share=share, late_step=late)
     machine = mpi.bcast(machine, root=0)
     machine.threads = threads
     log.info("probe: %d ranks on %d hosts in %.3f s", len(hosts), len(order), time.perf_counter() - t0)

@@ -1,0 +1,150 @@
+"""The engine's own cost per level and per search, measured per layout (``Machine.engine``).
+
+The cost models count edges and messages; a distributed search also spends time that neither
+counts: the Python level loop, the kernels' calls, and sweeps over the rank's vertex arrays
+(frontier bitmaps, queues, the unvisited scan) that every level makes whatever its edges. At small
+scales and few ranks this is most of a search. ``calibrate`` measures it for each layout by
+running the layout itself on one rank (``MPI.COMM_SELF``: no communication) on two Kronecker
+graphs (``CAL_SCALES``), a few searches each, and fits by least squares over the recorded levels
+
+    level seconds - edges / edge rate  =  level_fixed + vertices x (level_vertex_td or _bu)
+
+(the direction's per-vertex cost: a bottom-up level sweeps every unvisited vertex, a top-down one
+its queue and bitmaps), and over the searches
+
+    search seconds - sum of its levels  =  search_fixed + vertices x search_vertex
+
+(setup and the statistics' gathering; the clearing that a cost model prices, ``setup_bytes`` at
+the measured memory bandwidth, left out). ``Machine.engine_level`` and ``engine_search`` price a
+search's levels and the rest with them on ``n / P`` vertices per rank. Measured once per machine (cached beside the edge
+rates, ``probe.cache_path``); never fitted to the runs it predicts.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict, dataclass
+from types import SimpleNamespace
+
+import numpy as np
+
+from ...errors import BreadthError
+
+log = logging.getLogger("breadth.planner")
+
+CAL_SCALES = (11, 15)
+CAL_SEARCHES = 3
+
+
+@dataclass(frozen=True)
+class EngineCost:
+    """One layout's measured engine cost (module header); seconds on one core."""
+
+    level_fixed: float = 0.0
+    level_vertex_td: float = 0.0
+    level_vertex_bu: float = 0.0
+    search_fixed: float = 0.0
+    search_vertex: float = 0.0
+
+    def level_seconds(self, direction: str, vertices: float) -> float:
+        """One level's engine cost on a rank holding ``vertices`` vertices."""
+        per = self.level_vertex_td if direction == "top-down" else self.level_vertex_bu
+        return self.level_fixed + per * vertices
+
+    def search_seconds(self, vertices: float) -> float:
+        """The per-search engine cost outside the levels on a rank holding ``vertices`` vertices."""
+        return self.search_fixed + self.search_vertex * vertices
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def key(partition: str, exchange: str) -> str:
+    """The name of a layout in ``Machine.engine`` and the cache."""
+    return f"{partition}/{exchange}"
+
+
+def fit_levels(rows, rate_td: float, rate_bu: float) -> tuple:
+    """(level_fixed, level_vertex_td, level_vertex_bu) from ``rows`` of (direction, vertices,
+    edges examined, seconds): least squares of seconds less edges / rate, each kept >= 0."""
+    a, y = [], []
+    for direction, vertices, edges, seconds in rows:
+        td = direction == "top-down"
+        a.append([1.0, vertices if td else 0.0, 0.0 if td else vertices])
+        y.append(seconds - edges / (rate_td if td else rate_bu))
+    return _nonnegative(np.asarray(a), np.asarray(y))
+
+
+def fit_searches(rows) -> tuple:
+    """(search_fixed, search_vertex) from ``rows`` of (vertices, seconds outside the levels)."""
+    a = np.asarray([[1.0, v] for v, _ in rows])
+    return _nonnegative(a, np.asarray([s for _, s in rows]))
+
+
+def _nonnegative(a, y) -> tuple:
+    """Least squares with each coefficient >= 0 (a negative one is dropped and the rest refitted)."""
+    keep = np.ones(a.shape[1], dtype=bool)
+    coef = np.zeros(a.shape[1])
+    while keep.any():
+        got = np.linalg.lstsq(a[:, keep], y, rcond=None)[0]
+        if (got >= 0).all():
+            coef[keep] = got
+            break
+        idx = np.flatnonzero(keep)
+        keep[idx[np.argmin(got)]] = False
+    return tuple(float(c) for c in coef)
+
+
+def calibrate(rates: dict, memory_bandwidth: float, layouts=None) -> dict:
+    """{layout key: EngineCost as a dict} measured on this process alone (``COMM_SELF``, one thread);
+    the clearing the cost model prices already (``setup_bytes`` at ``memory_bandwidth``) is left out."""
+    from ...graph.generators import kronecker_edges
+    from ..faults.watchdog import HEARTBEAT
+    from ..runtime import get_mpi
+    from .choose import modelled
+
+    MPI = get_mpi()
+    out = {}
+    graphs = [(s, kronecker_edges(s, 16, 1, 0, 16 << s)) for s in CAL_SCALES]
+    saved = {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__}
+    try:
+        _measure(MPI, graphs, layouts or modelled(), rates, memory_bandwidth, out)
+    finally:                      # these searches teach the job's stall watchdog nothing (``faults.watchdog``)
+        for k, v in saved.items():
+            setattr(HEARTBEAT, k, v)
+    return out
+
+
+def _measure(MPI, graphs, layouts, rates, memory_bandwidth, out) -> None:
+    """``calibrate``'s searches: each layout on each graph, on this process alone."""
+    from ..engine import DistEngine
+    from ..runtime import numba_threads
+
+    with numba_threads(1):
+        for lay in layouts:
+            try:
+                out[key(lay.partition, lay.exchange)] = _one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth)
+            except BreadthError as exc:       # a layout that cannot run on one rank is priced without it
+                log.warning("no engine cost for %s/%s: %s", lay.partition, lay.exchange, exc)
+
+
+def _one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth) -> dict:
+    """One layout's ``EngineCost`` as a dict (``calibrate``)."""
+    levels, searches = [], []
+    setup = getattr(lay.cost, "setup_bytes", None)
+    for scale, (src, dst) in graphs:
+        n = 1 << scale
+        eng = DistEngine(comm=MPI.COMM_SELF, partition=lay.partition, exchange=lay.exchange, threads=1)
+        eng.build_from_edges(src, dst, n, directed=False)
+        cand = np.random.default_rng(scale).integers(0, n, 16 * (CAL_SEARCHES + 1))
+        roots = [int(x) for x in cand[eng.nonisolated(cand)][:CAL_SEARCHES + 1]]
+        eng.search(roots[0])                      # loads the kernels
+        for r in roots[1:]:
+            t = time.perf_counter()
+            res = eng.search(r)
+            wall = time.perf_counter() - t
+            levels += [(lv.direction, n, lv.edges_examined, lv.seconds) for lv in res.levels]
+            cleared = setup(SimpleNamespace(n=n), 1, {}) / memory_bandwidth if setup is not None else 0.0
+            searches.append((n, wall - sum(lv.seconds for lv in res.levels) - cleared))
+    return EngineCost(*fit_levels(levels, rates["rate_td"], rates["rate_bu"]),
+                      *fit_searches(searches)).as_dict()

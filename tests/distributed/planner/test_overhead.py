@@ -1,0 +1,119 @@
+"""The engine's own cost (``planner.overhead``), the probe's memory bandwidth and latency window,
+and their place in a prediction, against hand-computed cases."""
+import pytest
+
+from breadth.distributed import registry
+from breadth.distributed.planner import choose, network, overhead, probe
+from breadth.distributed.planner.graph import Level, Profile
+
+COST = {"level_fixed": 1e-4, "level_vertex_td": 2e-9, "level_vertex_bu": 5e-9, "search_fixed": 3e-4,
+        "search_vertex": 1e-9}
+
+
+def _machine(P=2, cores=2, threads=1, engine=None, device="cpu"):
+    return network.Machine(tuple(0 for _ in range(P)), cores, {k: 1e-6 for k in network.KINDS},
+                           {k: 1e-6 for k in network.KINDS}, 1e9, 1e9, 1e8, 2e8, threads, engine=engine or {},
+                           device=device)
+
+
+def test_fit_levels_recovers_exact_coefficients():
+    # seconds = 1e-4 + vertices * (2e-9 top-down, 5e-9 bottom-up) + edges / rate, rates 1e8 and 2e8
+    rows = []
+    for direction, per, rate in (("top-down", 2e-9, 1e8), ("bottom-up", 5e-9, 2e8)):
+        for v, e in ((1000, 500), (4000, 100), (16000, 9000), (64000, 20)):
+            rows.append((direction, v, e, 1e-4 + per * v + e / rate))
+    got = overhead.fit_levels(rows, 1e8, 2e8)
+    assert got == pytest.approx((1e-4, 2e-9, 5e-9), rel=1e-6)
+
+
+def test_fit_searches_and_the_nonnegative_rule():
+    got = overhead.fit_searches([(1000, 3e-4 + 1e-6), (100000, 3e-4 + 1e-4)])
+    assert got == pytest.approx((3e-4, 1e-9), rel=1e-6)
+    # seconds falling with the vertices: the negative slope is dropped, the fixed part is the mean
+    got = overhead.fit_searches([(1000, 4e-4), (100000, 2e-4)])
+    assert got == pytest.approx((3e-4, 0.0), abs=1e-12)
+
+
+def test_machine_engine_terms_by_hand():
+    m = _machine(engine={"1d/alltoall": COST})
+    assert m.engine_level("1d/alltoall", "top-down", 1000) == pytest.approx(1e-4 + 2e-6)
+    assert m.engine_level("1d/alltoall", "bottom-up", 1000) == pytest.approx(1e-4 + 5e-6)
+    assert m.engine_search("1d/alltoall", 1000) == pytest.approx(3e-4 + 1e-6)
+    assert m.engine_level("2d/fold", "top-down", 1000) == 0.0 and m.engine_search("2d/fold", 1000) == 0.0
+    # four ranks on two cores: each rank computes on half a core, its engine work takes twice as long
+    crowded = _machine(P=4, cores=2, engine={"1d/alltoall": COST})
+    assert crowded.engine_search("1d/alltoall", 1000) == pytest.approx(2 * (3e-4 + 1e-6))
+    assert _machine(engine={"1d/alltoall": COST}, device="gpu").engine_level("1d/alltoall", "top-down", 10) == 0.0
+
+
+def test_prediction_adds_the_engine_terms_per_level_and_per_search():
+    prof = Profile(4096.0, 65536.0, [Level("top-down", 1, 16, 20, 4095), Level("bottom-up", 20, 3000, 2000, 2075),
+                                     Level("top-down", 2000, 500, 40, 75)])
+    lay = registry.get("1d", "alltoall")
+    plain = choose.predict(lay, prof, _machine(), {})
+    priced = choose.predict(lay, prof, _machine(engine={"1d/alltoall": COST}), {})
+    v = 4096 / 2
+    extra = 3 * 1e-4 + 2 * 2e-9 * v + 5e-9 * v + 3e-4 + 1e-9 * v
+    assert priced.seconds - plain.seconds == pytest.approx(extra)
+    assert priced.comm_seconds == pytest.approx(plain.comm_seconds)
+    assert [a["compute"] - b["compute"] for a, b in zip(priced.levels, plain.levels)] == pytest.approx(
+        [1e-4 + 2e-9 * v, 1e-4 + 5e-9 * v, 1e-4 + 2e-9 * v])
+
+
+def test_latency_window_reps():
+    # a first mean of 1 us over 8 operations: enough more to span SMALL_SECONDS
+    assert probe.latency_reps(1e-6) == 20000                  # 30,000 wanted, capped at MAX_SMALL_REPS
+    assert probe.latency_reps(4e-3) == 0                      # 8 x 4 ms spans the window already
+    assert probe.latency_reps(1e-4) == 300
+    assert probe.latency_reps(0.0) == 0
+
+
+def test_memory_bandwidth_measures_a_clear():
+    got = probe.memory_bandwidth(8 << 20)
+    assert 1e8 < got < 1e12                                   # bytes/s of a real fill, not a default
+
+
+def test_cpu_share_of_a_busy_rank():
+    assert probe.cpu_share(0.03, 0.06) == pytest.approx(0.5)        # half the window on a core
+    assert probe.cpu_share(0.2, 0.1) == 1.0                         # more CPU than wall (other threads): one core
+    assert probe.cpu_share(0.0, 0.1) == probe.MIN_SHARE
+    assert probe.cpu_share(0.001, 0.01) == 1.0                      # shorter than the window: no reading
+
+
+def test_cpu_share_scales_compute_and_engine_work():
+    full, half = _machine(engine={"1d/alltoall": COST}), _machine(engine={"1d/alltoall": COST})
+    half.cpu_share = 0.5
+    assert half.core_share() == pytest.approx(0.5 * full.core_share())
+    assert half.compute(1e6, 2e6) == pytest.approx(2 * full.compute(1e6, 2e6))
+    assert half.engine_search("1d/alltoall", 1000) == pytest.approx(2 * full.engine_search("1d/alltoall", 1000))
+
+
+def test_late_step_once_per_operation():
+    m = _machine()
+    op = network.Op("x", "alltoall", (0, 1), 3, 0.0)
+    base = m.op_seconds(op)
+    m.late_step = 2e-3
+    assert m.op_seconds(op) == pytest.approx(base + 2e-3)          # once, not per round
+    assert m.op_seconds(network.Op("y", "p2p", (0, 1), 0, 0.0)) == pytest.approx(0.0)
+    m.device = "gpu"
+    assert m.op_seconds(op) == pytest.approx(base)
+    # a crowded host's constant wait and the measured one are the same wait: the larger counts
+    crowded = _machine(P=4, cores=2)
+    crowded.late_step = 1e-4
+    plain = _machine(P=4, cores=2)
+    assert crowded.op_seconds(op) == pytest.approx(plain.op_seconds(op))
+    crowded.late_step = 1e-3
+    assert crowded.op_seconds(op) == pytest.approx(plain.op_seconds(op) - plain.oversubscribed_step + 1e-3)
+
+
+def test_calibrate_runs_a_layout_alone_and_leaves_the_watchdog_alone(monkeypatch):
+    from breadth.distributed.faults.watchdog import HEARTBEAT
+
+    monkeypatch.setattr(overhead, "CAL_SCALES", (8, 10))
+    before = {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__}
+    got = overhead.calibrate({"rate_td": 1e9, "rate_bu": 1e9}, 5e9, [registry.get("1d", "alltoall")])
+    assert list(got) == ["1d/alltoall"]
+    cost = got["1d/alltoall"]
+    assert set(cost) == set(overhead.EngineCost().as_dict()) and all(v >= 0 for v in cost.values())
+    assert cost["level_fixed"] + cost["search_fixed"] > 0           # a level and a search take time
+    assert {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__} == before
