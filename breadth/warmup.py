@@ -181,6 +181,23 @@ def _networkx(graphs):
             call(make())
 
 
+def _planner(graphs):
+    """``--partition auto``'s per-machine measurements (``planner.probe``): the edge rates and each
+    layout's own cost per level (every layout run on this process alone, which also compiles the
+    distributed searches), cached for this kind of machine; skipped without mpi4py."""
+    from .errors import BreadthError
+
+    try:
+        from .distributed.runtime import get_mpi
+
+        get_mpi()
+    except (BreadthError, ImportError):
+        return
+    from .distributed.planner import probe
+
+    probe.engine_costs(probe.calibrate_rates())
+
+
 STEPS = {
     "bfs": _single_search,
     "graph500": _graph500,
@@ -188,6 +205,7 @@ STEPS = {
     "info": _analysis,
     "files": _files,
     "networkx": _networkx,
+    "planner": _planner,
 }
 
 

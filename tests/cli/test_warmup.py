@@ -28,7 +28,7 @@ def test_after_warmup_the_paths_compile_nothing():
     breadth.warmup(progress=False, steps=["bfs", "graph500"])
     with breadth.jit.Stopwatch() as clock:
         breadth.warmup(progress=False)
-    assert set(STEPS) == {"bfs", "graph500", "multi_bfs", "info", "files", "networkx"}
+    assert set(STEPS) == {"bfs", "graph500", "multi_bfs", "info", "files", "networkx", "planner"}
     with breadth.jit.Stopwatch() as again:
         r = breadth.bfs(breadth.kronecker(7, seed=2), 3)
         r.parent

@@ -58,10 +58,25 @@ CAL_SCALE = 14
 
 
 def cache_path() -> str:
-    """Where the edge rates are kept: $BREADTH_CACHE_DIR, else the user cache dir, per hostname."""
+    """Where the edge rates and engine costs are kept: $BREADTH_CACHE_DIR, else the user cache dir,
+    per kind of machine (``machine_kind``: the namespace cluster's hosts, and a real cluster's
+    identical nodes, share one measurement)."""
     base = os.environ.get("BREADTH_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "breadth")
-    return os.path.join(base, f"planner-{socket.gethostname()}-{os.cpu_count()}.json")
+    return os.path.join(base, f"planner-{machine_kind()}.json")
+
+
+def machine_kind() -> str:
+    """The CPU model and core count (``/proc/cpuinfo``'s model name; the hostname where it cannot
+    be read), as a file-name-safe string."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            model = next((line.split(":", 1)[1] for line in f if line.lower().startswith("model name")), "")
+    except OSError:
+        pass
+    name = "".join(c if c.isalnum() else "-" for c in (model.strip() or socket.gethostname()))
+    return "-".join(x for x in name.split("-") if x)[:80] + f"-{os.cpu_count()}"
 
 
 def calibrate_rates(refresh: bool = False) -> dict:
@@ -117,6 +132,8 @@ def engine_costs(rates: dict, refresh: bool = False) -> dict:
     if "memory_bandwidth" not in got:
         got["memory_bandwidth"] = memory_bandwidth()
     got.update({k: rates[k] for k in ("rate_td", "rate_bu")})
+    log.warning("measuring each layout's own cost for --partition auto (once per kind of machine, kept in %s; "
+                "'breadth warmup' does it ahead)", path)
     got["engine"] = overhead.calibrate(rates, got["memory_bandwidth"])
     _write_cache(path, got)
     return got["engine"]

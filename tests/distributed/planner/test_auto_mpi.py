@@ -41,9 +41,9 @@ def test_graph500_auto_picks_a_layout_and_validates(tmp_path, warm_kernels):
 
 def test_probe_is_bounded(tmp_path):
     (tmp_path / "cache").mkdir()
-    import socket
+    from breadth.distributed.planner.probe import machine_kind
 
-    name = f"planner-{socket.gethostname()}-{os.cpu_count()}.json"
+    name = f"planner-{machine_kind()}.json"
     from breadth.distributed.planner import overhead
     from breadth.distributed.planner.choose import modelled
 
