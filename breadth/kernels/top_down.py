@@ -242,28 +242,25 @@ def _td_walk_wide(indptr, indices, parent, visited, queue, qsize, offsets, next_
 
 
 def claim_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail):
-    """The claiming walk of ``td_step``; returns whether its claims are packed (``visit_claim``) or
-    wide (``visit_claim_wide``). Called from jitted code only, where ``_claim_walk_for`` types it."""
-    raise TypeError("claim_walk is called from numba-compiled code only")
+    """The claiming walk of ``td_step``: packed claims (``visit_claim``) below PACK_MAX_VERTICES
+    vertices, else wide ones (``visit_claim_wide``); returns whether they are packed."""
+    if indptr.size - 1 < PACK_MAX_VERTICES:
+        _td_walk(indptr, indices, visited, queue, qsize, offsets, next_queue, tail)
+        return True
+    _td_walk_wide(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail)
+    return False
+
+
+def _packed_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail):
+    _td_walk(indptr, indices, visited, queue, qsize, offsets, next_queue, tail)
+    return True
 
 
 @overload(claim_walk, inline="always")
 def _claim_walk_for(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail):
-    """The walk for the graph's id type: 32-bit ids mean fewer than 2^31 vertices, so every claim
-    packs and only the packed walk is compiled; 64-bit ids choose by the vertex count."""
-    if indices.dtype.bitwidth <= 32:
-        def packed(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail):
-            _td_walk(indptr, indices, visited, queue, qsize, offsets, next_queue, tail)
-            return True
-        return packed
-
-    def by_size(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail):
-        if indptr.size - 1 < PACK_MAX_VERTICES:
-            _td_walk(indptr, indices, visited, queue, qsize, offsets, next_queue, tail)
-            return True
-        _td_walk_wide(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail)
-        return False
-    return by_size
+    """``claim_walk`` in jitted code, chosen by the id type: 32-bit ids mean fewer than 2^31
+    vertices, so every claim packs and the wide walk is not compiled at all."""
+    return _packed_walk if indices.dtype.bitwidth <= 32 else claim_walk
 
 
 @njit(cache=True)
