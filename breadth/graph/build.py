@@ -106,7 +106,7 @@ def csr_violations(indptr, indices, n):
     nrows = indptr.size - 1
     row_blocks = (nrows + block - 1) // block
     id_blocks = (m + block - 1) // block
-    bad = np.zeros(row_blocks + id_blocks, dtype=np.int64)
+    bad = np.empty(row_blocks + id_blocks, dtype=np.int64)    # np.zeros and .sum() would be parallel loops too
     for b in prange(row_blocks + id_blocks):
         c = 0
         if b < row_blocks:
@@ -120,7 +120,14 @@ def csr_violations(indptr, indices, n):
                 if x < 0 or x >= n:
                     c += 1
         bad[b] = c
-    return bad[:row_blocks].sum() > 0, bad[row_blocks:].sum() > 0
+    bad_offsets = False
+    bad_ids = False
+    for b in range(row_blocks + id_blocks):
+        if b < row_blocks:
+            bad_offsets |= bad[b] > 0
+        else:
+            bad_ids |= bad[b] > 0
+    return bad_offsets, bad_ids
 
 
 @njit(parallel=True, cache=True)

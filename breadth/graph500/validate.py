@@ -49,9 +49,13 @@ def _tree_depth(parent, roots, depth):
     for v in range(n):
         count[v + 1] += count[v]
     children = np.empty(count[n], dtype=np.int64)
-    pos = count[:n].copy()
+    pos = np.empty(n, dtype=np.int64)
+    for v in range(n):      # loops, not count[:n].copy() and np.count_nonzero: less to compile
+        pos[v] = count[v]
+    reached = 0
     for v in range(n):
         p = parent[v]
+        reached += p >= 0
         if p >= 0 and p != v:
             children[pos[p]] = v
             pos[p] += 1
@@ -75,7 +79,7 @@ def _tree_depth(parent, roots, depth):
                 queue[tail] = c
                 tail += 1
     bad = -1
-    if tail != np.count_nonzero(parent >= 0):
+    if tail != reached:
         for v in range(n):
             if parent[v] >= 0 and depth[v] < 0:
                 bad = v

@@ -132,7 +132,7 @@ class _Space(NamedTuple):
     front_claimed: bool
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def _moved(s, queue, next_queue, front, next_front, front_claimed):
     """``s`` with its queues and frontier bitmaps (and ``front_claimed``) replaced."""
     b = s.buf
@@ -140,7 +140,7 @@ def _moved(s, queue, next_queue, front, next_front, front_claimed):
     return _Space(s.graph, buf, s.ctl, s.serial_edges, s.threads, front_claimed)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def to_bitmap(s, qsize):
     """The frontier as the ``front`` bitmap (the step before bottom-up levels)."""
     b = s.buf
@@ -151,7 +151,7 @@ def to_bitmap(s, qsize):
     return _moved(s, b.queue, b.next_queue, b.front, b.next_front, False)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def to_queue(s):
     """The frontier bitmap as the queue, with its scout count (the step after bottom-up levels)."""
     b = s.buf
@@ -159,7 +159,7 @@ def to_queue(s):
     return s, qsize, scout
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def bottom_up_level(s, level):
     """One bottom-up level; the next frontier becomes ``front``."""
     g, b = s.graph, s.buf
@@ -167,7 +167,7 @@ def bottom_up_level(s, level):
     return _moved(s, b.queue, b.next_queue, b.next_front, b.front, False), awake, examined
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def top_down_levels(s, qsize, scout, level, policy, max_depth, stats, times, nlev):
     """Top-down from the frontier ``queue[:qsize]``: a run of thin levels (``run_thin_levels``,
     which steps the policy itself) or one level, serial or parallel."""
@@ -196,7 +196,7 @@ def top_down_levels(s, qsize, scout, level, policy, max_depth, stats, times, nle
             level + 1, stats, times, nlev)
 
 
-_cpu_levels = njit(cache=True)(bind_steps(level_loop, sys.modules[__name__], "cpu_levels"))
+_cpu_levels = njit(inline="always", cache=True)(bind_steps(level_loop, sys.modules[__name__], "cpu_levels"))
 
 
 @njit(cache=True)

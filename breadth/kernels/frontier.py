@@ -84,7 +84,7 @@ def mark_unvisited(visited, parent, depth):
     bitmap's words plus one store per unvisited vertex, instead of an O(n) fill up front.
     """
     if visited.size <= ELEM_BLOCK:
-        _unvisited_words(visited, 0, visited.size, parent, depth)
+        _unvisited_words(visited, np.int64(0), visited.size, parent, depth)    # typed: one specialisation
     else:
         _unvisited_parallel(visited, parent, depth)
 

@@ -8,7 +8,7 @@ shifting anyone's numbers. ``BFSResult.from_kernel`` turns rows into
 (``joint_frontier``) after them.
 
 ``direction`` holds ``policy.TD`` or ``policy.BU``. The arrays start small and
-double when full (``grown``), so a deep, thin graph costs no up-front O(depth).
+double when full (``room_for``; ``grown`` for one array), so a deep, thin graph costs no up-front O(depth).
 
 Level times are taken with ``ticks()``: the CPU's time-stamp counter on x86-64
 (``llvm.readcyclecounter``: one instruction, no call out of compiled code), elsewhere
@@ -97,16 +97,22 @@ def new_level_stats(ncols):
 
 
 @njit(cache=True)
-def _grown_pair(stats, times, nrows):
-    return grown(stats, nrows), grown(times, nrows)
-
-
-@njit(cache=True)
 def room_for(stats, times, nrows):
-    """(stats, times) with at least ``nrows`` rows (copies that keep the rows so far, when they grow)."""
-    while stats.shape[0] < nrows:
-        stats, times = _grown_pair(stats, times, stats.shape[0])
-    return stats, times
+    """(stats, times) with at least ``nrows`` rows: the arrays themselves, or copies that keep their
+    rows with the room doubled until it suffices (one function for both arrays: each compiled
+    function adds to a first call's compile time)."""
+    size = max(stats.shape[0], 1)
+    while size < nrows:
+        size *= 2
+    if size == stats.shape[0]:
+        return stats, times
+    new_stats = np.zeros((size, stats.shape[1]), dtype=np.int64)
+    new_times = np.zeros(size, dtype=np.int64)
+    for i in range(stats.shape[0]):
+        for j in range(stats.shape[1]):
+            new_stats[i, j] = stats[i, j]
+        new_times[i] = times[i]
+    return new_stats, new_times
 
 
 @njit(inline="always", cache=True)
@@ -115,7 +121,7 @@ def record(stats, times, nlev, level, direction, frontier, examined, discovered,
     (the arrays may have grown). Inlined into the level loop: a level of a deep, thin graph
     must not pay a call that passes and returns arrays."""
     if nlev == stats.shape[0]:
-        stats, times = _grown_pair(stats, times, nlev)
+        stats, times = room_for(stats, times, nlev + 1)
     stats[nlev, LEVEL] = level
     stats[nlev, DIRECTION] = direction
     stats[nlev, FRONTIER] = frontier

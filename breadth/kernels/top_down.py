@@ -41,6 +41,7 @@ check would be a large share of the loop.
 """
 import numpy as np
 from numba import njit, prange
+from numba.extending import overload
 
 from .atomics import U, atomic_add, borrowed, prefetch_read, prefetch_write, set_bit
 
@@ -124,7 +125,7 @@ def walk_block(b, indptr, indices, queue, qsize, offsets, visit, ctx, out, tail)
     """
     ctx = borrowed(ctx)
     buf = np.empty(TD_BUFFER, dtype=out.dtype)
-    nbuf = 0
+    nbuf = np.int64(0)      # typed, not the literal 0: numba would compile flush_buffer for that literal too
     block_sum = 0
     total = offsets[qsize]
     lo = b * TD_EDGE_BLOCK
@@ -229,14 +230,37 @@ def _settle_block(b, indptr, queue, qsize, parent, depth, level, packed):
 
 
 @njit(parallel=True, cache=True)
-def _td_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail, packed):
-    nblocks = (offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK
-    if packed:
-        for b in prange(nblocks):
-            _td_block(np.int64(b), indptr, indices, visited, queue, qsize, offsets, next_queue, tail)
-    else:
-        for b in prange(nblocks):
-            _td_block_wide(np.int64(b), indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail)
+def _td_walk(indptr, indices, visited, queue, qsize, offsets, next_queue, tail):
+    for b in prange((offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK):
+        _td_block(np.int64(b), indptr, indices, visited, queue, qsize, offsets, next_queue, tail)
+
+
+@njit(parallel=True, cache=True)
+def _td_walk_wide(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail):
+    for b in prange((offsets[qsize] + TD_EDGE_BLOCK - 1) // TD_EDGE_BLOCK):
+        _td_block_wide(np.int64(b), indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail)
+
+
+def claim_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail):
+    """The claiming walk of ``td_step``: packed claims (``visit_claim``) below PACK_MAX_VERTICES
+    vertices, else wide ones (``visit_claim_wide``); returns whether they are packed."""
+    if indptr.size - 1 < PACK_MAX_VERTICES:
+        _td_walk(indptr, indices, visited, queue, qsize, offsets, next_queue, tail)
+        return True
+    _td_walk_wide(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail)
+    return False
+
+
+def _packed_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail):
+    _td_walk(indptr, indices, visited, queue, qsize, offsets, next_queue, tail)
+    return True
+
+
+@overload(claim_walk, inline="always")
+def _claim_walk_for(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail):
+    """``claim_walk`` in jitted code, chosen by the id type: 32-bit ids mean fewer than 2^31
+    vertices, so every claim packs and the wide walk is not compiled at all."""
+    return _packed_walk if indices.dtype.bitwidth <= 32 else claim_walk
 
 
 @njit(cache=True)
@@ -255,10 +279,9 @@ def td_step(indptr, indices, parent, depth, visited, queue, qsize, offsets, next
     that wrote parent and depth inside the claim would stall on those random stores; the
     claim then touches only the cache-resident bitmap, and the second pass prefetches.
     """
-    packed = indptr.size - 1 < PACK_MAX_VERTICES
     for i in range(visited.size):     # a loop: a slice copy compiles numba's shape-error code
         before[i] = visited[i]
-    _td_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail, packed)
+    packed = claim_walk(indptr, indices, parent, visited, queue, qsize, offsets, next_queue, tail)
     return settle_claims(indptr, next_queue, tail[0], parent, depth, level + 1, packed)
 
 

@@ -55,11 +55,14 @@ def check_parents(g, depth, parent, new, level):
         assert v in g.indices[g.indptr[u]:g.indptr[u + 1]]
 
 
-@pytest.mark.parametrize("packed", [True, False])
+@pytest.mark.parametrize("walk", ["packed", "packed-ids64", "wide"])
 @pytest.mark.parametrize("case", CASE_LIST, ids=[c[0] for c in CASE_LIST])
-def test_td_step_expands_each_level(case, packed):
+def test_td_step_expands_each_level(case, walk):
+    """td_step (its claim walk chosen by the id type: 64-bit ids choose by the vertex count) and the wide walk."""
     _, g, depth = case
     n = g.num_vertices
+    packed = walk != "wide"
+    indices = g.indices.astype(np.int64) if walk == "packed-ids64" else g.indices
     rng = np.random.default_rng(0)
     blocks = 0
     for level in range(depth.max()):
@@ -75,13 +78,13 @@ def test_td_step_expands_each_level(case, packed):
         blocks += -(-offsets[queue.size] // top_down.TD_EDGE_BLOCK)
         if packed:
             before = np.full(visited.size, 99, dtype=np.uint64)
-            scout = top_down.td_step(g.indptr, g.indices, parent, lvl, visited, queue, queue.size, offsets,
+            scout = top_down.td_step(g.indptr, indices, parent, lvl, visited, queue, queue.size, offsets,
                                      next_queue, tail, level, before)
             claimed_since(before, visited)
             np.testing.assert_array_equal(bits(before, n), depth == level + 1)
         else:
-            top_down._td_walk(g.indptr, g.indices, parent, visited, queue, queue.size, offsets, next_queue, tail,
-                              False)
+            top_down._td_walk_wide(g.indptr, g.indices, parent, visited, queue, queue.size, offsets, next_queue,
+                                   tail)
             scout = top_down.settle_claims(g.indptr, next_queue, tail[0], parent, lvl, level + 1, False)
         new = depth == level + 1
         got = next_queue[:tail[0]]
