@@ -9,8 +9,9 @@ subtracts its scout count from ``edges_to_check``.
 import numpy as np
 import pytest
 
-from breadth.kernels.policy import (ALPHA, BETA, BOTTOM_UP, DIRECTION_OPTIMIZING, TOP_DOWN, Policy, policy_decide,
-                                    policy_explored, policy_measured, policy_state, policy_unexplored)
+from breadth.kernels.policy import (ALPHA, BETA, BOTTOM_UP, DIRECTION_OPTIMIZING, POLICY_DTYPE, TOP_DOWN, Policy,
+                                    policy_after_bottom_up, policy_decide, policy_direction, policy_explored,
+                                    policy_measured, policy_state, policy_top_down_run, policy_unexplored)
 
 # a hand-made profile: n, m and, per level, the frontier size and its out-edges (scout count);
 # the frontier of level i + 1 is what level i woke
@@ -107,3 +108,69 @@ def test_measured_unexplored_edges_drive_decide():
     assert policy_decide(state, 100.0)              # 100 > 1440 / 15 = 96
     policy_measured(state, 3000.0)
     assert policy_decide(state, 100.0)              # bottom-up until after_bottom_up says otherwise
+
+
+def fields(state):
+    """The state's fields by name, as plain Python values."""
+    return {name: state[name][0].item() for name in POLICY_DTYPE.names}
+
+
+def test_named_state_steps_by_hand():
+    """n 1000, m 10000, alpha 15, beta 18 (n / beta = 55.6), every field checked by name."""
+    state = policy_state(DIRECTION_OPTIMIZING, ALPHA, BETA, 1000, 10000)
+    assert state.shape == (1,) and state.dtype == POLICY_DTYPE
+    assert fields(state) == {"mode": DIRECTION_OPTIMIZING, "alpha": 15.0, "beta": 18.0, "n": 1000.0,
+                             "unexplored": 10000.0, "bottom_up": False, "force_td": False, "at_limit": False}
+    assert not policy_direction(state, 600)          # 600 > 10000 / 15 = 666.7? no: top-down, 600 explored
+    assert fields(state)["unexplored"] == 9400.0
+    assert policy_direction(state, 630)              # 630 > 9400 / 15 = 626.7: bottom-up, nothing explored
+    assert fields(state)["unexplored"] == 9400.0 and fields(state)["bottom_up"]
+    policy_after_bottom_up(state, 200, 100)          # the frontier grew: stay
+    policy_after_bottom_up(state, 60, 200)           # shrank, but 60 > 55.6: stay
+    assert fields(state)["bottom_up"] and not fields(state)["force_td"]
+    policy_after_bottom_up(state, 55, 60)            # shrank to 55 <= 55.6: back to top-down, forced once
+    assert not fields(state)["bottom_up"] and fields(state)["force_td"]
+    assert not policy_direction(state, 5000)         # 5000 > 9400 / 15, but the level after coming back
+    assert fields(state)["unexplored"] == 4400.0 and not fields(state)["force_td"]
+    assert policy_direction(state, 300)              # 300 > 4400 / 15 = 293.3
+
+
+def test_named_state_of_the_python_stepper_is_the_same_record():
+    policy = Policy(DIRECTION_OPTIMIZING, 2.0, 4.0, 100, 50, stay_at_limit=True)
+    assert fields(policy.state)["at_limit"] and fields(policy.state)["alpha"] == 2.0
+    assert policy.decide(26)                         # 26 > 50 / 2
+    assert policy.bottom_up and policy.unexplored == 50.0
+    policy.after_bottom_up(25, 30)                   # 25 >= 100 / 4 stays at the limit
+    assert policy.bottom_up
+    policy.after_bottom_up(24, 25)
+    assert not policy.bottom_up and fields(policy.state)["force_td"]
+
+
+def test_top_down_run_bounds_by_hand():
+    """(scout cap, edge budget) of a run after a level of ``scout`` out-edges, max_scout 16384."""
+    def bounds(m_u, scout, mode=DIRECTION_OPTIMIZING):
+        return policy_top_down_run(policy_state(mode, ALPHA, BETA, 1000, m_u), scout, 16384)
+
+    assert bounds(600000.0, 100) == (16384.0, 600000.0 - 15 * 16384)       # m_u / 30 = 20000 > max_scout
+    assert bounds(200000.0, 100) == (200000.0 / 30, 100000.0)              # half of m_u: cap 6666.7
+    assert bounds(3000.0, 150) == (150.0, 750.0)                           # near the line: cap = scout
+    assert bounds(5.0, 7, TOP_DOWN) == (16384.0, np.inf)
+
+
+@pytest.mark.parametrize("m_u, scout", [(600000.0, 100), (200000.0, 100), (3000.0, 150), (1e6 + 7, 20000),
+                                        (31.0, 1)])
+def test_top_down_run_bounds_keep_levels_top_down(m_u, scout):
+    """Every level in the box (explored <= budget, scout <= cap) is one the rule takes top-down
+    after that many edges were explored; just past its corner the rule goes bottom-up (the box
+    touches the rule's line)."""
+    cap, budget = policy_top_down_run(policy_state(DIRECTION_OPTIMIZING, ALPHA, BETA, 1000, m_u), scout, 16384)
+    assert cap <= 16384
+
+    def decide(explored, next_scout):
+        state = policy_state(DIRECTION_OPTIMIZING, ALPHA, BETA, 1000, m_u)
+        policy_explored(state, explored)
+        return policy_decide(state, next_scout)
+
+    for explored in np.linspace(0, np.floor(budget), 7):
+        assert not decide(np.floor(explored), np.floor(cap))
+    assert decide(np.floor(budget) + 1, np.floor(cap) + 1)
