@@ -96,12 +96,8 @@ def policy_state(mode, alpha, beta, n, unexplored, stay_at_limit=False):
     to explore (``stay_bottom_up`` says what ``stay_at_limit`` means)."""
     state = np.zeros(1, dtype=POLICY_DTYPE)
     s = state[0]
-    s.mode = mode
-    s.alpha = alpha
-    s.beta = beta
-    s.n = n
-    s.unexplored = unexplored
-    s.at_limit = stay_at_limit
+    s.mode, s.alpha, s.beta, s.n = mode, alpha, beta, n
+    s.unexplored, s.at_limit = unexplored, stay_at_limit
     return state
 
 
