@@ -26,7 +26,8 @@ drivers that measure m_u their own way (the multi-source traversal: in-edges of
 vertices not yet full) decide with ``policy_decide`` and report it with
 ``policy_explored`` / ``policy_measured``. A driver that hands a run of top-down
 levels to a kernel that does not decide them (the single-node search's thin levels)
-bounds the run with ``policy_top_down_run`` and reports its explored edges after it.
+bounds the run with ``policy_top_down_run`` (read with ``run_row``) and reports its explored
+edges after it.
 
 Only the three level loops step a state: the single-node one
 (``kernels.direction_optimizing.level_loop``, also the GPU search's), the distributed
@@ -37,7 +38,8 @@ Invariants: ``unexplored`` never grows; a level decided bottom-up stays so until
 ``stay_bottom_up`` says otherwise; the same counts give the same directions on
 every engine, which is why a distributed search takes the same directions as
 ``breadth.bfs`` on the same graph; every level of a run within
-``policy_top_down_run``'s bounds is one that ``policy_decide`` would take top-down.
+``policy_top_down_run``'s bounds is one that ``policy_decide`` would take top-down (edge counts
+are whole numbers).
 """
 import numpy as np
 from numba import njit
@@ -147,28 +149,44 @@ def policy_after_bottom_up(state, awake, old_awake):
         s.force_td = True
 
 
-@njit(cache=True)
-def policy_top_down_run(state, scout, max_scout):
-    """Bounds for a run of top-down levels after the one just decided (its frontier has ``scout``
-    out-edges), which a driver runs without deciding each (``thin_levels``): (scout cap, edge
-    budget) such that a level whose frontier has at most ``cap`` out-edges, reached with at most
-    ``budget`` edges explored since this call, would be decided top-down here too;
-    ``cap <= max_scout``.
+RUN_STEPS = 64       # rows of a run's staircase (``policy_top_down_run``)
+RUN_RATIO = 0.75     # unexplored edges kept from one row to the next
 
-    Why a box: the rule keeps a level top-down while alpha * scout + explored <= m_u, a line in
-    (explored, scout); the box under it ends the run early (the driver then decides exactly)
-    only near the line. Its corner: the cap is ``max_scout`` while m_u is large, else the larger
-    of m_u / (2 alpha) (the budget: half of m_u) and ``scout`` (a frontier near the line that
-    shrinks, as the last levels of a mesh do, stays in the run), the budget the rest of m_u.
+
+@njit(cache=True)
+def policy_top_down_run(state, max_scout, bounds):
+    """Fill ``bounds`` (rows of (explored limit, scout cap), float64) for a run of top-down levels
+    after the one just decided, which a driver runs without deciding each (``thin_levels``): a
+    level reached with ``explored`` edges explored since this call, whose frontier has ``scout``
+    out-edges, is one this state would decide top-down if ``scout`` is at most the cap of the row
+    ``run_row`` finds for ``explored``; caps are at most ``max_scout``.
+
+    Why a staircase: the rule keeps a level top-down while alpha * scout + explored <= m_u, a line
+    in (explored, scout); each row is a box under it whose corner is on it (integer explored
+    limits, the rule's own division for the cap), each next row keeps ``RUN_RATIO`` of the edges
+    left, so a run ends early (the driver then decides exactly) only within that ratio of the line.
     """
     s = state[0]
-    if s.mode == TOP_DOWN:
-        return float(max_scout), np.inf
-    if s.mode == BOTTOM_UP:
-        return -1.0, 0.0
     u = s.unexplored
-    cap = min(float(max_scout), max(float(scout), 0.5 * u / s.alpha))
-    return cap, u - s.alpha * cap
+    left = min(u, s.alpha * max_scout)
+    for i in range(bounds.shape[0]):
+        if s.mode == TOP_DOWN:
+            bounds[i, 0], bounds[i, 1] = np.inf, max_scout
+        elif s.mode == BOTTOM_UP:
+            bounds[i, 0], bounds[i, 1] = -1.0, -1.0
+        else:
+            explored = np.floor(u - left)
+            bounds[i, 0], bounds[i, 1] = explored, min(float(max_scout), np.floor((u - explored) / s.alpha))
+            left *= RUN_RATIO
+
+
+@njit(inline="always", cache=True)
+def run_row(bounds, row, explored):
+    """The first row of ``bounds`` from ``row`` on whose explored limit is at least ``explored``
+    (the number of rows when none is: the run is over)."""
+    while row < bounds.shape[0] and explored > bounds[row, 0]:
+        row += 1
+    return row
 
 
 @njit(cache=True)

@@ -45,18 +45,18 @@ counted and returned (the scout count the run checks may count a rare duplicate'
 twice, which can only end the run early). At the run's end the frontier is unpacked without
 the losing copies and the bitmap rebuilt from the bytes.
 
-The run ends (returning to the driver) before a level whose scout count exceeds
-``max_scout`` or once the run has explored more than ``max_explored`` edges, when the frontier
-is empty, at ``max_depth``, or when the statistics rows are full.
+The run ends (returning to the driver) before a level outside its ``bounds`` (its scout count
+over the cap of the row for the edges the run has explored), when the frontier is empty, at
+``max_depth``, or when the statistics rows are full.
 
 The direction policy: a run is not a level loop of its own. The driver's loop
 (``direction_optimizing.level_loop``) decides the run's first level and alone steps the
-policy state; the run never calls the rule. Its two bounds come from the policy
-(``policy.policy_top_down_run``): within them every level is one the rule takes top-down,
-past them the run returns and the driver decides the next level itself, after reporting the
-run's explored edges. The run stays in one parallel region because that is its point (no
-fork/join per level); the bounds end it early only near the rule's threshold or where the
-unexplored edges have halved, a few more region launches per search.
+policy state; the run never calls the rule. Its bounds come from the policy
+(``policy.policy_top_down_run``, a staircase under the rule's line): within them every level
+is one the rule takes top-down, past them the run returns and the driver decides the next
+level itself, after reporting the run's explored edges. The run stays in one parallel region
+because that is its point (no fork/join per level); the bounds end it early only near the
+rule's threshold.
 
 Invariants: as in the driver -- between levels ``depth[v] == level`` exactly for the
 frontier, v's visited bit is set iff v is visited and then its parent and depth are final;
@@ -71,7 +71,7 @@ from numba import njit, prange
 from .atomics import U, add_seq, atomic_or, cas_seq, load_seq, spin_pause, store_seq, yield_cpu
 from .frontier import bits_from_bytes, bytes_from_bits
 from .levels import DIRECTION, DISCOVERED, EDGES_EXAMINED, FRONTIER, LEVEL, ticks
-from .policy import TD
+from .policy import TD, run_row
 from .top_down import TD_BUFFER, td_serial
 
 __all__ = ["run_thin_levels", "CHUNK", "SPIN_ROUNDS", "SLOW_WAIT_TICKS", "BYTE_AFTER", "CTL_SIZE"]
@@ -286,19 +286,19 @@ def _publish(ctl, epoch, a, b, level, parity, mode):
 
 @njit(cache=True)
 def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-          max_depth, max_scout, max_explored, stats, times, nlev, back):
+          max_depth, bounds, stats, times, nlev, back):
     """The leader (a front thread: ``back`` False): run levels (module docstring), then end the run."""
     buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
-    # counters start as typed values: numba compiles a callee once more for a literal 0
-    epoch = parity = b = solo = np.int64(0)     # solo: levels the leader will run alone (helpers found slow)
-    a = qsize
-    backoff = np.int64(SOLO_LEVELS)
-    claims = np.int64(BITS)
+    # typed counters (numba compiles a callee once more for a literal 0); solo: levels the leader
+    epoch = parity = b = solo = np.int64(0)     # will run alone (helpers found slow)
+    a, backoff, claims = qsize, np.int64(SOLO_LEVELS), np.int64(BITS)
     row0 = nlev
-    explored = np.int64(0)
+    explored = step = np.int64(0)     # step: the row of ``bounds`` the run is in
     while a + b > 0 and level != max_depth and nlev < stats.shape[0]:
-        if nlev > row0 and (scout > max_scout or explored > max_explored):
-            break
+        if nlev > row0:
+            step = run_row(bounds, step, explored)
+            if step == bounds.shape[0] or scout > bounds[step, 1]:
+                break
         if claims == BITS and seen.size and nlev - row0 == BYTE_AFTER:
             bytes_from_bits(visited, seen.view(np.uint64))
             claims = BYTES_IN
@@ -365,24 +365,24 @@ def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl,
 
 @njit(parallel=True, cache=True)
 def _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, max_depth,
-         max_scout, max_explored, stats, times, nlev, threads):
+         bounds, stats, times, nlev, threads):
     store_seq(ctl, _EPOCH, 0)
     for t in prange(threads):
         back = t % 2 == 1        # one bool type for every caller of _expand_chunks: it compiles once
         if t == 0:
             _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-                  max_depth, max_scout, max_explored, stats, times, nlev, back)
+                  max_depth, bounds, stats, times, nlev, back)
         else:
             _help(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, back)
 
 
 @njit(cache=True)
 def run_thin_levels(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-                    max_depth, max_scout, max_explored, stats, times, nlev, threads):
+                    max_depth, bounds, stats, times, nlev, threads):
     """Run top-down levels from the frontier ``queue[:qsize]`` (scout count ``scout``, at depth
     ``level``) on ``threads`` threads until the run ends (module docstring): the first level always
-    runs, a later one only if its scout count is at most ``max_scout`` and the run has explored at
-    most ``max_explored`` edges before it (``policy.policy_top_down_run`` gives both). Rows go to
+    runs, a later one only if it is within ``bounds`` (rows of (explored limit, scout cap) that
+    ``policy.policy_top_down_run`` fills, read by ``policy.run_row``). Rows go to
     ``stats``/``times`` from row ``nlev`` (columns of ``levels.LEVEL_FIELDS``; the run stops when
     they are full).
 
@@ -395,6 +395,6 @@ def run_thin_levels(indptr, indices, parent, depth, visited, seen, queue, next_q
     run's frontiers, for the driver's policy (``policy.policy_explored``).
     """
     _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, max_depth,
-         max_scout, max_explored, stats, times, nlev, threads)
+         bounds, stats, times, nlev, threads)
     return (ctl[_OUT_QSIZE], ctl[_OUT_SCOUT], ctl[_OUT_LEVEL], ctl[_OUT_NLEV], ctl[_OUT_PARITY] == 1,
             ctl[_OUT_EXPLORED])

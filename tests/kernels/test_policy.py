@@ -11,7 +11,8 @@ import pytest
 
 from breadth.kernels.policy import (ALPHA, BETA, BOTTOM_UP, DIRECTION_OPTIMIZING, POLICY_DTYPE, TOP_DOWN, Policy,
                                     policy_after_bottom_up, policy_decide, policy_direction, policy_explored,
-                                    policy_measured, policy_state, policy_top_down_run, policy_unexplored)
+                                    policy_measured, policy_state, policy_top_down_run, policy_unexplored,
+                                    RUN_STEPS, run_row)
 
 # a hand-made profile: n, m and, per level, the frontier size and its out-edges (scout count);
 # the frontier of level i + 1 is what level i woke
@@ -146,31 +147,39 @@ def test_named_state_of_the_python_stepper_is_the_same_record():
     assert not policy.bottom_up and fields(policy.state)["force_td"]
 
 
+def run_bounds(m_u, max_scout=16384, mode=DIRECTION_OPTIMIZING):
+    bounds = np.zeros((RUN_STEPS, 2))
+    policy_top_down_run(policy_state(mode, ALPHA, BETA, 1000, m_u), max_scout, bounds)
+    return bounds
+
+
 def test_top_down_run_bounds_by_hand():
-    """(scout cap, edge budget) of a run after a level of ``scout`` out-edges, max_scout 16384."""
-    def bounds(m_u, scout, mode=DIRECTION_OPTIMIZING):
-        return policy_top_down_run(policy_state(mode, ALPHA, BETA, 1000, m_u), scout, 16384)
+    """Rows of (explored limit, scout cap): each keeps 3/4 of the edges left by the one before,
+    from at most alpha * max_scout = 245760."""
+    b = run_bounds(600000.0)
+    assert b[0].tolist() == [600000 - 245760, 16384.0]
+    assert b[1].tolist() == [600000 - 184320, 12288.0]             # 184320 = 245760 * 3/4
+    assert b[2].tolist() == [600000 - 138240, 9216.0]
+    b = run_bounds(3000.0)
+    assert b[0].tolist() == [0.0, 200.0] and b[1].tolist() == [750.0, 150.0]
+    assert b[2].tolist() == [np.floor(3000 - 1687.5), np.floor(1687.5 / 15)]   # 1312, 112
+    assert (np.diff(b[:, 0]) >= 0).all() and (np.diff(b[:, 1]) <= 0).all() and b[-1, 1] == 0
+    assert run_bounds(5.0, 7, TOP_DOWN)[-1].tolist() == [np.inf, 7.0]
+    assert run_row(b, 0, 0) == 0 and run_row(b, 0, 751) == 2 and run_row(b, 1, 3000) == RUN_STEPS
 
-    assert bounds(600000.0, 100) == (16384.0, 600000.0 - 15 * 16384)       # m_u / 30 = 20000 > max_scout
-    assert bounds(200000.0, 100) == (200000.0 / 30, 100000.0)              # half of m_u: cap 6666.7
-    assert bounds(3000.0, 150) == (150.0, 750.0)                           # near the line: cap = scout
-    assert bounds(5.0, 7, TOP_DOWN) == (16384.0, np.inf)
 
-
-@pytest.mark.parametrize("m_u, scout", [(600000.0, 100), (200000.0, 100), (3000.0, 150), (1e6 + 7, 20000),
-                                        (31.0, 1)])
-def test_top_down_run_bounds_keep_levels_top_down(m_u, scout):
-    """Every level in the box (explored <= budget, scout <= cap) is one the rule takes top-down
-    after that many edges were explored; just past its corner the rule goes bottom-up (the box
-    touches the rule's line)."""
-    cap, budget = policy_top_down_run(policy_state(DIRECTION_OPTIMIZING, ALPHA, BETA, 1000, m_u), scout, 16384)
-    assert cap <= 16384
-
-    def decide(explored, next_scout):
+@pytest.mark.parametrize("m_u", [600000.0, 200000.0, 3000.0, 1e6 + 7, 31.0, 1234567.0])
+def test_top_down_run_bounds_keep_levels_top_down(m_u):
+    """Every level within a row (explored <= its limit, scout <= its cap) is one the rule takes
+    top-down after that many edges were explored; one edge past a row's corner on both sides, the
+    rule goes bottom-up where the cap is not max_scout's (the corners are on the rule's line)."""
+    def decide(explored, scout):
         state = policy_state(DIRECTION_OPTIMIZING, ALPHA, BETA, 1000, m_u)
         policy_explored(state, explored)
-        return policy_decide(state, next_scout)
+        return policy_decide(state, scout)
 
-    for explored in np.linspace(0, np.floor(budget), 7):
-        assert not decide(np.floor(explored), np.floor(cap))
-    assert decide(np.floor(budget) + 1, np.floor(cap) + 1)
+    for limit, cap in run_bounds(m_u):
+        for explored in np.linspace(0, max(limit, 0), 5):
+            assert not decide(np.floor(explored), cap)
+        if 0 <= limit and cap < 16384:
+            assert decide(limit + 1, cap + 1)

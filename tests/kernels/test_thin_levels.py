@@ -12,6 +12,11 @@ from breadth.kernels.thin_levels import CHUNK, CTL_SIZE, run_thin_levels
 from zoo import reference_depth
 
 
+def box(cap, budget):
+    """Run bounds of one row: levels with at most ``cap`` out-edges after at most ``budget`` explored."""
+    return np.array([[budget, cap]], dtype=np.float64)
+
+
 def ladder(width, length, keep=1.0, seed=0):
     """A width x length mesh, row-major ids (row = position along the length): from vertex 0 every
     level has up to ``width`` vertices, i.e. several CHUNKs, for ~width + length levels."""
@@ -123,7 +128,7 @@ def test_kernel_with_more_iterations_than_threads(threads, byte_claims):
     ctl = np.zeros(CTL_SIZE, np.int64)
     qsize, scout, level, nlev, swapped, explored = run_thin_levels(
         g.indptr, g.indices, parent, depth, visited, seen, queue, next_queue, ctl, 1, int(g.out_degree()[0]), 0,
-        -1, float(1 << 20), np.inf, stats, times, 0, threads)
+        -1, box(1 << 20, np.inf), stats, times, 0, threads)
     expected = reference_depth(s, d, n, False, root)
     np.testing.assert_array_equal(depth, expected)
     assert qsize == 0 and level == expected.max() + 1 and nlev == level
@@ -144,7 +149,7 @@ def test_run_stops_before_a_level_with_many_edges():
     parent, depth, visited, queue, next_queue = seeded(n, [0])
     stats = np.zeros((16, len(LEVEL_FIELDS)), np.int64)
     out = run_thin_levels(g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
-                          np.zeros(CTL_SIZE, np.int64), 1, 2, 0, -1, 0.0, np.inf,
+                          np.zeros(CTL_SIZE, np.int64), 1, 2, 0, -1, box(0, np.inf),
                           stats, np.zeros(16, np.int64), 0, 2)
     assert out == (2, 6, 1, 1, True, 2)
     assert sorted(next_queue[:2]) == [1, CHUNK]
@@ -160,7 +165,7 @@ def test_run_stops_once_its_edge_budget_is_spent(threads):
     parent, depth, visited, queue, next_queue = seeded(n, [0])
     stats = np.zeros((16, len(LEVEL_FIELDS)), np.int64)
     out = run_thin_levels(g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
-                          np.zeros(CTL_SIZE, np.int64), 1, 1, 0, -1, 100.0, 5.0,
+                          np.zeros(CTL_SIZE, np.int64), 1, 1, 0, -1, box(100, 5),
                           stats, np.zeros(16, np.int64), 0, threads)
     qsize, scout, level, nlev, swapped, explored = out
     assert (qsize, scout, level, nlev, explored) == (1, 2, 4, 4, 7)
@@ -179,7 +184,7 @@ def test_run_leaves_a_contiguous_frontier_after_a_shared_level(threads):
     deg = g.out_degree()
     qsize, scout, level, nlev, swapped, explored = run_thin_levels(
         g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
-        np.zeros(CTL_SIZE, np.int64), width, int(deg[:width].sum()), 0, -1, 0.0, np.inf,
+        np.zeros(CTL_SIZE, np.int64), width, int(deg[:width].sum()), 0, -1, box(0, np.inf),
         np.zeros((8, 5), np.int64), np.zeros(8, np.int64), 0, threads)
     assert (qsize, level, nlev, swapped) == (width, 1, 1, True)
     np.testing.assert_array_equal(np.sort(next_queue[:width]), np.arange(width, 2 * width))
