@@ -13,8 +13,10 @@ is how the pure algorithms run: one driver, three policies.
 The level loop (``level_loop``) is written once for the CPU and the GPU search: it calls
 the engine's steps (``levels.bind_steps``); numba compiles the copy bound to the steps
 here (``search``), ``breadth.gpu.search`` runs the copy bound to its kernel launches. A
-top-down step here is one level or a run of thin levels (``thin_levels``, which steps
-the same policy state inside its one parallel region).
+top-down step here is one level or a run of thin levels (``thin_levels``, one parallel
+region): the loop decides the run's first level, the policy bounds the rest
+(``policy.policy_top_down_run``: within the bounds the rule would take each top-down), and the
+run's explored edges go to the policy state after it, so that this loop alone steps it.
 
 The queue becomes a bitmap by ``frontier.queue_to_bitmap`` (one atomic bit set per
 vertex) or, after a parallel top-down level, by ``frontier.claimed_since``: ``td_step``
@@ -51,7 +53,8 @@ from .bottom_up import bu_step
 from .bundles import KernelGraph, SearchBuffers
 from .frontier import bitmap_to_queue, claimed_since, clear_visited, mark_unvisited, queue_to_bitmap
 from .levels import LEVEL_FIELDS, bind_steps, new_level_stats, record, room_for, ticks
-from .policy import BU, TD, policy_after_bottom_up, policy_bottom_up, policy_decide, policy_explored, policy_state
+from .policy import (BU, RUN_STEPS, TD, policy_after_bottom_up, policy_bottom_up, policy_decide, policy_explored,
+                     policy_state, policy_top_down_run, run_row)
 from .thin_levels import CTL_SIZE, run_thin_levels
 from .top_down import frontier_edge_offsets, td_serial, td_step
 
@@ -121,12 +124,13 @@ def level_loop(space, qsize, scout, policy, max_depth):
 
 class _Space(NamedTuple):
     """What the CPU search keeps between levels: the graph, its buffers (queues and bitmaps
-    swapped by returning a new tuple), the thin runs' control words, and ``front_claimed``:
+    swapped by returning a new tuple), the thin runs' control words and bounds, and ``front_claimed``:
     ``front`` holds ``visited`` from before the last level, a ``td_step``."""
 
     graph: KernelGraph
     buf: SearchBuffers
     ctl: np.ndarray
+    bounds: np.ndarray
     serial_edges: int
     threads: int
     front_claimed: bool
@@ -137,7 +141,7 @@ def _moved(s, queue, next_queue, front, next_front, front_claimed):
     """``s`` with its queues and frontier bitmaps (and ``front_claimed``) replaced."""
     b = s.buf
     buf = SearchBuffers(b.parent, b.depth, queue, next_queue, b.offsets, front, next_front, b.visited, b.tail, b.seen)
-    return _Space(s.graph, buf, s.ctl, s.serial_edges, s.threads, front_claimed)
+    return _Space(s.graph, buf, s.ctl, s.bounds, s.serial_edges, s.threads, front_claimed)
 
 
 @njit(inline="always", cache=True)
@@ -170,13 +174,18 @@ def bottom_up_level(s, level):
 @njit(inline="always", cache=True)
 def top_down_levels(s, qsize, scout, level, policy, max_depth, stats, times, nlev):
     """Top-down from the frontier ``queue[:qsize]``: a run of thin levels (``run_thin_levels``,
-    which steps the policy itself) or one level, serial or parallel."""
+    within the policy's bounds) or one level, serial or parallel. A run that the bounds would end
+    after its first level (a second one as large would be past the bounds: near the rule's
+    threshold) is that level, serial: no parallel region."""
     g, b = s.graph, s.buf
-    if scout <= s.serial_edges and s.threads > 1:
+    policy_top_down_run(policy, s.serial_edges, s.bounds)
+    row = run_row(s.bounds, 0, scout)
+    if scout <= s.serial_edges and s.threads > 1 and row < RUN_STEPS and scout <= s.bounds[row, 1]:
         stats, times = room_for(stats, times, nlev + THIN_ROWS)
-        qsize, scout, level, nlev, swapped = run_thin_levels(
+        qsize, scout, level, nlev, swapped, explored = run_thin_levels(
             g.indptr, g.indices, b.parent, b.depth, b.visited, b.seen, b.queue, b.next_queue, s.ctl, qsize, scout,
-            level, policy, max_depth, s.serial_edges, stats, times, nlev, s.threads)
+            level, max_depth, s.bounds, stats, times, nlev, s.threads)
+        policy_explored(policy, explored)
         queue, next_queue = (b.next_queue, b.queue) if swapped else (b.queue, b.next_queue)
         return _moved(s, queue, next_queue, b.front, b.next_front, False), qsize, scout, level, stats, times, nlev
     policy_explored(policy, scout)
@@ -214,7 +223,7 @@ def search(graph, roots, mode, alpha, beta, max_depth, threads, buffers):
     clear_visited(b.visited, n)
     qsize, scout = _seed(indptr, roots, b.parent, b.depth, b.visited, b.queue)
     policy = policy_state(mode, alpha, beta, n, indptr[n])
-    space = _Space(graph, buffers, np.empty(CTL_SIZE, dtype=np.int64),
+    space = _Space(graph, buffers, np.empty(CTL_SIZE, dtype=np.int64), np.empty((RUN_STEPS, 2), dtype=np.float64),
                    np.int64(SERIAL_EDGES if threads > 1 else indptr[n]), np.int64(threads), False)
     space, stats, times = _cpu_levels(space, qsize, scout, policy, max_depth)
     mark_unvisited(b.visited, b.parent, b.depth)

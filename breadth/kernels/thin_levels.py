@@ -5,64 +5,65 @@ Breadth-First Search", SC'12 (GAP's ``TDStep``), as the driver in
 ``kernels.direction_optimizing`` runs it; this module changes how its small levels are
 scheduled, not what they compute.
 
-Why: a road network or a mesh has thousands of levels of a few hundred vertices each
-(a road network of 2^20 vertices: about 1,500 levels of a few hundred vertices and a few
-thousand edges each). Such a level is cheap serially; split among threads it needs a way to start and end a level that costs far
-less than the level. A parallel loop per level costs a region launch and a barrier per
-level, and the barrier makes every level wait for the slowest thread -- on a machine where
+Why: a road network or a mesh has thousands of levels of a few hundred vertices each. Such a
+level is cheap serially; split among threads it needs a way to start and end a level that
+costs far less than the level. A parallel loop per level costs a region launch and a barrier
+per level, and the barrier makes every level wait for the slowest thread -- on a machine where
 another process holds a core, a descheduled thread stalls every level (docs/performance.md,
 "Busy machines", has the figures).
 
 How: one parallel loop with one iteration per thread runs the whole run of levels.
-Iteration 0 is the *leader*: it runs the level loop, and for a level of more than one chunk
+Iteration 0 is the *leader*: it runs the levels, and for a level of more than one chunk
 (``CHUNK`` frontier vertices) it publishes the level -- its frontier, depth, which queue is
 the frontier -- under a new *epoch* number. Every thread (the leader too) then takes chunks
 from a shared word that carries the epoch's low 16 bits, so a compare-and-swap only ever
 takes a chunk of the level it read; a chunk's vertices are expanded with an atomic OR claim
-of the visited bit (or, in runs longer than ``BYTE_AFTER`` levels, a
-plain store of a claim byte: see below) and their discoveries appended to the next queue through a
-thread-local buffer. The leader waits for the chunks that were *taken* to be finished, never
-for a thread to show up: a helper that is descheduled (or never starts, or runs after the
-leader) takes nothing and delays nothing -- the leader then does the level alone, as the
-serial path would. A level of one chunk the leader does alone with plain stores
-(``top_down.td_serial``): a path of single vertices pays no synchronisation at all. Helpers
-wait by spinning with ``pause`` and, after ``SPIN_ROUNDS``, give the core away with
+of the visited bit (or a byte claim: see below) and their discoveries appended to the next
+queue through a thread-local buffer. The leader waits for the chunks that were *taken* to be
+finished, never for a thread to show up: a helper that is descheduled (or never starts, or
+runs after the leader) takes nothing and delays nothing -- the leader then does the level
+alone. A level of one chunk the leader does alone with plain stores (``top_down.td_serial``).
+Helpers wait by spinning with ``pause`` and, after ``SPIN_ROUNDS``, give the core away with
 ``sched_yield`` each round, so a long serial stretch does not take CPU time from the
 processes beside the search.
 
-Locality: even
-threads take chunks from the low end of the frontier and append to the front of the next
-queue; odd threads take from the high end and append to its back, descending. The frontier
-is thus two pieces, ``q[:a]`` and ``q[size - b:]``, and each thread keeps expanding the part
-of the wavefront it discovered, whose cache lines its core already holds; only where the two
-ends meet do lines move between cores. The run's last frontier is made contiguous again.
-Per-level counts (scout sum, chunks done) are added to the shared words once per thread and
-level: the only shared write per chunk is the compare-and-swap that takes it.
+Locality: even threads take chunks from the low end of the frontier and append to the front
+of the next queue; odd threads take from the high end and append to its back, descending. The
+frontier is thus two pieces, ``q[:a]`` and ``q[size - b:]``, and each thread keeps expanding
+the part of the wavefront it discovered, whose cache lines its core already holds. The run's
+last frontier is made contiguous again. Per-level counts are added to the shared words once
+per thread and level: the only shared write per chunk is the compare-and-swap that takes it.
 
-Byte claims: on these graphs the atomic OR of a claim costs more than the rest of the
-claim. A run that lasts
-``BYTE_AFTER`` levels (a deep graph's; a Kronecker search's runs are a level or two) copies
-the bitmap into one byte per vertex (``seen``) and from then on claims with a plain test
-and store of v's byte: bytes are never lost to a neighbour's store as bits in a shared word
-are, but two threads can claim the same vertex in the same instant. Its entries then carry
-the claiming parent (``v | parent << 32``) and a level expands an entry only if that parent
-is the one left in ``parent[v]``: of a double claim exactly one copy is expanded, counted
-and returned (the level's row gets the exact counts; the scout estimate that decides the
-next level may count a rare duplicate's edges twice, which only moves a direction switch).
-At the run's end the frontier is unpacked without the losing copies and the bitmap rebuilt
-from the bytes.
+Byte claims: on these graphs the atomic OR of a claim costs more than the rest of the claim.
+A run that lasts ``BYTE_AFTER`` levels (a deep graph's; a Kronecker search's runs are a level
+or two) copies the bitmap into one byte per vertex (``seen``) and from then on claims with a
+plain test and store of v's byte: bytes are never lost to a neighbour's store as bits in a
+shared word are, but two threads can claim the same vertex in the same instant. Its entries
+then carry the claiming parent (``v | parent << 32``) and a level expands an entry only if
+that parent is the one left in ``parent[v]``: of a double claim exactly one copy is expanded,
+counted and returned (the scout count the run checks may count a rare duplicate's edges
+twice, which can only end the run early). At the run's end the frontier is unpacked without
+the losing copies and the bitmap rebuilt from the bytes.
 
-The run ends (returning to the driver, which then runs the level with its parallel
-edge-balanced ``td_step`` or goes bottom-up) before a level whose scout count exceeds
-``max_scout`` or that the policy state (``policy.policy_decide``) takes bottom-up, when the frontier is
-empty, at ``max_depth``, or when the statistics rows are full.
+The run ends (returning to the driver) before a level outside its ``bounds`` (its scout count
+over the cap of the row for the edges the run has explored), when the frontier is empty, at
+``max_depth``, or when the statistics rows are full.
+
+The direction policy: a run is not a level loop of its own. The driver's loop
+(``direction_optimizing.level_loop``) decides the run's first level and alone steps the
+policy state; the run never calls the rule. Its bounds come from the policy
+(``policy.policy_top_down_run``, a staircase under the rule's line): within them every level
+is one the rule takes top-down, past them the run returns and the driver decides the next
+level itself, after reporting the run's explored edges. The run stays in one parallel region
+because that is its point (no fork/join per level); the bounds end it early only near the
+rule's threshold.
 
 Invariants: as in the driver -- between levels ``depth[v] == level`` exactly for the
 frontier, v's visited bit is set iff v is visited and then its parent and depth are final;
-the two pieces of the next queue hold each newly visited vertex once. Control words (``ctl``) are read and
-written with sequentially consistent atomics (``atomics.load_seq``...): a thread that reads
-epoch e sees every store the leader made before publishing it, and the leader sees every
-store of a chunk once the chunk is counted done.
+the two pieces of the next queue hold each newly visited vertex once. Control words (``ctl``)
+are read and written with sequentially consistent atomics (``atomics.load_seq``...): a thread
+that reads epoch e sees every store the leader made before publishing it, and the leader sees
+every store of a chunk once the chunk is counted done.
 """
 import numpy as np
 from numba import njit, prange
@@ -70,7 +71,7 @@ from numba import njit, prange
 from .atomics import U, add_seq, atomic_or, cas_seq, load_seq, spin_pause, store_seq, yield_cpu
 from .frontier import bits_from_bytes, bytes_from_bits
 from .levels import DIRECTION, DISCOVERED, EDGES_EXAMINED, FRONTIER, LEVEL, ticks
-from .policy import TD, policy_decide, policy_explored
+from .policy import TD, run_row
 from .top_down import TD_BUFFER, td_serial
 
 __all__ = ["run_thin_levels", "CHUNK", "SPIN_ROUNDS", "SLOW_WAIT_TICKS", "BYTE_AFTER", "CTL_SIZE"]
@@ -87,7 +88,7 @@ BITS, BYTES_IN, BYTES = 0, 1, 2   # a level's claims: bitmap atomics; bytes, fro
 # ctl slots: the shared words each on its own cache line, the level's data on one line
 _EPOCH, _TAKE, _DONE, _SCOUT, _TAILF, _TAILB, _EXP, _EXAM = 0, 8, 16, 24, 32, 40, 48, 56
 _A, _B, _LEVEL, _PARITY, _CA, _CSIZE, _MODE = 64, 65, 66, 67, 68, 69, 70
-_OUT_QSIZE, _OUT_LEVEL, _OUT_SCOUT, _OUT_PARITY, _OUT_NLEV = 72, 73, 74, 75, 76
+_OUT_QSIZE, _OUT_LEVEL, _OUT_SCOUT, _OUT_PARITY, _OUT_NLEV, _OUT_EXPLORED = 72, 73, 74, 75, 76, 77
 CTL_SIZE = 80
 _M24 = (1 << 24) - 1
 _MAX_CHUNKS = 1 << 23
@@ -285,20 +286,19 @@ def _publish(ctl, epoch, a, b, level, parity, mode):
 
 @njit(cache=True)
 def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-          policy, max_depth, max_scout, stats, times, nlev):
-    """The leader: run levels (see the module docstring), then end the run for the helpers."""
+          max_depth, bounds, stats, times, nlev, back):
+    """The leader (a front thread: ``back`` False): run levels (module docstring), then end the run."""
     buf = np.empty(TD_BUFFER, dtype=next_queue.dtype)
-    epoch = 0
-    parity = 0
-    a = qsize
-    b = 0
-    solo = 0                # levels the leader will run alone (helpers found slow)
-    backoff = SOLO_LEVELS
-    claims = BITS
+    # typed counters (numba compiles a callee once more for a literal 0); solo: levels the leader
+    epoch = parity = b = solo = np.int64(0)     # will run alone (helpers found slow)
+    a, backoff, claims = qsize, np.int64(SOLO_LEVELS), np.int64(BITS)
     row0 = nlev
+    explored = step = np.int64(0)     # step: the row of ``bounds`` the run is in
     while a + b > 0 and level != max_depth and nlev < stats.shape[0]:
-        if nlev > row0 and (scout > max_scout or policy_decide(policy, scout)):
-            break
+        if nlev > row0:
+            step = run_row(bounds, step, explored)
+            if step == bounds.shape[0] or scout > bounds[step, 1]:
+                break
         if claims == BITS and seen.size and nlev - row0 == BYTE_AFTER:
             bytes_from_bits(visited, seen.view(np.uint64))
             claims = BYTES_IN
@@ -314,14 +314,14 @@ def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl,
             else:
                 store_seq(ctl, _TAILF, 0)
                 nbuf, nexp, exam, next_scout = _expand_range(indptr, indices, parent, depth, visited, seen, src, 0,
-                                                             total, dst, ctl, False, level + 1, claims, buf,
+                                                             total, dst, ctl, back, level + 1, claims, buf,
                                                              (0, 0, 0, 0))
-                _flush(buf, nbuf, dst, ctl, False)
+                _flush(buf, nbuf, dst, ctl, back)
                 na, nb = load_seq(ctl, _TAILF), 0
         else:
             epoch += 1
             nch = _publish(ctl, epoch, a, b, level, parity, claims)
-            _expand_chunks(indptr, indices, parent, depth, visited, seen, src, dst, ctl, epoch & 0xFFFF, False,
+            _expand_chunks(indptr, indices, parent, depth, visited, seen, src, dst, ctl, epoch & 0xFFFF, back,
                            claims, buf)
             t_wait = ticks()
             while load_seq(ctl, _DONE) < nch:
@@ -333,14 +333,11 @@ def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl,
                 backoff = max(backoff // 2, SOLO_LEVELS)
             na, nb = load_seq(ctl, _TAILF), load_seq(ctl, _TAILB)
             nexp, exam, next_scout = load_seq(ctl, _EXP), load_seq(ctl, _EXAM), load_seq(ctl, _SCOUT)
-        policy_explored(policy, exam)
+        explored += exam
         if claims == BYTES:
             stats[nlev - 1, DISCOVERED] = nexp      # the previous level's claims, duplicates dropped
-        stats[nlev, LEVEL] = level
-        stats[nlev, DIRECTION] = TD
-        stats[nlev, FRONTIER] = nexp
-        stats[nlev, EDGES_EXAMINED] = exam
-        stats[nlev, DISCOVERED] = na + nb
+        row = stats[nlev]
+        row[LEVEL], row[DIRECTION], row[FRONTIER], row[EDGES_EXAMINED], row[DISCOVERED] = level, TD, nexp, exam, na + nb
         times[nlev] = ticks() - t0
         nlev += 1
         a, b = na, nb
@@ -363,36 +360,41 @@ def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl,
     ctl[_OUT_SCOUT] = scout
     ctl[_OUT_PARITY] = parity
     ctl[_OUT_NLEV] = nlev
+    ctl[_OUT_EXPLORED] = explored
 
 
 @njit(parallel=True, cache=True)
-def _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, policy,
-         max_depth, max_scout, stats, times, nlev, threads):
+def _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, max_depth,
+         bounds, stats, times, nlev, threads):
     store_seq(ctl, _EPOCH, 0)
     for t in prange(threads):
+        back = t % 2 == 1        # one bool type for every caller of _expand_chunks: it compiles once
         if t == 0:
             _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-                  policy, max_depth, max_scout, stats, times, nlev)
+                  max_depth, bounds, stats, times, nlev, back)
         else:
-            _help(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, t % 2 == 1)
+            _help(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, back)
 
 
 @njit(cache=True)
 def run_thin_levels(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
-                    policy, max_depth, max_scout, stats, times, nlev, threads):
+                    max_depth, bounds, stats, times, nlev, threads):
     """Run top-down levels from the frontier ``queue[:qsize]`` (scout count ``scout``, at depth
-    ``level``; ``policy`` the driver's ``policy.policy_state``, whose unexplored edges the run's
-    levels decrease) on ``threads`` threads until the run ends (module
-    docstring); the first level always runs. Rows go to ``stats``/``times`` from row ``nlev``
-    (columns of ``levels.LEVEL_FIELDS``; the run stops when they are full).
+    ``level``) on ``threads`` threads until the run ends (module docstring): the first level always
+    runs, a later one only if it is within ``bounds`` (rows of (explored limit, scout cap) that
+    ``policy.policy_top_down_run`` fills, read by ``policy.run_row``). Rows go to
+    ``stats``/``times`` from row ``nlev`` (columns of ``levels.LEVEL_FIELDS``; the run stops when
+    they are full).
 
     ``seen``: scratch of one byte per vertex, 64 per ``visited`` word (uint8, size a multiple of
     8), for runs longer than BYTE_AFTER levels; empty: bitmap claims throughout (required when
     ids do not fit 31 bits, as entries then pack a vertex and its parent in one int64).
 
-    Returns (qsize, scout, level, nlev, swapped): ``swapped`` True when the
-    frontier is now in ``next_queue[:qsize]`` (the caller swaps its names).
+    Returns (qsize, scout, level, nlev, swapped, explored): ``swapped`` True when the frontier is
+    now in ``next_queue[:qsize]`` (the caller swaps its names); ``explored`` the out-edges of the
+    run's frontiers, for the driver's policy (``policy.policy_explored``).
     """
-    _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, policy,
-         max_depth, max_scout, stats, times, nlev, threads)
-    return ctl[_OUT_QSIZE], ctl[_OUT_SCOUT], ctl[_OUT_LEVEL], ctl[_OUT_NLEV], ctl[_OUT_PARITY] == 1
+    _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, max_depth,
+         bounds, stats, times, nlev, threads)
+    return (ctl[_OUT_QSIZE], ctl[_OUT_SCOUT], ctl[_OUT_LEVEL], ctl[_OUT_NLEV], ctl[_OUT_PARITY] == 1,
+            ctl[_OUT_EXPLORED])

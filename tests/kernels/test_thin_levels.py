@@ -7,9 +7,14 @@ import breadth
 from breadth.kernels import direction_optimizing as do
 from breadth.kernels.frontier import clear_visited
 from breadth.kernels.levels import LEVEL_FIELDS
-from breadth.kernels.policy import ALPHA, BETA, DIRECTION_OPTIMIZING, TOP_DOWN, policy_state, policy_unexplored
+from breadth.kernels.policy import ALPHA
 from breadth.kernels.thin_levels import CHUNK, CTL_SIZE, run_thin_levels
 from zoo import reference_depth
+
+
+def box(cap, budget):
+    """Run bounds of one row: levels with at most ``cap`` out-edges after at most ``budget`` explored."""
+    return np.array([[budget, cap]], dtype=np.float64)
 
 
 def ladder(width, length, keep=1.0, seed=0):
@@ -70,15 +75,20 @@ def test_deep_mesh_matches_reference_on_two_threads(two_threads, keep):
         assert [lv.edges_examined for lv in td] == [int(deg[r.depth == lv.level].sum()) for lv in td]
 
 
-def test_one_and_two_threads_agree(two_threads):
+@pytest.mark.parametrize("alpha", [ALPHA, 400.0, 3000.0])
+def test_one_and_two_threads_agree(two_threads, alpha):
+    """Directions too: on one thread the driver decides every level itself; on two, runs of thin
+    levels go only as far as the policy's bounds allow (``alpha`` moves the switch to bottom-up
+    into the runs)."""
     s, d, n = ladder(3 * CHUNK, 400, 0.8, seed=4)
     g = breadth.Graph.from_edges(s, d, n)
-    two = breadth.bfs(g, 5)
+    two = breadth.bfs(g, 5, alpha=alpha)
     numba.set_num_threads(1)
-    one = breadth.bfs(g, 5)
+    one = breadth.bfs(g, 5, alpha=alpha)
     np.testing.assert_array_equal(one.depth, two.depth)
-    assert [(lv.frontier, lv.edges_examined) for lv in one.levels] == \
-        [(lv.frontier, lv.edges_examined) for lv in two.levels]
+    assert [(lv.frontier, lv.edges_examined, lv.direction) for lv in one.levels] == \
+        [(lv.frontier, lv.edges_examined, lv.direction) for lv in two.levels]
+    assert alpha == ALPHA or "bottom-up" in [lv.direction for lv in one.levels]
 
 
 @pytest.mark.parametrize("max_depth", [1, 2, 37, 600])
@@ -116,15 +126,13 @@ def test_kernel_with_more_iterations_than_threads(threads, byte_claims):
     stats = np.zeros((4096, len(LEVEL_FIELDS)), np.int64)
     times = np.zeros(4096, np.int64)
     ctl = np.zeros(CTL_SIZE, np.int64)
-    policy = policy_state(TOP_DOWN, ALPHA, BETA, n, g.num_arcs)
-    qsize, scout, level, nlev, swapped = run_thin_levels(
+    qsize, scout, level, nlev, swapped, explored = run_thin_levels(
         g.indptr, g.indices, parent, depth, visited, seen, queue, next_queue, ctl, 1, int(g.out_degree()[0]), 0,
-        policy, -1, 1 << 20, stats, times, 0, threads)
-    unexplored = policy_unexplored(policy)
+        -1, box(1 << 20, np.inf), stats, times, 0, threads)
     expected = reference_depth(s, d, n, False, root)
     np.testing.assert_array_equal(depth, expected)
     assert qsize == 0 and level == expected.max() + 1 and nlev == level
-    assert unexplored == g.num_arcs - g.out_degree()[expected >= 0].sum()
+    assert explored == g.out_degree()[expected >= 0].sum()
     breadth.validate(g, root, parent, depth)
     counts = np.bincount(expected)
     np.testing.assert_array_equal(stats[:nlev, 2], counts)                    # frontier
@@ -140,15 +148,29 @@ def test_run_stops_before_a_level_with_many_edges():
     g = breadth.Graph.from_edges(s, d, n)
     parent, depth, visited, queue, next_queue = seeded(n, [0])
     stats = np.zeros((16, len(LEVEL_FIELDS)), np.int64)
-    policy = policy_state(DIRECTION_OPTIMIZING, ALPHA, BETA, n, g.num_arcs)
     out = run_thin_levels(g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
-                          np.zeros(CTL_SIZE, np.int64), 1, 2, 0, policy, -1, 0,
+                          np.zeros(CTL_SIZE, np.int64), 1, 2, 0, -1, box(0, np.inf),
                           stats, np.zeros(16, np.int64), 0, 2)
-    qsize, scout, level, nlev, swapped = out
-    unexplored = policy_unexplored(policy)
-    assert (qsize, scout, level, nlev, swapped) == (2, 6, 1, 1, True)
+    assert out == (2, 6, 1, 1, True, 2)
     assert sorted(next_queue[:2]) == [1, CHUNK]
-    assert unexplored == g.num_arcs - 2
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_run_stops_once_its_edge_budget_is_spent(threads):
+    """A path from its end: each level explores 1 edge (the end) or 2; with a budget of 5 edges the
+    run takes levels while at most 5 were explored before them: 1 + 2 + 2 = 5, then a fourth (7)."""
+    n = 50
+    s, d = np.arange(n - 1), np.arange(1, n)
+    g = breadth.Graph.from_edges(s, d, n)
+    parent, depth, visited, queue, next_queue = seeded(n, [0])
+    stats = np.zeros((16, len(LEVEL_FIELDS)), np.int64)
+    out = run_thin_levels(g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
+                          np.zeros(CTL_SIZE, np.int64), 1, 1, 0, -1, box(100, 5),
+                          stats, np.zeros(16, np.int64), 0, threads)
+    qsize, scout, level, nlev, swapped, explored = out
+    assert (qsize, scout, level, nlev, explored) == (1, 2, 4, 4, 7)
+    assert queue[0] == 4 and not swapped
+    np.testing.assert_array_equal(depth[:6], [0, 1, 2, 3, 4, -1])
 
 
 @pytest.mark.parametrize("threads", [2, 3])
@@ -160,11 +182,10 @@ def test_run_leaves_a_contiguous_frontier_after_a_shared_level(threads):
     g = breadth.Graph.from_edges(s, d, n)
     parent, depth, visited, queue, next_queue = seeded(n, np.arange(width))
     deg = g.out_degree()
-    qsize, scout, level, nlev, swapped = run_thin_levels(
+    qsize, scout, level, nlev, swapped, explored = run_thin_levels(
         g.indptr, g.indices, parent, depth, visited, np.empty(0, np.uint8), queue, next_queue,
-        np.zeros(CTL_SIZE, np.int64), width, int(deg[:width].sum()), 0,
-        policy_state(DIRECTION_OPTIMIZING, ALPHA, BETA, n, g.num_arcs), -1, 0, np.zeros((8, 5), np.int64),
-        np.zeros(8, np.int64), 0, threads)
+        np.zeros(CTL_SIZE, np.int64), width, int(deg[:width].sum()), 0, -1, box(0, np.inf),
+        np.zeros((8, 5), np.int64), np.zeros(8, np.int64), 0, threads)
     assert (qsize, level, nlev, swapped) == (width, 1, 1, True)
     np.testing.assert_array_equal(np.sort(next_queue[:width]), np.arange(width, 2 * width))
     assert scout == deg[width:2 * width].sum()

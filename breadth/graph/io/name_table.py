@@ -100,33 +100,31 @@ def _name_id(data, a, b, first, slots, hashes, starts, arena, state):
 
 
 @njit(cache=True)
-def _encode(c0, u0, p0, m0, c1, u1, p1, m1, row, slots, hashes, starts, arena, state, out0, out1):
-    """Ids of rows row.. into out0/out1 at state[2] onwards. A row is the codes (c0, c1) of its two
-    fields in the batch's dictionaries (bytes u, offsets p); m0/m1 map codes to ids (-1: not yet).
+def _encode(c0, c1, base1, u, p, m, row, slots, hashes, starts, arena, state, out0, out1):
+    """Ids of rows row.. into out0/out1 at state[2] onwards. A row is the codes of its two fields in
+    the batch's dictionaries, joined into one (bytes u, offsets p; the second column's codes start
+    at ``base1``); m maps codes to ids (-1: not yet).
     Returns (the row reached, status): OK at the end, else the row to report or resume at."""
     rows = c0.size
     while row < rows:
-        a = c0[row]
-        x = m0[a]
-        if x == -1:
-            x, status = _name_id(u0, p0[a], p0[a + 1], True, slots, hashes, starts, arena, state)
-            if status != OK:
-                return row, status
-            m0[a] = x
-        if x == COMMENT:
-            row += 1
-            continue
-        b = c1[row]
-        y = m1[b]
-        if y == -1:
-            y, status = _name_id(u1, p1[b], p1[b + 1], False, slots, hashes, starts, arena, state)
-            if status != OK:
-                return row, status
-            m1[b] = y
-        k = state[2]
-        out0[k] = x
-        out1[k] = y
-        state[2] = k + 1
+        x = np.int64(COMMENT)
+        for field in range(2):
+            a = c0[row] if field == 0 else c1[row] + base1
+            y = m[a]
+            if y == -1:
+                y, status = _name_id(u, p[a], p[a + 1], field == 0, slots, hashes, starts, arena, state)
+                if status != OK:
+                    return row, status
+                m[a] = y
+            if field == 0:
+                x = y
+                if x == COMMENT:
+                    break
+            else:
+                k = state[2]
+                out0[k] = x
+                out1[k] = y
+                state[2] = k + 1
         row += 1
     return row, OK
 
@@ -201,7 +199,7 @@ class NameTable:
         import pyarrow.compute as pc
 
         rows = len(col0)
-        codes, names, maps = [], [], []
+        codes, names = [], []
         with ThreadPoolExecutor(2) as pool:         # pyarrow lets go of the GIL: both columns at once
             encoded = list(pool.map(pc.dictionary_encode, (col0, col1)))
         for enc in encoded:
@@ -209,19 +207,23 @@ class NameTable:
                 enc = enc.combine_chunks()
             codes.append(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False))
             names.append(string_column(enc.dictionary))
-            maps.append(np.full(len(enc.dictionary), -1, dtype=np.int64))
-        (c0, c1), ((u0, p0), (u1, p1)), (m0, m1) = codes, names, maps
+        (c0, c1), ((u0, p0), (u1, p1)) = codes, names
+        # one dictionary: the second column's names after the first's
+        u = np.concatenate((u0[p0[0]:p0[-1]], u1[p1[0]:p1[-1]]))
+        p = np.concatenate((p0 - p0[0], p1[1:] - p1[0] + (p0[-1] - p0[0])))
+        base1 = p0.size - 1
+        m = np.full(p.size - 1, -1, dtype=np.int64)
         out0 = np.empty(rows, dtype=np.int64)
         out1 = np.empty(rows, dtype=np.int64)
         self.state[2] = 0
         row = 0
         while True:
-            row, status = _encode(c0, u0, p0, m0, c1, u1, p1, m1, row, self.slots, self.hashes, self.starts,
-                                  self.arena, self.state, out0, out1)
+            row, status = _encode(c0, c1, base1, u, p, m, row, self.slots, self.hashes, self.starts, self.arena,
+                                  self.state, out0, out1)
             if status != GROW:
                 break
-            a, b = c0[row], c1[row]
-            self._grow(int(p0[a + 1] - p0[a] + p1[b + 1] - p1[b]))
+            a, b = c0[row], c1[row] + base1
+            self._grow(int(p[a + 1] - p[a] + p[b + 1] - p[b]))
         k = int(self.state[2])
         return out0[:k], out1[:k], (None if status == OK else (int(status), int(row)))
 
