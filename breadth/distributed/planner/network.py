@@ -248,18 +248,9 @@ class Machine:
         """Ranks that send through one host link at once in an operation on ``group``: every rank
         of the busiest host ``group`` spans, since each layout runs an operation in all its groups
         at the same time (every grid column expands at once), whatever share of them is in
-        ``group`` itself."""
-        cache = self.__dict__.setdefault("_sharers", {})
-        key = group if isinstance(group, range) else tuple(group)
-        got = cache.get(key)
-        if got is None:
-            per = self._block()
-            if per is not None and isinstance(group, range):
-                hosts = block_counts(group, per)[0]
-            else:
-                hosts = np.unique(self._host_array()[np.fromiter(group, dtype=np.int64)])
-            got = cache[key] = int(self._sizes()[hosts].max()) if hosts.size else 1
-        return got
+        ``group`` itself (counted with ``_host_counts``)."""
+        self._host_counts(group)
+        return self.__dict__["_sharers"][group if isinstance(group, range) else tuple(group)]
 
     def _host_counts(self, group) -> tuple:
         """(the distinct numbers of ``group``'s members that share a host, the hosts it spans,
@@ -278,6 +269,7 @@ class Machine:
                 hosts = np.flatnonzero(c)
                 here = c[hosts]
             crowded = bool((self._sizes()[hosts] > self.cores_per_host).any()) if hosts.size else False
+            self.__dict__.setdefault("_sharers", {})[key] = int(self._sizes()[hosts].max()) if hosts.size else 1
             got = cache[key] = (tuple(int(x) for x in np.unique(here)), int(hosts.size), crowded)
         return got
 
