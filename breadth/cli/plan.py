@@ -186,7 +186,7 @@ def run(args) -> int:
         prof = graph.generated(args.kind, args.scale, args.edgefactor)
         tuples = args.edgefactor << args.scale
     if args.levels:
-        prof.levels, prof.td_levels, prof.table = _levels(args.levels), [], None
+        prof.levels, prof.table = _levels(args.levels), None
         prof.source = f"levels from {args.levels}"
     if args.nn_share is not None:
         prof.overrides["nn_share"] = args.nn_share

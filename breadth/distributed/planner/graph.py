@@ -42,7 +42,6 @@ class Profile:
     source: str = ""
     degrees: object = None     # a ``degrees.DegreeModel`` at the target scale (None: ``skew`` as sampled)
     overrides: dict = field(default_factory=dict)    # the user's "nn_share" and "delegate_fraction"
-    td_levels: list = field(default_factory=list)    # the same search run top-down throughout (``top_down_levels``)
     table: object = None       # a ``profile_fit.LevelTable`` (shares per level): the levels of any rule
     arcs: float = 0.0          # the arcs the table's edge shares are of (distinct, both directions)
 
@@ -51,24 +50,20 @@ class Profile:
         profile's own levels, which the user may have replaced)."""
         if rule in (None, "breadth"):
             return self.levels
-        if rule == "top-down" and (self.table is None or self.td_levels):
+        if rule == "top-down":
             return self.top_down_levels()
         if self.table is None:          # the user's own levels (``plan --levels``) are taken as given
             return self.levels
         return profile_fit.directed(self.table, self.n, self.m, rule, self.arcs)
 
     def top_down_levels(self) -> list:
-        """The levels of a search that runs top-down throughout (ButterFly's code, Green Sec. 4): the
-        sampled top-down search's, else every level top-down with the frontier's arcs examined
-        (the frontier's share of the 2m arcs)."""
-        if self.td_levels:
-            return self.td_levels
+        """The levels of a search that runs top-down throughout (ButterFly's code, Green Sec. 4): from
+        the level table, else every level top-down with the frontier's arcs examined (the frontier's
+        share of the 2m arcs)."""
+        if self.table is not None:
+            return profile_fit.directed(self.table, self.n, self.m, "top-down", self.arcs)
         arcs = 2.0 * self.m / max(self.n, 1.0)
         return [Level("top-down", x.frontier, x.frontier * arcs, x.discovered, x.unvisited) for x in self.levels]
-
-    @property
-    def top_down(self):
-        return [lv for lv in self.levels if lv.direction == "top-down"]
 
     def nn_share(self, P: int) -> float:
         """Share of arcs between normals when the n/P highest-degree vertices are delegates."""
@@ -100,14 +95,15 @@ class Profile:
         return tuple(self.skew[k])
 
     def scaled(self, factor: float, source: str) -> "Profile":
-        def grow(levels):
-            return [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
-                          x.unvisited * factor) for x in levels]
-        return Profile(self.n * factor, self.m * factor, grow(self.levels), dict(self.skew), source, self.degrees,
-                       dict(self.overrides), grow(self.td_levels), self.table, self.arcs * factor)
+        """The same profile for a graph ``factor`` times larger (every count multiplied; the level
+        table's shares unchanged)."""
+        grown = [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
+                       x.unvisited * factor) for x in self.levels]
+        return Profile(self.n * factor, self.m * factor, grown, dict(self.skew), source, self.degrees,
+                       dict(self.overrides), self.table, self.arcs * factor)
 
     def as_dict(self) -> dict:
-        d = asdict(Profile(self.n, self.m, self.levels, {}, self.source, None, dict(self.overrides), self.td_levels))
+        d = asdict(Profile(self.n, self.m, self.levels, {}, self.source, None, dict(self.overrides), None, self.arcs))
         d.pop("table", None)
         d["skew"] = {str(k): list(v) for k, v in self.skew.items()}
         d["degrees"] = self.degrees.source if self.degrees is not None else None
@@ -149,8 +145,8 @@ def skew_table(graph) -> dict:
 
 
 def sample(graph, roots, source) -> Profile:
-    """A profile averaged over single-node searches of ``graph`` from ``roots``: direction-optimizing,
-    and top-down throughout (``Profile.td_levels``)."""
+    """A profile averaged over single-node searches of ``graph`` from ``roots``: direction-optimizing
+    (the levels), and top-down and bottom-up throughout (the level table, ``profile_fit.measure``)."""
     from ...search import bfs
 
     def mean(alg):
@@ -167,7 +163,7 @@ def sample(graph, roots, source) -> Profile:
     arcs = int(graph.indptr[-1])
     m = arcs / (1 if graph.directed else 2)
     return Profile(float(graph.num_vertices), float(m), mean("do"), skew_table(graph), source,
-                   degrees.measured(graph), {}, mean("td"), profile_fit.measure(graph, roots), float(arcs))
+                   degrees.measured(graph), {}, profile_fit.measure(graph, roots), float(arcs))
 
 
 def pick_roots(graph, count, seed=2) -> list:
@@ -193,6 +189,6 @@ def generated(kind: str, scale: int, edgefactor: int = 16, seed: int = 1, sample
     arcs = float(model.n * (model.weight @ model.lam))
     table = profile_fit.expected(model)
     prof = Profile(model.n, M, [], {}, f"{kind} scale {s}, expected levels of its degree model",
-                   model, {}, [], table, arcs)
+                   model, {}, table, arcs)
     prof.levels = profile_fit.directed(table, prof.n, prof.m, "breadth", arcs)
     return prof
