@@ -18,6 +18,7 @@ import logging
 from dataclasses import dataclass, field
 
 from .. import registry
+from . import overhead
 
 log = logging.getLogger("breadth.planner")
 
@@ -85,7 +86,7 @@ def predict(layout, prof, machine, params) -> Prediction:
 
     rule = getattr(model, "rule", None)          # the direction rule the layout's code runs (None: breadth's)
     levels = prof.levels_for(rule(params) if rule is not None else None)
-    engine = f"{layout.partition}/{layout.exchange}"          # ``Machine.engine``'s key (``overhead.key``)
+    engine = overhead.key(layout.partition, layout.exchange)          # ``Machine.engine``'s key
     for lv in levels:
         t_ops, items, lm, lb = add(model.level_ops(prof, lv, P, params))
         td = lv.examined / P if lv.direction == "top-down" else 0.0

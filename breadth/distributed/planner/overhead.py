@@ -95,20 +95,20 @@ def _nonnegative(a, y) -> tuple:
     return tuple(float(c) for c in coef)
 
 
-def calibrate(rates: dict, memory_bandwidth: float, layouts=None) -> dict:
-    """{layout key: EngineCost as a dict} measured on this process alone (``COMM_SELF``, one thread);
-    the clearing the cost model prices already (``setup_bytes`` at ``memory_bandwidth``) is left out."""
+def calibrate(rates: dict, memory_bandwidth: float, layouts) -> dict:
+    """{layout key: EngineCost as a dict} of ``layouts`` (the modelled ones, ``choose.modelled``),
+    measured on this process alone (``COMM_SELF``, one thread); the clearing the cost model prices
+    already (``setup_bytes`` at ``memory_bandwidth``) is left out."""
     from ...graph.generators import kronecker_edges
     from ..faults.watchdog import HEARTBEAT
     from ..runtime import get_mpi
-    from .choose import modelled
 
     MPI = get_mpi()
     out = {}
     graphs = [(s, kronecker_edges(s, 16, 1, 0, 16 << s)) for s in CAL_SCALES]
     saved = {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__}
     try:
-        _measure(MPI, graphs, layouts or modelled(), rates, memory_bandwidth, out)
+        _measure(MPI, graphs, layouts, rates, memory_bandwidth, out)
     finally:                      # these searches teach the job's stall watchdog nothing (``faults.watchdog``)
         for k, v in saved.items():
             setattr(HEARTBEAT, k, v)

@@ -134,7 +134,7 @@ def engine_costs(rates: dict, refresh: bool = False) -> dict:
     got.update({k: rates[k] for k in ("rate_td", "rate_bu")})
     log.warning("measuring each layout's own cost for --partition auto (once per kind of machine, kept in %s; "
                 "'breadth warmup' does it ahead)", path)
-    got["engine"] = overhead.calibrate(rates, got["memory_bandwidth"])
+    got["engine"] = overhead.calibrate(rates, got["memory_bandwidth"], modelled())
     _write_cache(path, got)
     return got["engine"]
 
