@@ -183,19 +183,17 @@ def _networkx(graphs):
 
 def _planner(graphs):
     """``--partition auto``'s per-machine measurements (``planner.probe``): the edge rates and each
-    layout's own cost per level (every layout run on this process alone, which also compiles the
-    distributed searches), cached for this kind of machine; skipped without mpi4py."""
-    from .errors import BreadthError
+    layout's own cost per level (every layout run alone, which also compiles the distributed
+    searches), cached for this kind of machine. In a child process, so that MPI starts and ends
+    there and not in the caller's; skipped without mpi4py."""
+    import importlib.util
+    import subprocess
+    import sys
 
-    try:
-        from .distributed.runtime import get_mpi
-
-        get_mpi()
-    except (BreadthError, ImportError):
+    if importlib.util.find_spec("mpi4py") is None:
         return
-    from .distributed.planner import probe
-
-    probe.engine_costs(probe.calibrate_rates())
+    code = "from breadth.distributed.planner import probe; probe.engine_costs(probe.calibrate_rates())"
+    subprocess.run([sys.executable, "-c", code], check=True, stdin=subprocess.DEVNULL)
 
 
 STEPS = {
