@@ -3,7 +3,9 @@
 Each scenario runs in a fresh process with an empty numba cache (a temporary
 NUMBA_CACHE_DIR) and records numba's 'numba:compile' events (``breadth.jit.compile_events``):
 every compiled function and signature, its seconds including the functions it compiled
-for itself (nested ones are indented), and the scenario's wall time.
+for itself (nested ones are indented), and the scenario's wall time. A kernel that
+``jit.prepare`` compiled in a second process (``aside``) is loaded, not compiled, in the scenario's
+process, so it is not listed; the wall time includes the wait for it.
 
     python bench/compile_times.py                 # every scenario
     python bench/compile_times.py bfs graph500    # some

@@ -14,6 +14,12 @@ there. Both happen inside the first call, so breadth's timed entry points do two
 
 Either way the result reports the compile time apart (``compile_seconds``).
 
+``prepare`` can hand one large part of a compilation to a second process (``aside``): with an
+empty cache and a second core, that process compiles the part into the shared on-disk cache
+while this one compiles the rest, and this one loads the part when its own compilation reaches
+it (numba compiles a kernel's callees one after another, in one thread). ``njit`` is numba's,
+with breadth's defaults for every kernel.
+
 The first real compilation of a breadth kernel in a process (not a cache load: numba found
 no cached copy, so the call will wait seconds) is announced once on the ``breadth.jit``
 logger at WARNING level, so it reaches stderr whether or not stderr is a terminal: the
@@ -25,16 +31,24 @@ last-resort handler when logging is not configured.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 
+import numba
 from numba.core import event
 from numba.core.event import Listener
 
 log = logging.getLogger(__name__)
 
 ESTIMATE = 30.0       # rough seconds a first call compiles from scratch, for the note
+ASIDE_WAIT = 600.0    # seconds a compilation waits for the second process's part before compiling it itself
 
 _announced = [False]
 _local = threading.local()     # per thread: lock_depth, lock_t0, lock_seconds, compile_depth
@@ -128,17 +142,113 @@ def is_ready(dispatcher, sig) -> bool:
     return tuple(sig) in dispatcher.overloads
 
 
-def prepare(dispatcher, *args) -> float:
+def njit(*args, **options):
+    """numba's ``njit`` as breadth compiles its kernels: without the C-callable wrapper
+    (``no_cfunc_wrapper``), which no caller uses and which would add a module to build and
+    optimise to each kernel's first compilation."""
+    options.setdefault("no_cfunc_wrapper", True)
+    return numba.njit(*args, **options)
+
+
+def prepare(dispatcher, *args, aside=None) -> float:
     """Compile or load ``dispatcher``'s overload for ``args`` now; returns the seconds it took (0 if ready,
-    or when ``dispatcher`` is a plain Python function, such as a test's wrapper)."""
+    or when ``dispatcher`` is a plain Python function, such as a test's wrapper).
+
+    ``aside``: (kernel, its arguments) for a kernel that ``dispatcher`` calls with arguments of
+    those types. When neither is in the on-disk cache, a second core is free and MPI is not
+    running in this process, a second process compiles that kernel meanwhile (module docstring)."""
     if not hasattr(dispatcher, "typeof_pyval"):
         return 0.0
     sig = signature(dispatcher, args)
     if is_ready(dispatcher, sig):
         return 0.0
     t0 = time.perf_counter()
-    dispatcher.compile(sig)
+    helper = _Aside.start(aside[0], signature(*aside)) if aside and _may_go_aside(dispatcher, sig) else None
+    try:
+        dispatcher.compile(sig)
+    finally:
+        if helper is not None:
+            helper.close()
     return time.perf_counter() - t0
+
+
+def in_disk_cache(dispatcher, sig) -> bool:
+    """Whether numba's on-disk cache holds ``dispatcher``'s overload for ``sig`` (loading it takes
+    milliseconds). A dispatcher without a cache, or a numba whose cache is laid out differently,
+    counts as cached: nothing is then compiled aside."""
+    cache = getattr(dispatcher, "_cache", None)
+    try:
+        key = cache._index_key(tuple(sig), dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:       # noqa: BLE001 -- numba's private cache API: any change means "don't go aside"
+        return True
+
+
+def _may_go_aside(dispatcher, sig) -> bool:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if cores < 2:
+        return False
+    mpi = sys.modules.get("mpi4py.MPI")
+    if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():
+        return False        # a rank does not fork compilers: its neighbours compile on the other cores
+    return not in_disk_cache(dispatcher, sig)
+
+
+class _Aside:
+    """A second Python process compiling one overload into the shared on-disk cache. Until it is
+    done, this process's dispatcher of that kernel waits for it when asked to compile, and then
+    loads what it wrote (or, if it failed, compiles the overload itself)."""
+
+    @classmethod
+    def start(cls, dispatcher, sig):
+        if is_ready(dispatcher, sig) or in_disk_cache(dispatcher, sig):
+            return None
+        return cls(dispatcher, sig)
+
+    def __init__(self, dispatcher, sig):
+        self.dispatcher = dispatcher
+        func = dispatcher.py_func
+        env = dict(os.environ)
+        if numba.config.CACHE_DIR:
+            env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
+        self.errors = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, "-c", "from breadth.jit import _compile_piped; _compile_piped()"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.errors, env=env)
+        with self.proc.stdin:
+            self.proc.stdin.write(pickle.dumps((func.__module__, func.__qualname__, tuple(sig))))
+        dispatcher.compile = self._compile      # an instance attribute: numba's typing calls dispatcher.compile
+
+    def _compile(self, sig):
+        self._finish(wait=True)
+        return self.dispatcher.compile(sig)
+
+    def _finish(self, wait):
+        if "compile" not in vars(self.dispatcher):
+            return
+        del self.dispatcher.compile
+        try:
+            self.proc.wait(timeout=ASIDE_WAIT if wait else 0)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.returncode:
+            self.errors.seek(0)
+            log.debug("compiling %s in a second process failed (exit %s): %s", self.dispatcher.py_func.__qualname__,
+                      self.proc.returncode, self.errors.read()[-2000:].decode(errors="replace"))
+
+    def close(self):
+        """End it: a second process still compiling is stopped (this process's compilation ended first)."""
+        self._finish(wait=False)
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.errors.close()
+
+
+def _compile_piped() -> None:
+    """The second process of ``prepare(aside=...)``: compile the (module, qualname, signature) read from stdin."""
+    module, name, sig = pickle.loads(sys.stdin.buffer.read())
+    getattr(importlib.import_module(module), name).compile(sig)
 
 
 def _recorder():

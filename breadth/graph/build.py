@@ -18,9 +18,10 @@ duplicates) and holds no self-loop.
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..errors import InputError
+from ..jit import njit
 from .memory import check_fits, csr_build_bytes
 from .parallel import parallel_chunksize
 from .radix import radix_csr

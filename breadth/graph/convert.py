@@ -34,9 +34,9 @@ import itertools
 import logging
 
 import numpy as np
-from numba import njit
 
 from ..errors import InputError
+from ..jit import njit
 from .build import build_csr
 from .labels import labels_array
 from .memory import check_fits, choose_index_dtype

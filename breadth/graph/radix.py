@@ -29,8 +29,9 @@ strictly increasing with no self-loop.
 """
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..jit import njit
 from .memory import check_fits, radix_build_bytes
 from .parallel import parallel_chunksize
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..jit import njit
 from .parallel import parallel_chunksize
 from .radix import _insertion_sort, _radix_sort, DIGIT, SMALL
 

@@ -32,9 +32,10 @@ from abc import ABC, abstractmethod
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..errors import InputError
+from ..jit import njit
 from .memory import check_fits, choose_index_dtype, stream_build_bytes
 from .radix import tally
 from .rowsort import sort_compact as _sort_compact

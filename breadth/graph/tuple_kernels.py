@@ -27,8 +27,9 @@ its own counter, so the list order carries no locality (the reference's
 argument too).
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..jit import njit
 from .radix import tally
 from .stream import IN, OUT
 

@@ -14,11 +14,12 @@ import logging
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..graph.generators import GeneratedTuples, kronecker_edges, streamed_graph, streaming_needed
 from ..graph.stream import warm_up as warm_up_stream
 from ..graph.types import Graph
+from ..jit import njit
 from ..kernels.frontier import ELEM_BLOCK
 from ..kernels.policy import ALPHA, BETA
 from ..result import BFSResult

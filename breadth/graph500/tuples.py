@@ -14,10 +14,11 @@ Self-loops are skipped (their endpoints are equal). The check costs one generati
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..errors import ValidationError
 from ..graph.stream import CHUNK
+from ..jit import njit
 
 SUBCHUNKS = 64
 

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import time
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..errors import InputError, ValidationError
+from ..jit import njit
 from ..kernels.frontier import parallel_chunksize
 from ..kernels.tree_checks import EDGE, LEVEL, RULES, SPAN, check_in_edges
 from ..result import ValidationReport

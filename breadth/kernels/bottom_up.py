@@ -32,8 +32,9 @@ Returns (awake count = size of the next frontier, edges examined).
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..jit import njit
 from .atomics import U, borrowed, cttz
 from .frontier import WORD_BLOCK
 

@@ -7,9 +7,10 @@ schedule: an even share of the blocks per thread; the distributed drivers and va
 choose dynamic one-block chunks with ``parallel_chunksize``).
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..graph.parallel import parallel_chunksize  # noqa: F401  (the kernels' drivers import it from here)
+from ..jit import njit
 from .atomics import U, cttz, set_bit
 
 WORD_BLOCK = 16          # bitmap words per parallel block (1024 vertices)

@@ -30,10 +30,11 @@ import platform
 import llvmlite.binding as ll
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils, config
 from numba.extending import intrinsic
 
+from ..jit import njit
 from .atomics import U
 from .ir_loop import loop_head
 

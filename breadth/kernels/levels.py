@@ -25,7 +25,9 @@ import types as pytypes
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, objmode, types
+from numba import objmode, types
+
+from ..jit import njit
 from numba.core import cgutils
 from numba.extending import intrinsic
 

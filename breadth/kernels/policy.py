@@ -42,7 +42,8 @@ every engine, which is why a distributed search takes the same directions as
 are whole numbers).
 """
 import numpy as np
-from numba import njit
+
+from ..jit import njit
 
 ALPHA = 15.0
 BETA = 18.0

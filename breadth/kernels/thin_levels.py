@@ -66,15 +66,16 @@ that reads epoch e sees every store the leader made before publishing it, and th
 every store of a chunk once the chunk is counted done.
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..jit import njit
 from .atomics import U, add_seq, atomic_or, cas_seq, load_seq, spin_pause, store_seq, yield_cpu
 from .frontier import bits_from_bytes, bytes_from_bits
 from .levels import DIRECTION, DISCOVERED, EDGES_EXAMINED, FRONTIER, LEVEL, ticks
 from .policy import TD, run_row
 from .top_down import TD_BUFFER, td_serial
 
-__all__ = ["run_thin_levels", "CHUNK", "SPIN_ROUNDS", "SLOW_WAIT_TICKS", "BYTE_AFTER", "CTL_SIZE"]
+__all__ = ["run_thin_levels", "run_region", "CHUNK", "SPIN_ROUNDS", "SLOW_WAIT_TICKS", "BYTE_AFTER", "CTL_SIZE"]
 
 CHUNK = 64            # frontier vertices per chunk (GAP's schedule(dynamic, 64))
 SPIN_ROUNDS = 4096    # pause rounds a waiting helper spins before it yields the core each round
@@ -364,8 +365,10 @@ def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl,
 
 
 @njit(parallel=True, cache=True)
-def _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, max_depth,
+def run_region(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, max_depth,
          bounds, stats, times, nlev, threads):
+    """The run's parallel region, one iteration per thread (``run_thin_levels`` is its caller: a
+    kernel of its own, so that ``jit.prepare`` can compile it in a second process)."""
     store_seq(ctl, _EPOCH, 0)
     for t in prange(threads):
         back = t % 2 == 1        # one bool type for every caller of _expand_chunks: it compiles once
@@ -376,7 +379,7 @@ def _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, 
             _help(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, back)
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True)
 def run_thin_levels(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level,
                     max_depth, bounds, stats, times, nlev, threads):
     """Run top-down levels from the frontier ``queue[:qsize]`` (scout count ``scout``, at depth
@@ -394,7 +397,7 @@ def run_thin_levels(indptr, indices, parent, depth, visited, seen, queue, next_q
     now in ``next_queue[:qsize]`` (the caller swaps its names); ``explored`` the out-edges of the
     run's frontiers, for the driver's policy (``policy.policy_explored``).
     """
-    _run(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, max_depth,
-         bounds, stats, times, nlev, threads)
+    run_region(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, max_depth,
+               bounds, stats, times, nlev, threads)
     return (ctl[_OUT_QSIZE], ctl[_OUT_SCOUT], ctl[_OUT_LEVEL], ctl[_OUT_NLEV], ctl[_OUT_PARITY] == 1,
             ctl[_OUT_EXPLORED])

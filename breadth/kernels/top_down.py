@@ -40,9 +40,10 @@ Subscripts in the edge loops are unsigned (``atomics.U``): numba's negative-inde
 check would be a large share of the loop.
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 from numba.extending import overload
 
+from ..jit import njit
 from .atomics import U, atomic_add, borrowed, prefetch_read, prefetch_write, set_bit
 
 TD_EDGE_BLOCK = 4096   # frontier out-edges per parallel block

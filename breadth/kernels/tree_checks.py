@@ -18,7 +18,8 @@ Violations record the smallest offending vertex per rule in ``first_bad[b, rule]
 parent ``p`` is among its in-neighbours (the "edge" rule) is returned for the caller,
 which knows whether v needs one.
 """
-from numba import njit
+
+from ..jit import njit
 
 RULES = ("range", "root", "tree", "edge", "span", "level", "depth")
 RANGE, ROOT, TREE, EDGE, SPAN, LEVEL, DEPTH = range(len(RULES))

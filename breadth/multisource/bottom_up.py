@@ -40,8 +40,9 @@ bottom-up walk of every kernel in breadth (``kernels.bottom_up.walk_words``, wit
 todo and done), each with its own per-vertex visit: the in-neighbour OR with early termination.
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..jit import njit
 from ..kernels.atomics import U
 from ..kernels.bottom_up import SETTLED
 from ..kernels.frontier import WORD_BLOCK

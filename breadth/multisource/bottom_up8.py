@@ -24,8 +24,8 @@ general kernel (``bottom_up._bu_block``) is how the time is spent:
   add per vertex whose loop exit mispredicts.
 """
 import numpy as np
-from numba import njit
 
+from ..jit import njit
 from ..kernels.atomics import U
 from ..kernels.bottom_up import SETTLED
 from ..kernels.rows8 import all_ones8, or_in_rows8, or_row8

@@ -36,8 +36,9 @@ one after the other, so a row gets 2 KB of consecutive lines at a time instead
 of one line before the store moves to another row 256 KB away.
 """
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..jit import njit
 from ..kernels.atomics import U
 from ..kernels.lanes import LANES, depth_lanes, store_fence, transpose64
 from .status import DEPTH_BASE

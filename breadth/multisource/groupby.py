@@ -22,10 +22,11 @@ Sources without out-edges (nothing to share, nothing to traverse) go last.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..checks import check_positive_int
 from ..errors import InputError
+from ..jit import njit
 from ..kernels.levels import DISCOVERED
 from .ibfs import JOINT_FRONTIER
 

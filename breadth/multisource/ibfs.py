@@ -34,8 +34,9 @@ import sys
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..jit import njit
 from ..kernels.atomics import U, atomic_or
 from ..kernels.bundles import KernelGraph
 from ..kernels.frontier import bitmap_to_queue, fill, queue_to_bitmap

@@ -30,8 +30,9 @@ reached it within k levels; ``hist[k, j]`` counts the vertices instance j
 reached at exactly depth k; after a top-down level ``prev == status``.
 """
 import numpy as np
-from numba import config, get_thread_id, njit, prange
+from numba import config, get_thread_id, prange
 
+from ..jit import njit
 from ..kernels.atomics import U, atomic_add, cttz
 from ..kernels.frontier import ELEM_BLOCK, WORD_BLOCK
 from ..kernels.lanes import transpose64

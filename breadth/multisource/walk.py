@@ -14,8 +14,8 @@ leaves ``unfull``), else what ``finish`` makes of it: ``FOUND`` for a vertex who
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from ..jit import njit
 from ..kernels.atomics import U
 from ..kernels.bottom_up import FOUND, NONE, walk_words
 from ..kernels.frontier import WORD_BLOCK

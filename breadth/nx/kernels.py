@@ -16,7 +16,8 @@ component's label is the rank of its smallest vertex, which is the order in whic
 networkx's ``connected_components`` yields them (it scans ``G`` in node order).
 """
 import numpy as np
-from numba import njit
+
+from ..jit import njit
 
 
 @njit(cache=True)

@@ -18,8 +18,9 @@ edges (delegates' dn/dd lists are long); reverse visits the shared bottom-up wal
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ...jit import njit
 from ...kernels.atomics import U, claim, cttz, set_bit
 from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
 from ...kernels.frontier import ELEM_BLOCK

@@ -54,9 +54,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ...errors import InputError
+from ...jit import njit
 from ...kernels.atomics import claim, cttz
 from ...kernels.frontier import WORD_BLOCK, num_words, queue_to_bitmap
 from ...kernels.top_down import flush_buffer, push

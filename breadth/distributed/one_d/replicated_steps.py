@@ -27,8 +27,9 @@ appended to its output queue.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ...jit import njit
 from ...kernels.atomics import claim
 from ...kernels.bottom_up import FOUND, NONE, walk_words
 from ...kernels.frontier import ELEM_BLOCK, WORD_BLOCK

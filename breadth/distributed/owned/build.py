@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ...errors import InputError
 from ...graph.build import _windows, sorted_csr
 from ...graph.memory import index_itemsize
 from ...graph.types import Graph
+from ...jit import njit
 from .partition import Partition, Ranges, block_weights, local_of, owner_of
 
 

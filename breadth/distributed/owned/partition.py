@@ -43,11 +43,12 @@ from abc import ABC, abstractmethod
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange, types
+from numba import prange, types
 from numba.extending import overload
 
 from ...docstrings import shared_args
 from ...errors import InputError
+from ...jit import njit
 
 BLOCK = 64   # partition granularity in vertices (one bitmap word)
 # the parameters the interface's methods share (``breadth.docstrings.shared_args``)

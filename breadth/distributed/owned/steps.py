@@ -22,8 +22,9 @@ output queue, and each returns their scout count (out-degree sum).
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ...jit import njit
 from ...kernels.atomics import U, atomic_add, claim, set_bit
 from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, low_bits, walk_words
 from ...kernels.frontier import ELEM_BLOCK, WORD_BLOCK

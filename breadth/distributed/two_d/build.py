@@ -30,9 +30,10 @@ made here once and kept with the graph for the searches.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ...errors import InputError
+from ...jit import njit
 from ..owned.build import LocalGraph, counting_pack, local_csr, route_arcs, vertex_dtype
 from ..owned.partition import RangeMap, block_weights
 from .grid import Grid2D, parse_grid

@@ -20,8 +20,9 @@ completed bit this call set.
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ...jit import njit
 from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, walk_words
 from ...kernels.frontier import WORD_BLOCK
 from ..owned.partition import RangeMap

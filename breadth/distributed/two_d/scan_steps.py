@@ -19,8 +19,9 @@ closer -- the row's minimum over its blocks is a BFS parent (levels are exact).
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ...jit import njit
 from ...kernels.atomics import set_bit
 from ...kernels.bottom_up import FOUND, NONE, first_in_frontier, walk_words
 from ...kernels.frontier import WORD_BLOCK

@@ -18,8 +18,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ...jit import njit
 from ...kernels.frontier import parallel_chunksize
 from ...kernels.tree_checks import EDGE, RANGE, RULES, check_in_edges, check_vertex
 from ...result import ValidationReport

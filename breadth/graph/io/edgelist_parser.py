@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ...jit import njit
 
 INT64_MAX = np.iinfo(np.int64).max
 OK, NON_NUMERIC, NEGATIVE, ONE_COLUMN, TOO_BIG, BEYOND = 0, 1, 2, 3, 4, 5

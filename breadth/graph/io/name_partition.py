@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ...jit import njit
 from ..parallel import parallel_chunksize
 from .name_table import BINARY, EMPTY, OK, _hash, _trim, string_column, string_objects
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit
+
+from ...jit import njit
 
 OK, GROW, EMPTY, BINARY = 0, 1, 2, 3
 COMMENT = -2                 # the id given to the first field of a comment line

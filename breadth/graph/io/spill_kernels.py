@@ -3,7 +3,8 @@ bucket of their source, arcs placed into their rows. Each runs over one chunk or
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ...jit import njit
 
 
 @njit(cache=True)

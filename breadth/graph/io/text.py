@@ -10,7 +10,9 @@ Market files and BFS result CSVs.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ...jit import njit
 
 NL, MINUS = 10, 45
 
