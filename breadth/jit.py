@@ -150,20 +150,24 @@ def njit(*args, **options):
     return numba.njit(*args, **options)
 
 
-def prepare(dispatcher, *args, aside=None) -> float:
+def prepare(dispatcher, *args, aside=None, meanwhile=()) -> float:
     """Compile or load ``dispatcher``'s overload for ``args`` now; returns the seconds it took (0 if ready,
     or when ``dispatcher`` is a plain Python function, such as a test's wrapper).
 
     ``aside``: (kernel, its arguments) for a kernel that ``dispatcher`` calls with arguments of
     those types. When neither is in the on-disk cache, a second core is free and MPI is not
-    running in this process, a second process compiles that kernel meanwhile (module docstring)."""
+    running in this process, a second process compiles that kernel meanwhile (module docstring).
+    ``meanwhile``: (kernel, arguments) pairs that ``dispatcher`` reaches after it: if this process
+    must wait for the second one, it compiles them while it waits."""
     if not hasattr(dispatcher, "typeof_pyval"):
         return 0.0
     sig = signature(dispatcher, args)
     if is_ready(dispatcher, sig):
         return 0.0
     t0 = time.perf_counter()
-    helper = _Aside.start(aside[0], signature(*aside)) if aside and _may_go_aside(dispatcher, sig) else None
+    helper = None
+    if aside and _may_go_aside(dispatcher, sig):
+        helper = _Aside.start(aside[0], signature(*aside), [(k, signature(k, a)) for k, a in meanwhile])
     try:
         dispatcher.compile(sig)
     finally:
@@ -200,13 +204,14 @@ class _Aside:
     loads what it wrote (or, if it failed, compiles the overload itself)."""
 
     @classmethod
-    def start(cls, dispatcher, sig):
+    def start(cls, dispatcher, sig, meanwhile=()):
         if is_ready(dispatcher, sig) or in_disk_cache(dispatcher, sig):
             return None
-        return cls(dispatcher, sig)
+        return cls(dispatcher, sig, meanwhile)
 
-    def __init__(self, dispatcher, sig):
+    def __init__(self, dispatcher, sig, meanwhile):
         self.dispatcher = dispatcher
+        self.meanwhile = meanwhile
         func = dispatcher.py_func
         env = dict(os.environ)
         if numba.config.CACHE_DIR:
@@ -219,6 +224,9 @@ class _Aside:
         dispatcher.compile = self._compile      # an instance attribute: numba's typing calls dispatcher.compile
 
     def _compile(self, sig):
+        for kernel, their_sig in self.meanwhile:
+            if self.proc.poll() is None and not is_ready(kernel, their_sig):
+                kernel.compile(their_sig)
         self._finish(wait=True)
         return self.dispatcher.compile(sig)
 

@@ -137,14 +137,20 @@ def test_no_second_process_on_one_core_or_for_a_cached_kernel(monkeypatch):
 
 
 def test_the_first_search_loads_the_thin_run_a_second_process_compiled(tmp_path):
-    code = ("import json, breadth\n"
+    code = ("import collections, json, breadth\n"
+            "from breadth.jit import compile_events\n"
             "from breadth.kernels.thin_levels import run_region\n"
             "g = breadth.kronecker(10, seed=1)\n"
-            "r = breadth.bfs(g, 0)\n"
+            "with compile_events() as rows:\n"
+            "    r = breadth.bfs(g, 0)\n"
             "breadth.validate(g, 0, r.parent)\n"
-            "print(json.dumps([sum(run_region.stats.cache_hits.values()), sum(run_region.stats.cache_misses.values())]))")
+            "names = collections.Counter(row[0].rsplit('.', 1)[1] for row in rows)\n"
+            "print(json.dumps([sum(run_region.stats.cache_hits.values()), sum(run_region.stats.cache_misses.values()),"
+            " names['td_step'], names['mark_unvisited']]))")
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
+    loaded, compiled, td_step, mark_unvisited = json.loads(out.stdout.strip().splitlines()[-1])
+    assert td_step == mark_unvisited == 1          # compiled once: the meanwhile list has the search's types
     if len(os.sched_getaffinity(0)) >= 2:
-        assert json.loads(out.stdout.strip().splitlines()[-1]) == [1, 0]    # the search's types, as thin_run_call said
+        assert (loaded, compiled) == (1, 0)        # the search's types, as thin_run_call said

@@ -58,7 +58,7 @@ from .policy import (BU, RUN_STEPS, TD, policy_after_bottom_up, policy_bottom_up
 from .thin_levels import CTL_SIZE, run_region, run_thin_levels
 from .top_down import frontier_edge_offsets, td_serial, td_step
 
-__all__ = ["search", "level_loop", "thin_run_call", "LEVEL_FIELDS", "SERIAL_EDGES"]
+__all__ = ["search", "level_loop", "thin_run_call", "after_thin_run", "LEVEL_FIELDS", "SERIAL_EDGES"]
 
 SERIAL_EDGES = 1 << 14   # a top-down frontier with at most this many out-edges runs as a thin level
 THIN_ROWS = 1024         # statistics rows made free before each run of thin levels
@@ -176,48 +176,56 @@ def top_down_levels(s, qsize, scout, level, policy, max_depth, stats, times, nle
     """Top-down from the frontier ``queue[:qsize]``: a run of thin levels (``run_thin_levels``,
     within the policy's bounds) or one level, serial or parallel. A run that the bounds would end
     after its first level (a second one as large would be past the bounds: near the rule's
-    threshold) is that level, serial: no parallel region.
-
-    The single level comes first in the source: numba's typing then reaches ``td_step`` before
-    the run's region, which a second process may be compiling (``thin_run_call``)."""
+    threshold) is that level, serial: no parallel region."""
     g, b = s.graph, s.buf
     policy_top_down_run(policy, s.serial_edges, s.bounds)
     row = run_row(s.bounds, 0, scout)
-    thin_run = scout <= s.serial_edges and s.threads > 1 and row < RUN_STEPS and scout <= s.bounds[row, 1]
-    if not thin_run:
-        policy_explored(policy, scout)
-        t0 = ticks()
-        if scout <= s.serial_edges:
-            nq, next_scout = td_serial(g.indptr, g.indices, b.parent, b.depth, b.visited, b.queue, qsize,
-                                       b.next_queue, level)
-        else:
-            b.tail[0] = 0
-            frontier_edge_offsets(g.indptr, b.queue, qsize, b.offsets)
-            next_scout = td_step(g.indptr, g.indices, b.parent, b.depth, b.visited, b.queue, qsize, b.offsets,
-                                 b.next_queue, b.tail, level, b.front)
-            nq = b.tail[0]
-        stats, times, nlev = record(stats, times, nlev, level, TD, qsize, scout, nq, ticks() - t0)
-        # a td_step left visited's previous state in front
-        return (_moved(s, b.next_queue, b.queue, b.front, b.next_front, scout > s.serial_edges), nq, next_scout,
-                level + 1, stats, times, nlev)
-    stats, times = room_for(stats, times, nlev + THIN_ROWS)
-    qsize, scout, level, nlev, swapped, explored = run_thin_levels(
-        g.indptr, g.indices, b.parent, b.depth, b.visited, b.seen, b.queue, b.next_queue, s.ctl, qsize, scout,
-        level, max_depth, s.bounds, stats, times, nlev, s.threads)
-    policy_explored(policy, explored)
-    queue, next_queue = (b.next_queue, b.queue) if swapped else (b.queue, b.next_queue)
-    return _moved(s, queue, next_queue, b.front, b.next_front, False), qsize, scout, level, stats, times, nlev
+    if scout <= s.serial_edges and s.threads > 1 and row < RUN_STEPS and scout <= s.bounds[row, 1]:
+        stats, times = room_for(stats, times, nlev + THIN_ROWS)
+        qsize, scout, level, nlev, swapped, explored = run_thin_levels(
+            g.indptr, g.indices, b.parent, b.depth, b.visited, b.seen, b.queue, b.next_queue, s.ctl, qsize, scout,
+            level, max_depth, s.bounds, stats, times, nlev, s.threads)
+        policy_explored(policy, explored)
+        queue, next_queue = (b.next_queue, b.queue) if swapped else (b.queue, b.next_queue)
+        return _moved(s, queue, next_queue, b.front, b.next_front, False), qsize, scout, level, stats, times, nlev
+    policy_explored(policy, scout)
+    t0 = ticks()
+    if scout <= s.serial_edges:
+        nq, next_scout = td_serial(g.indptr, g.indices, b.parent, b.depth, b.visited, b.queue, qsize, b.next_queue,
+                                   level)
+    else:
+        b.tail[0] = 0
+        frontier_edge_offsets(g.indptr, b.queue, qsize, b.offsets)
+        next_scout = td_step(g.indptr, g.indices, b.parent, b.depth, b.visited, b.queue, qsize, b.offsets,
+                             b.next_queue, b.tail, level, b.front)
+        nq = b.tail[0]
+    stats, times, nlev = record(stats, times, nlev, level, TD, qsize, scout, nq, ticks() - t0)
+    # a td_step left visited's previous state in front
+    return (_moved(s, b.next_queue, b.queue, b.front, b.next_front, scout > s.serial_edges), nq, next_scout,
+            level + 1, stats, times, nlev)
 
 
 def thin_run_call(graph, buffers):
     """(kernel, arguments of the types ``search`` passes it) for the thin levels' parallel region,
     the largest part of compiling ``search``: ``jit.prepare(search, ..., aside=...)`` compiles it
-    in a second process while this one compiles the rest."""
+    in a second process while this one compiles the rest. ``after_thin_run`` is what ``search``
+    compiles after it."""
     i = np.int64(0)
     b = buffers
     return run_region, (graph.indptr, graph.indices, b.parent, b.depth, b.visited, b.seen, b.queue, b.next_queue,
                         np.empty(CTL_SIZE, dtype=np.int64), i, i, i, i, np.empty((RUN_STEPS, 2), dtype=np.float64),
                         np.empty((1, len(LEVEL_FIELDS)), dtype=np.int64), np.empty(1, dtype=np.int64), i, i)
+
+
+def after_thin_run(graph, buffers):
+    """(kernel, arguments) that numba's typing of ``search`` reaches after the thin run's region
+    (``jit.prepare``'s ``meanwhile``): the parallel top-down level and the end of the search."""
+    b = buffers
+    i = np.int64(0)
+    return [(td_step, (graph.indptr, graph.indices, b.parent, b.depth, b.visited, b.queue, i, b.offsets, b.next_queue,
+                       b.tail, i, b.front)),
+            (frontier_edge_offsets, (graph.indptr, b.queue, i, b.offsets)),
+            (mark_unvisited, (b.visited, b.parent, b.depth))]
 
 
 _cpu_levels = njit(inline="always", cache=True)(bind_steps(level_loop, sys.modules[__name__], "cpu_levels"))
