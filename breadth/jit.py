@@ -207,7 +207,11 @@ class _Aside:
     def start(cls, dispatcher, sig, meanwhile=()):
         if is_ready(dispatcher, sig) or in_disk_cache(dispatcher, sig):
             return None
-        return cls(dispatcher, sig, meanwhile)
+        try:
+            return cls(dispatcher, sig, meanwhile)
+        except (OSError, ValueError) as exc:      # no interpreter to start (embedded Python): compile here
+            log.debug("no second process to compile %s in: %s", dispatcher.py_func.__qualname__, exc)
+            return None
 
     def __init__(self, dispatcher, sig, meanwhile):
         self.dispatcher = dispatcher
@@ -219,14 +223,23 @@ class _Aside:
         self.errors = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([sys.executable, "-c", "from breadth.jit import _compile_piped; _compile_piped()"],
                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.errors, env=env)
-        with self.proc.stdin:
-            self.proc.stdin.write(pickle.dumps((func.__module__, func.__qualname__, tuple(sig))))
+        try:
+            with self.proc.stdin:
+                self.proc.stdin.write(pickle.dumps((func.__module__, func.__qualname__, tuple(sig))))
+        except OSError:
+            self.proc.kill()
+            self.proc.wait()
+            self.errors.close()
+            raise
         dispatcher.compile = self._compile      # an instance attribute: numba's typing calls dispatcher.compile
 
     def _compile(self, sig):
         for kernel, their_sig in self.meanwhile:
             if self.proc.poll() is None and not is_ready(kernel, their_sig):
-                kernel.compile(their_sig)
+                try:
+                    kernel.compile(their_sig)
+                except numba.core.errors.NumbaError as exc:     # only time is at stake: the caller compiles its own
+                    log.debug("compiling %s ahead failed: %s", kernel.py_func.__qualname__, exc)
         self._finish(wait=True)
         return self.dispatcher.compile(sig)
 
