@@ -217,9 +217,7 @@ class _Aside:
         self.dispatcher = dispatcher
         self.meanwhile = meanwhile
         func = dispatcher.py_func
-        env = dict(os.environ)
-        if numba.config.CACHE_DIR:
-            env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
+        env = child_env()
         self.errors = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([sys.executable, "-c", "from breadth.jit import _compile_piped; _compile_piped()"],
                                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.errors, env=env)
@@ -264,6 +262,17 @@ class _Aside:
             self.proc.kill()
             self.proc.wait()
         self.errors.close()
+
+
+def child_env() -> dict:
+    """The environment for a Python process that compiles into this one's cache: this process's
+    environment, with numba's cache folder and this copy of breadth first on the path."""
+    env = dict(os.environ)
+    if numba.config.CACHE_DIR:
+        env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return env
 
 
 def _compile_piped() -> None:

@@ -12,18 +12,26 @@ built in memory and read from files, undirected and directed, with and without v
 labels (``SHAPES``). ``tests/cli/test_warmup.py`` runs the README's and the guide's
 commands after a warmup into an empty cache and fails if any of them compiles.
 A path whose kernels are already cached only loads them.
+
+With two cores, a second Python process runs the largest step (``ASIDE_STEPS``) while this one
+runs the others; both fill the same disk cache. The planner's step measures this machine's speed,
+so it runs last, with nothing beside it (``ALONE_STEPS``).
 """
 from __future__ import annotations
 
 import contextlib
+import json
+import logging
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
 import numpy as np
 
 from .cache import prune
-from .jit import Stopwatch
+from .jit import Stopwatch, child_env
 from .progress import bar
 
 
@@ -196,6 +204,9 @@ def _planner(graphs):
     subprocess.run([sys.executable, "-c", code], check=True, stdin=subprocess.DEVNULL)
 
 
+ASIDE_STEPS = ("multi_bfs",)   # the largest step: a second process runs it beside the others
+ALONE_STEPS = ("planner",)     # measures the machine: runs after the others, with nothing beside it
+
 STEPS = {
     "bfs": _single_search,
     "graph500": _graph500,
@@ -235,24 +246,91 @@ def warmup(progress=None, steps=None) -> dict:
 
         raise InputError(f"unknown warmup step {unknown[0]!r}: choose from {', '.join(STEPS)}")
     prune()
+    aside = _aside(names)
+    here = [n for n in names if n not in aside and n not in ALONE_STEPS]
     done = {}
     with contextlib.ExitStack() as stack:
-        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="breadth-warmup-"))
+        b = stack.enter_context(bar(len(names), "compiling kernels", progress, unit="step"))
+        other = stack.enter_context(_Aside(aside)) if aside else None
+        done.update(_run_steps(here, b))
+        if other is not None:
+            b.set_postfix_str(", ".join(aside))
+            done.update(other.result())
+            b.update(len(aside))
+        done.update(_run_steps([n for n in names if n in ALONE_STEPS], b))
+    return {n: done[n] for n in names}
+
+
+def _run_steps(names, b=None) -> dict:
+    """Run ``names`` here on the shapes' graphs: step -> {"seconds", "compile_seconds"} (building the
+    graphs counts in the first step)."""
+    done = {}
+    if not names:
+        return done
+    with tempfile.TemporaryDirectory(prefix="breadth-warmup-") as tmp:
         t0 = time.perf_counter()
         with Stopwatch() as clock:
             graphs = shapes(tmp)
         made = {"seconds": time.perf_counter() - t0, "compile_seconds": clock.compile_seconds}
-        b = stack.enter_context(bar(len(names), "compiling kernels", progress, unit="step"))
         for name in names:
-            b.set_postfix_str(name)
+            if b is not None:
+                b.set_postfix_str(name)
             t0 = time.perf_counter()
             with Stopwatch() as clock:
                 STEPS[name](graphs)
             done[name] = {"seconds": time.perf_counter() - t0, "compile_seconds": clock.compile_seconds}
-            b.update()
-        first = done[names[0]] if names else None
-        if first is not None:              # building the inputs is part of the first step's cost
-            first["seconds"] += made["seconds"]
-            first["compile_seconds"] += made["compile_seconds"]
+            if b is not None:
+                b.update()
+        first = done[names[0]]             # building the inputs is part of the first step's cost
+        first["seconds"] += made["seconds"]
+        first["compile_seconds"] += made["compile_seconds"]
         graphs.clear()                     # memory-mapped files closed before the folder goes
     return done
+
+
+def _aside(names) -> list:
+    """The steps of ``names`` a second process runs: ``ASIDE_STEPS`` when two cores are free and this
+    process has steps of its own to run meanwhile."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    aside = [n for n in names if n in ASIDE_STEPS]
+    here = [n for n in names if n not in ASIDE_STEPS and n not in ALONE_STEPS]
+    return aside if cores >= 2 and here else []
+
+
+class _Aside:
+    """The second process of a warmup: runs ``steps`` (``_aside_main``) and reports them as JSON on stdout.
+    Leaving the block stops it if it is still running (this process failed or was interrupted)."""
+
+    def __init__(self, steps):
+        self.steps = steps
+
+    def __enter__(self):
+        self.errors = tempfile.TemporaryFile()
+        code = "from breadth.warmup import _aside_main; _aside_main()"
+        self.proc = subprocess.Popen([sys.executable, "-c", code, *self.steps], stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=self.errors, text=True, env=child_env())
+        return self
+
+    def result(self) -> dict:
+        out, _ = self.proc.communicate()
+        if self.proc.returncode != 0:
+            self.errors.seek(0)
+            tail = self.errors.read()[-3000:].decode(errors="replace").strip()
+            raise RuntimeError(f"warmup step(s) {', '.join(self.steps)} failed in their own process "
+                               f"(exit {self.proc.returncode}): {tail}")
+        return json.loads(out.strip().splitlines()[-1])
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.errors.close()
+        return False
+
+
+def _aside_main() -> None:
+    """A warmup's second process: run the steps named on the command line, print their times as JSON.
+    The first process has announced the compilation and shows the progress."""
+    logging.getLogger("breadth.jit").setLevel(logging.ERROR)
+    print(json.dumps(_run_steps(sys.argv[1:])))

@@ -15,8 +15,9 @@ def register(sub):
                     "a per-user disk cache (NUMBA_CACHE_DIR, when set, chooses another folder), so the first "
                     "call of a fresh installation waits for the compiler. This command pays that cost now, "
                     "with a progress bar, by running each common path on a tiny graph: "
-                    + ", ".join(STEPS) + ". With a warm cache it only loads the kernels from the cache, which is quick. "
-                    "./setup.sh runs it.",
+                    + ", ".join(STEPS) + ". With two cores a second process runs multi_bfs beside the others; the "
+                    "planner step, which times this machine, runs last and alone. With a warm cache it only loads "
+                    "the kernels from the cache, which is quick. ./setup.sh runs it.",
         epilog=examples("breadth warmup",
                         "breadth warmup --only bfs graph500",
                         "breadth warmup --quiet --json w.json     # NUMBA_CACHE_DIR set: fills that cache"),

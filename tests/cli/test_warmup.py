@@ -79,3 +79,21 @@ def test_warmup_into_an_empty_cache_says_so_once_on_stderr_that_is_not_a_termina
 def test_after_warmup_the_readme_and_guide_compile_nothing(warmed):
     compiled = "\n".join(f"{step}: {fn}{sig[:200]}" for step, fn, sig in warmed["compiled"])
     assert not warmed["compiled"], "compiled after warmup:\n" + compiled
+
+
+# ---------------------------------------------------------------- the second process
+def test_the_largest_step_runs_in_a_second_process_only_beside_other_steps(monkeypatch):
+    from breadth.warmup import _aside
+
+    assert _aside(["bfs", "multi_bfs", "planner"]) == ["multi_bfs"]
+    assert _aside(["multi_bfs", "planner"]) == []          # nothing to run beside it (the planner runs alone)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    assert _aside(["bfs", "multi_bfs"]) == []               # one core
+
+
+def test_a_failing_second_process_is_an_error_naming_its_steps():
+    from breadth.warmup import _Aside
+
+    with pytest.raises(RuntimeError, match=r"(?s)warmup step\(s\) nope failed in their own process \(exit 1\).*KeyError"):
+        with _Aside(["nope"]) as other:
+            other.result()
