@@ -366,7 +366,7 @@ def _lead(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl,
 
 @njit(parallel=True, cache=True)
 def run_region(indptr, indices, parent, depth, visited, seen, queue, next_queue, ctl, qsize, scout, level, max_depth,
-         bounds, stats, times, nlev, threads):
+               bounds, stats, times, nlev, threads):
     """The run's parallel region, one iteration per thread (``run_thin_levels`` is its caller: a
     kernel of its own, so that ``jit.prepare`` can compile it in a second process)."""
     store_seq(ctl, _EPOCH, 0)
