@@ -1,0 +1,132 @@
+"""MPI side of ``bench/level_pattern.py``: every MPI call of a search's levels, timed on every rank.
+
+    python bench/level_pattern_rank.py OUT.json KIND SCALE SEARCHES THREADS LAYOUTS_JSON
+
+THREADS: numba threads per rank, or "auto" (``runtime.auto_threads``, what a run without
+``--threads`` gets). Each counted operation of ``Comm`` (and the wait of a non-blocking one) is
+wrapped to record its entry and exit times with the level it belongs to, so a level splits
+into the time inside MPI calls (each call on its own; waiting for a late peer included) and the
+time outside them (the local step, the Python between the calls). Beside the searches it times
+the probe's small Allreduce back to back (``_steady_step``): what one step of the pattern costs
+when no rank computes in between. The wrappers are this script's; the engine is untouched.
+"""
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import numpy as np  # noqa: E402
+
+from breadth.distributed import comm_ops, search_base  # noqa: E402
+from breadth.distributed.comm import Comm  # noqa: E402
+from breadth.distributed.engine import DistEngine  # noqa: E402
+from breadth.distributed.owned.build import tuple_share  # noqa: E402
+from breadth.distributed.runtime import auto_threads, get_mpi, host_cores, install_abort_hook  # noqa: E402
+from breadth.graph.generators import kronecker_edges, uniform_random_edges  # noqa: E402
+
+TRACED = ("barrier", "allreduce", "iallreduce", "iallgatherv", "allgatherv", "alltoallv", "alltoallv_header",
+          "sendrecv", "isend", "recv_all", "wait_all")
+EVENTS = []          # (level index or None, operation, entry, exit) of this rank
+OWN = []             # this rank's seconds of each level of the search in progress
+
+
+def _level(comm):
+    log = comm._ledger.level_log
+    return len(log) - 1 if log else None
+
+
+def _traced(name, fn):
+    def wrapper(self, *args, **kw):
+        t0 = time.perf_counter()
+        try:
+            return fn(self, *args, **kw)
+        finally:
+            EVENTS.append((_level(self), name, t0, time.perf_counter()))
+    return wrapper
+
+
+def install_tracing():
+    for name in TRACED:
+        setattr(comm_ops.Operations, name, _traced(name, getattr(comm_ops.Operations, name)))
+    wait = comm_ops.PendingReduce.wait
+
+    def traced_wait(self):
+        t0 = time.perf_counter()
+        try:
+            return wait(self)
+        finally:
+            EVENTS.append((_level(self.comm), "wait", t0, time.perf_counter()))
+    comm_ops.PendingReduce.wait = traced_wait
+    record = search_base.new_record
+
+    def own_record(*args):
+        rec = record(*args)
+        OWN.append(rec.seconds)
+        return rec
+    search_base.new_record = own_record
+
+
+def _steady_step(comm, reps=2000):
+    """Seconds of one small Allreduce back to back (the slowest rank's mean): a step with no work between."""
+    a, out = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    comm.mpi.Barrier()
+    t = time.perf_counter()
+    for _ in range(reps):
+        comm.mpi.Allreduce(a, out)
+    return comm.mpi.allreduce((time.perf_counter() - t) / reps, op=get_mpi().MAX)
+
+
+def one_search(comm, eng, root):
+    """The search's levels as {seconds, in_mpi, calls: [(operation, seconds)]} per level, this rank's."""
+    del EVENTS[:], OWN[:]
+    comm.barrier()
+    res = eng.search(root)
+    levels = [{"seconds": s, "in_mpi": 0.0, "calls": []} for s in OWN]
+    mine = [rec for rec in EVENTS if rec[0] is not None and rec[0] < len(levels)]
+    for lv, name, t0, t1 in mine:
+        levels[lv]["in_mpi"] += t1 - t0
+        levels[lv]["calls"].append((name, t1 - t0))
+    return res, levels
+
+
+def main():
+    out, kind, scale, searches, threads, layouts = sys.argv[1:7]
+    scale, searches, layouts = int(scale), int(searches), json.loads(layouts)
+    install_tracing()
+    comm = Comm()
+    install_abort_hook(comm)
+    th = auto_threads(comm) if threads == "auto" else int(threads)
+    n, m = 1 << scale, 16 << scale
+    start, stop = tuple_share(m, comm.rank, comm.size)
+    src, dst = (kronecker_edges if kind == "kronecker" else uniform_random_edges)(scale, 16, 1, start, stop)
+    report = {"ranks": comm.size, "threads": th, "host_cores": host_cores(), "cpu_count": os.cpu_count(),
+              "steady_step": _steady_step(comm), "layouts": []}
+    for part, ex, params in layouts:
+        p = dict(params)
+        fanout = p.pop("fanout", 1)
+        eng = DistEngine(comm=comm, partition=part, exchange=ex, fanout=fanout, params=p, threads=th)
+        eng.build_from_edges(src, dst, n, directed=False)
+        cand = np.random.default_rng(7).integers(0, n, 16 * (searches + 1))
+        roots = [int(x) for x in cand[eng.nonisolated(cand)][:searches + 1]]
+        eng.search(roots[0])                               # loads the kernels: untimed
+        rows = []
+        for r in roots[1:]:
+            t = time.perf_counter()
+            res, levels = one_search(comm, eng, r)
+            wall = time.perf_counter() - t
+            for lv, rec in zip(levels, res.levels):
+                lv["direction"] = rec.direction
+            rows.append(comm.mpi.gather({"wall": wall, "levels": levels}, root=0))
+        label = f"{part} {ex}" + (f" f={fanout}" if ex == "butterfly" else "")
+        report["layouts"].append({"label": label, "searches": rows})
+    report["steady_step_after"] = _steady_step(comm)
+    if comm.rank == 0:
+        with open(out, "w") as f:
+            json.dump(report, f)
+
+
+if __name__ == "__main__":
+    main()
