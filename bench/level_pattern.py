@@ -3,7 +3,8 @@ one host, each layout's levels split into the time inside each MPI call (waiting
 included) and the time outside them (the local step and the Python between the calls), per rank,
 for each numba thread count asked for.
 
-    .venv/bin/python bench/level_pattern.py --settings shm:2 cluster:2x1:none --threads auto 1 2
+    .venv/bin/python bench/level_pattern.py --settings shm:2 cluster:2x1:none --threads auto 1 2 \
+        --order back-to-back interleaved
 
 Per setting, thread count and layout it prints the mean search (slowest rank), the levels per
 search, and per level (means over levels and searches): the level's time (slowest rank), the time
@@ -35,12 +36,12 @@ import dist_network  # noqa: E402  (bench/, beside this file)
 RANK = os.path.join(ROOT, "bench", "level_pattern_rank.py")
 
 
-def run(setting, cluster, threads, args) -> dict:
-    """One job of every layout at ``threads``; its report (``level_pattern_rank``)."""
+def run(setting, cluster, threads, order, args) -> dict:
+    """One job of every layout at ``threads``, searches in ``order``; its report (``level_pattern_rank``)."""
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         os.chmod(tmp, 0o777)
         out = os.path.join(tmp, "out.json")
-        argv = [sys.executable, RANK, out, args.kind, str(args.scale), str(args.searches), str(threads),
+        argv = [sys.executable, RANK, out, args.kind, str(args.scale), str(args.searches), str(threads), order,
                 json.dumps(dist_network.LAYOUTS)]
         env = {"PYTHONPATH": ROOT}
         if cluster is None:
@@ -82,9 +83,9 @@ def summary(layout, steady) -> dict:
             "calls": float(np.mean(calls)), "pattern": float(np.mean(calls)) * steady}
 
 
-def format_block(setting, threads, report) -> str:
+def format_block(setting, threads, order, report) -> str:
     steady = min(report["steady_step"], report["steady_step_after"])
-    lines = [f"== {setting['text']} threads={threads} (per rank: {report['threads']} numba threads; host cores "
+    lines = [f"== {setting['text']} threads={threads}, {order} (per rank: {report['threads']} numba threads; host cores "
              f"{report['host_cores']} of the machine's {report['cpu_count']}; steady step {steady * 1e6:.1f} us)",
              f"{'layout':<20}{'search ms':>10}{'levels':>7}{'level ms':>10}{'outside':>9}{'inside':>8}"
              f"{'calls':>7}{'pattern ms':>11}"]
@@ -119,6 +120,9 @@ def main():
                     help="shm:P or cluster:HxR:RATE (bench/dist_network.py)")
     ap.add_argument("--threads", nargs="+", default=["auto", "1"],
                     help='numba threads per rank to compare ("auto": what a run without --threads gets)')
+    ap.add_argument("--order", nargs="+", default=["back-to-back"], choices=["back-to-back", "interleaved"],
+                    help="each layout's searches in a row, or one search of each layout in turn (as "
+                         "bench/plan_calibrate.py runs them); several: one job each")
     ap.add_argument("--kind", default="kronecker", choices=["kronecker", "uniform"], help="graph kind")
     ap.add_argument("--scale", type=int, default=14, help="graph scale (2^scale vertices, edge factor 16)")
     ap.add_argument("--searches", type=int, default=5, help="timed searches per layout (after a warm-up)")
@@ -134,12 +138,14 @@ def main():
 
     def visit(s, cluster):
         for threads in args.threads:
-            t0 = time.monotonic()
-            report = run(s, cluster, threads, args)
-            traces.append({"setting": s["text"], "threads": threads, "wall": time.monotonic() - t0, **report})
-            print(format_block(s, threads, report), flush=True)
-            if args.detail:
-                print(format_detail(report, args.detail), flush=True)
+            for order in args.order:
+                t0 = time.monotonic()
+                report = run(s, cluster, threads, order, args)
+                traces.append({"setting": s["text"], "threads": threads, "order": order,
+                               "wall": time.monotonic() - t0, **report})
+                print(format_block(s, threads, order, report), flush=True)
+                if args.detail:
+                    print(format_detail(report, args.detail), flush=True)
     dist_network.on_clusters(settings, visit)
     if args.json:
         with open(args.json, "w") as f:

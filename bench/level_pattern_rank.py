@@ -1,9 +1,10 @@
 """MPI side of ``bench/level_pattern.py``: every MPI call of a search's levels, timed on every rank.
 
-    python bench/level_pattern_rank.py OUT.json KIND SCALE SEARCHES THREADS LAYOUTS_JSON
+    python bench/level_pattern_rank.py OUT.json KIND SCALE SEARCHES THREADS ORDER LAYOUTS_JSON
 
 THREADS: numba threads per rank, or "auto" (``runtime.auto_threads``, what a run without
-``--threads`` gets). Each counted operation of ``Comm`` (and the wait of a non-blocking one) is
+``--threads`` gets); ORDER: "back-to-back" (each layout's searches in a row) or "interleaved"
+(one search of each layout in turn). Each counted operation of ``Comm`` (and the wait of a non-blocking one) is
 wrapped to record its entry and exit times with the level it belongs to, so a level splits
 into the time inside MPI calls (each call on its own; waiting for a late peer included) and the
 time outside them (the local step, the Python between the calls). Beside the searches it times
@@ -30,7 +31,7 @@ from breadth.graph.generators import kronecker_edges, uniform_random_edges  # no
 TRACED = ("barrier", "allreduce", "iallreduce", "iallgatherv", "allgatherv", "alltoallv", "alltoallv_header",
           "sendrecv", "isend", "recv_all", "wait_all")
 EVENTS = []          # (level index or None, operation, entry, exit) of this rank
-OWN = []             # this rank's seconds of each level of the search in progress
+OWN = []             # (start, end) of each level of the search in progress on this rank
 
 
 def _level(comm):
@@ -64,7 +65,8 @@ def install_tracing():
 
     def own_record(*args):
         rec = record(*args)
-        OWN.append(rec.seconds)
+        end = time.perf_counter()
+        OWN.append((end - rec.seconds, end))
         return rec
     search_base.new_record = own_record
 
@@ -84,16 +86,16 @@ def one_search(comm, eng, root):
     del EVENTS[:], OWN[:]
     comm.barrier()
     res = eng.search(root)
-    levels = [{"seconds": s, "in_mpi": 0.0, "calls": []} for s in OWN]
-    mine = [rec for rec in EVENTS if rec[0] is not None and rec[0] < len(levels)]
-    for lv, name, t0, t1 in mine:
-        levels[lv]["in_mpi"] += t1 - t0
-        levels[lv]["calls"].append((name, t1 - t0))
+    levels = [{"seconds": end - start, "in_mpi": 0.0, "calls": []} for start, end in OWN]
+    for lv, name, t0, t1 in EVENTS:             # a call after the level loop (``_finish``) is in no level
+        if lv is not None and lv < len(levels) and t1 <= OWN[lv][1]:
+            levels[lv]["in_mpi"] += t1 - t0
+            levels[lv]["calls"].append((name, t1 - t0))
     return res, levels
 
 
 def main():
-    out, kind, scale, searches, threads, layouts = sys.argv[1:7]
+    out, kind, scale, searches, threads, mode, layouts = sys.argv[1:8]
     scale, searches, layouts = int(scale), int(searches), json.loads(layouts)
     install_tracing()
     comm = Comm()
@@ -104,6 +106,7 @@ def main():
     src, dst = (kronecker_edges if kind == "kronecker" else uniform_random_edges)(scale, 16, 1, start, stop)
     report = {"ranks": comm.size, "threads": th, "host_cores": host_cores(), "cpu_count": os.cpu_count(),
               "steady_step": _steady_step(comm), "layouts": []}
+    engines = []
     for part, ex, params in layouts:
         p = dict(params)
         fanout = p.pop("fanout", 1)
@@ -112,16 +115,20 @@ def main():
         cand = np.random.default_rng(7).integers(0, n, 16 * (searches + 1))
         roots = [int(x) for x in cand[eng.nonisolated(cand)][:searches + 1]]
         eng.search(roots[0])                               # loads the kernels: untimed
-        rows = []
-        for r in roots[1:]:
-            t = time.perf_counter()
-            res, levels = one_search(comm, eng, r)
-            wall = time.perf_counter() - t
-            for lv, rec in zip(levels, res.levels):
-                lv["direction"] = rec.direction
-            rows.append(comm.mpi.gather({"wall": wall, "levels": levels}, root=0))
         label = f"{part} {ex}" + (f" f={fanout}" if ex == "butterfly" else "")
-        report["layouts"].append({"label": label, "searches": rows})
+        engines.append((eng, roots[1:], []))
+        report["layouts"].append({"label": label, "searches": engines[-1][2]})
+    # back to back: a layout's searches one after another (as a run of one layout makes them);
+    # interleaved: one search of each layout in turn (as bench/plan_calibrate.py makes them)
+    order = ([(e, i) for i in range(searches) for e in engines] if mode == "interleaved"
+             else [(e, i) for e in engines for i in range(searches)])
+    for (eng, roots, rows), i in order:
+        t = time.perf_counter()
+        res, levels = one_search(comm, eng, roots[i])
+        wall = time.perf_counter() - t
+        for lv, rec in zip(levels, res.levels):
+            lv["direction"] = rec.direction
+        rows.append(comm.mpi.gather({"wall": wall, "levels": levels}, root=0))
     report["steady_step_after"] = _steady_step(comm)
     if comm.rank == 0:
         with open(out, "w") as f:
