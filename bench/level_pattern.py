@@ -141,7 +141,7 @@ def main():
             for order in args.order:
                 t0 = time.monotonic()
                 report = run(s, cluster, threads, order, args)
-                traces.append({"setting": s["text"], "threads": threads, "order": order,
+                traces.append({"setting": s["text"], "threads_asked": threads, "order": order,
                                "wall": time.monotonic() - t0, **report})
                 print(format_block(s, threads, order, report), flush=True)
                 if args.detail:
