@@ -18,12 +18,14 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import numpy as np  # noqa: E402
 
+from dist_network_rank import build_engines  # noqa: E402  (bench/, beside this file)
+
 from breadth.distributed import comm_ops, search_base  # noqa: E402
 from breadth.distributed.comm import Comm  # noqa: E402
-from breadth.distributed.engine import DistEngine  # noqa: E402
 from breadth.distributed.owned.build import tuple_share  # noqa: E402
 from breadth.distributed.runtime import auto_threads, get_mpi, host_cores, install_abort_hook  # noqa: E402
 from breadth.graph.generators import kronecker_edges, uniform_random_edges  # noqa: E402
@@ -107,15 +109,11 @@ def main():
     report = {"ranks": comm.size, "threads": th, "host_cores": host_cores(), "cpu_count": os.cpu_count(),
               "steady_step": _steady_step(comm), "layouts": []}
     engines = []
-    for part, ex, params in layouts:
-        p = dict(params)
-        fanout = p.pop("fanout", 1)
-        eng = DistEngine(comm=comm, partition=part, exchange=ex, fanout=fanout, params=p, threads=th)
-        eng.build_from_edges(src, dst, n, directed=False)
+    for eng, (part, ex, params) in zip(build_engines(comm, layouts, src, dst, n, th), layouts):
         cand = np.random.default_rng(7).integers(0, n, 16 * (searches + 1))
         roots = [int(x) for x in cand[eng.nonisolated(cand)][:searches + 1]]
         eng.search(roots[0])                               # loads the kernels: untimed
-        label = f"{part} {ex}" + (f" f={fanout}" if ex == "butterfly" else "")
+        label = f"{part} {ex}" + (f" f={params['fanout']}" if ex == "butterfly" else "")
         engines.append((eng, roots[1:], []))
         report["layouts"].append({"label": label, "searches": engines[-1][2]})
     # back to back: a layout's searches one after another (as a run of one layout makes them);
