@@ -11,6 +11,8 @@ search, and per level (means over levels and searches): the level's time (slowes
 outside MPI calls (the busiest rank's: local work) and inside them (the rank that waited most),
 the MPI calls a level makes, and what those calls cost back to back with no work between them
 (calls x the steady step: a small Allreduce timed 2000 times in a row, the probe's latency step).
+The header also gives the step when every rank computes 60 us before it (``_worked_step``, before
+and after the searches): what a step costs when ranks wait and compute in turn, as in a search.
 ``--detail LAYOUT`` also lists one search's levels call by call on every rank. Settings are
 ``bench/dist_network.py``'s (``shm:P``, ``cluster:HxR:RATE``); a cluster it starts it takes down.
 The MPI side is ``bench/level_pattern_rank.py``.
@@ -86,7 +88,8 @@ def summary(layout, steady) -> dict:
 def format_block(setting, threads, order, report) -> str:
     steady = min(report["steady_step"], report["steady_step_after"])
     lines = [f"== {setting['text']} threads={threads}, {order} (per rank: {report['threads']} numba threads; host cores "
-             f"{report['host_cores']} of the machine's {report['cpu_count']}; steady step {steady * 1e6:.1f} us)",
+             f"{report['host_cores']} of the machine's {report['cpu_count']}; steady step {steady * 1e6:.1f} us, "
+             f"after 60 us of work {report['worked_step'] * 1e6:.1f}-{report['worked_step_after'] * 1e6:.1f} us)",
              f"{'layout':<20}{'search ms':>10}{'levels':>7}{'level ms':>10}{'outside':>9}{'inside':>8}"
              f"{'calls':>7}{'pattern ms':>11}"]
     for lay in report["layouts"]:

@@ -34,6 +34,7 @@ TRACED = ("barrier", "allreduce", "iallreduce", "iallgatherv", "allgatherv", "al
           "sendrecv", "isend", "recv_all", "wait_all")
 EVENTS = []          # (level index or None, operation, entry, exit) of this rank
 OWN = []             # (start, end) of each level of the search in progress on this rank
+WORK = 6e-5          # seconds of local work before each step of ``_worked_step``: a small level's local step
 
 
 def _level(comm):
@@ -83,6 +84,26 @@ def _steady_step(comm, reps=2000):
     return comm.mpi.allreduce((time.perf_counter() - t) / reps, op=get_mpi().MAX)
 
 
+def _worked_step(comm, work=WORK, seconds=0.05):
+    """Seconds one small Allreduce costs beyond ``work`` when every rank computes ``work`` seconds
+    before it, as a level's local step comes before its collectives (the slowest rank's mean over
+    ``seconds``): the steady step plus what the scheduler takes from ranks that wait and compute in turn."""
+    a, out = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
+    comm.mpi.Barrier()
+    reps, t = 0, time.perf_counter()
+    while True:
+        stop = time.perf_counter() + work
+        while time.perf_counter() < stop:
+            pass
+        comm.mpi.Allreduce(a, out)
+        reps += 1
+        done = comm.mpi.allreduce(time.perf_counter() - t >= seconds, op=get_mpi().LAND) if reps % 16 == 0 else False
+        if done:
+            break
+    per = (time.perf_counter() - t) / reps
+    return comm.mpi.allreduce(per - work, op=get_mpi().MAX)
+
+
 def one_search(comm, eng, root):
     """The search's levels as {seconds, in_mpi, calls: [(operation, seconds)]} per level, this rank's."""
     del EVENTS[:], OWN[:]
@@ -107,7 +128,7 @@ def main():
     start, stop = tuple_share(m, comm.rank, comm.size)
     src, dst = (kronecker_edges if kind == "kronecker" else uniform_random_edges)(scale, 16, 1, start, stop)
     report = {"ranks": comm.size, "threads": th, "host_cores": host_cores(), "cpu_count": os.cpu_count(),
-              "steady_step": _steady_step(comm), "layouts": []}
+              "steady_step": _steady_step(comm), "worked_step": _worked_step(comm), "layouts": []}
     engines = []
     for eng, (part, ex, params) in zip(build_engines(comm, layouts, src, dst, n, th), layouts):
         cand = np.random.default_rng(7).integers(0, n, 16 * (searches + 1))
@@ -128,6 +149,7 @@ def main():
             lv["direction"] = rec.direction
         rows.append(comm.mpi.gather({"wall": wall, "levels": levels}, root=0))
     report["steady_step_after"] = _steady_step(comm)
+    report["worked_step_after"] = _worked_step(comm)
     if comm.rank == 0:
         with open(out, "w") as f:
             json.dump(report, f)
