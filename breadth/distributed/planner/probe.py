@@ -16,8 +16,7 @@ one host and across hosts, and the local kernels' edge rates (``network.Machine`
 * the conditions of the run: the share of a core each rank gets while every rank computes
   (CPU time over wall time: other processes holding the cores lower it; ``Machine.cpu_share``),
   what a step loses when one rank comes late (the others wait, yield or are descheduled, and
-  resume a scheduler slice later; timed over 50 ms so that other processes' slices fall in it;
-  ``Machine.late_step``), and the bandwidth of clearing memory
+  resume a scheduler slice later; ``Machine.late_step``), and the bandwidth of clearing memory
   with every rank at it at once (``Machine.memory_bandwidth``);
 * edge rates: single-node top-down and bottom-up searches of a small Kronecker graph on one core,
   cached per machine (``cache_path``) and measured by rank 0 only while the others wait idle; so is
@@ -50,8 +49,6 @@ MAX_SMALL_REPS = 20000
 MIN_SHARE = 0.05
 LATE_DELAY = 5e-4
 LATE_REPS = 8
-LATE_SECONDS = 0.05
-MAX_LATE_REPS = 400
 MIN_SECONDS = 0.02
 MIN_BLOCK = 1 << 10
 FIRST_BLOCK = 1 << 12
@@ -233,13 +230,12 @@ def _busy_share() -> float:
 
 def _late_step(mpi, MPI, small) -> float:
     """Seconds a small Allreduce loses beyond its latency steps when one rank (each in turn) comes
-    ``LATE_DELAY`` late, computing meanwhile, as ranks come to a search's collectives: the mean of
-    the slowest rank's time less the delay and the latency, at least 0, over at least ``LATE_REPS``
-    steps and ``LATE_SECONDS`` (``late_reps``)."""
+    ``LATE_DELAY`` late, computing meanwhile, as ranks come to a search's collectives: the mean
+    over ``LATE_REPS`` of the slowest rank's time less the delay and the latency, at least 0."""
     q = mpi.Get_size()
     red, out = np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.int64)
-    total, i = 0.0, 0
-    while late_reps(i, total):              # the same decision on every rank (from the reduced times)
+    total = 0.0
+    for i in range(LATE_REPS):
         mpi.Barrier()
         t = time.perf_counter()
         if mpi.Get_rank() == i % q:
@@ -247,18 +243,8 @@ def _late_step(mpi, MPI, small) -> float:
                 pass
         mpi.Allreduce(red, out)
         total += mpi.allreduce(time.perf_counter() - t, op=MPI.MAX)
-        i += 1
     steps = small.get("allreduce", 0.0) * rounds_of("allreduce", q)
-    return max(0.0, total / i - LATE_DELAY - steps)
-
-
-def late_reps(done: int, seconds: float) -> bool:
-    """Whether ``_late_step`` times another step after ``done`` steps that took ``seconds``: until
-    ``LATE_REPS`` steps and ``LATE_SECONDS`` have passed (at most ``MAX_LATE_REPS``). Another
-    process holding a core deschedules a rank now and then, for a scheduler slice of milliseconds;
-    a window of a few steps mostly misses those slices, which a search on a loaded machine pays
-    level after level."""
-    return done < LATE_REPS or (seconds < LATE_SECONDS and done < MAX_LATE_REPS)
+    return max(0.0, total / LATE_REPS - LATE_DELAY - steps)
 
 
 def latency_reps(first: float) -> int:

@@ -1,7 +1,5 @@
 """The engine's own cost (``planner.overhead``), the probe's memory bandwidth and latency window,
 and their place in a prediction, against hand-computed cases."""
-import time
-
 import pytest
 
 from breadth.distributed import registry
@@ -68,23 +66,6 @@ def test_latency_window_reps():
     assert probe.latency_reps(4e-3) == 0                      # 8 x 4 ms spans the window already
     assert probe.latency_reps(1e-4) == 300
     assert probe.latency_reps(0.0) == 0
-
-
-def test_late_step_window():
-    # at least LATE_REPS steps, then until LATE_SECONDS have passed, never more than MAX_LATE_REPS
-    assert probe.late_reps(0, 0.0)
-    assert probe.late_reps(probe.LATE_REPS - 1, 1.0)                 # a few slow steps: still the minimum count
-    assert probe.late_reps(probe.LATE_REPS, 0.004)                   # 8 steps of 0.5 ms: short of 50 ms
-    assert not probe.late_reps(probe.LATE_REPS, 0.05)
-    assert not probe.late_reps(probe.MAX_LATE_REPS, 0.001)
-
-
-def test_late_step_on_one_rank_spans_its_window():
-    MPI = pytest.importorskip("mpi4py.MPI")
-    t = time.perf_counter()
-    late = probe._late_step(MPI.COMM_SELF, MPI, {"allreduce": 0.0})
-    assert time.perf_counter() - t >= probe.LATE_SECONDS
-    assert 0.0 <= late < 0.05                                        # alone, the step loses no more than the window
 
 
 def test_memory_bandwidth_measures_a_clear():
