@@ -80,6 +80,19 @@ def conditions(machine) -> dict:
                                              "memory_bandwidth", "cpu_share", "late_step")}
 
 
+def build_engines(comm, layouts, src, dst, n, threads) -> list:
+    """A ``DistEngine`` of every layout ([partition, exchange, params]; params may hold "fanout")
+    built from this rank's share of the edges."""
+    engines = []
+    for part, ex, params in layouts:
+        p = dict(params)
+        fanout = p.pop("fanout", 1)
+        eng = DistEngine(comm=comm, partition=part, exchange=ex, fanout=fanout, params=p, threads=threads)
+        eng.build_from_edges(src, dst, n, directed=False)
+        engines.append(eng)
+    return engines
+
+
 def wait_for_cap(comm):
     """With $BENCH_SYNC_DIR set: rank 0 writes ``built`` there and waits for ``capped`` (the driver
     caps the links once the graphs are built: construction is not what is measured); every
@@ -107,13 +120,7 @@ def main():
     start, stop = tuple_share(m, comm.rank, comm.size)
     make = kronecker_edges if kind == "kronecker" else uniform_random_edges
     src, dst = make(scale, 16, 1, start, stop)
-    engines = []
-    for part, ex, params in layouts:
-        p = dict(params)
-        fanout = p.pop("fanout", 1)
-        eng = DistEngine(comm=comm, partition=part, exchange=ex, fanout=fanout, params=p, threads=threads)
-        eng.build_from_edges(src, dst, n, directed=False)
-        engines.append(eng)
+    engines = build_engines(comm, layouts, src, dst, n, threads)
     del src, dst
     wait_for_cap(comm)
     t0 = time.perf_counter()

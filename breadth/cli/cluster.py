@@ -126,7 +126,7 @@ def _describe(c) -> dict:
 
     st = read_state(c.name) or {}
     return {"name": c.name, "hosts": [{"name": h.name, "address": h.address, "netns": h.netns} for h in c.hosts],
-            "interface": c.iface, "rate_bits_per_s": c.rate, "agent": c.agent,
+            "interface": c.iface, "rate_bits_per_s": c.rate, "cores_per_host": c.cores, "agent": c.agent,
             "hostfile": f"{c.directory}/hostfile", "owner": st.get("owner"), "mpi_env": mpi_env(c.agent),
             "processes": len(c.pids())}
 

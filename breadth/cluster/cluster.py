@@ -8,7 +8,10 @@ subnet 127.77.0, loopback only, ``route_localnet`` on), linked to bridge port
 ``p<i>``. A bandwidth cap shapes both directions of a host's link (``tbf`` on
 ``eth0`` and on ``p<i>``). Commands run on a host through the agent
 (``agent.py``), which gives them the host's hostname and a private ``/dev/shm``.
-``mpiexec`` runs on host 1 with TCP only over ``eth0``.
+``mpiexec`` runs on host 1 with TCP only over ``eth0``. The hosts share this machine's cores,
+which each of them sees: every host is given its share (``cores``, by default the cores divided
+among the hosts, at least one) as ``$BREADTH_HOST_CORES``, which ``runtime.host_cores`` honours,
+so that the ranks of all hosts together start no more threads than there are cores.
 
 A Cluster is a context manager; ``down`` also runs at interpreter exit and, through the
 exceptions that SIGINT, SIGTERM and SIGHUP raise while the cluster is up, on those signals;
@@ -65,9 +68,12 @@ class Cluster:
     """H namespace hosts. ``Cluster(3).up()`` or ``with Cluster(3) as c:``; see the module doc."""
 
     def __init__(self, hosts: int = 3, *, name: str | None = None, subnet: str = DEFAULT_SUBNET,
-                 rate=None, env: dict[int, dict[str, str]] | None = None, persistent: bool = False):
+                 rate=None, env: dict[int, dict[str, str]] | None = None, persistent: bool = False,
+                 cores: int | None = None):
         if not 1 <= int(hosts) <= 200:
             raise ClusterError(f"hosts must be between 1 and 200, got {hosts}")
+        if cores is not None and not (isinstance(cores, int) and cores >= 1):
+            raise ClusterError(f"cores must be a positive integer (the cores of each host), got {cores!r}")
         self.name = state.check_name(name or "t" + secrets.token_hex(4))
         try:
             net = ipaddress.ip_network(f"{subnet}.0/24", strict=True)
@@ -83,6 +89,7 @@ class Cluster:
         self.switch = f"{state.NS_PREFIX}{self.name}-sw"
         self.rate = None if rate is None else netns.parse_rate(rate)
         self.env = {int(k): dict(v) for k, v in (env or {}).items()}
+        self.cores = cores if cores is not None else host_share(len(self.hosts))
         self.persistent = persistent
         self.is_up = False
         self._guarded = False
@@ -119,14 +126,15 @@ class Cluster:
         if st is None:
             raise ClusterError(f"no cluster {name}: 'breadth cluster status' lists them")
         c = cls(len(st["hosts"]), name=name, subnet=st["subnet"], rate=st.get("rate"),
-                env={int(k): v for k, v in st.get("env", {}).items()}, persistent=st.get("owner") is None)
+                env={int(k): v for k, v in st.get("env", {}).items()}, persistent=st.get("owner") is None,
+                cores=st.get("cores"))
         c.is_up = True
         return c
 
     def _state(self) -> dict:
         return {"name": self.name, "subnet": self.subnet,
                 "hosts": [dataclasses.asdict(h) for h in self.hosts], "rate": self.rate, "iface": IFACE,
-                "env": {str(k): v for k, v in self.env.items()},
+                "env": {str(k): v for k, v in self.env.items()}, "cores": self.cores,
                 "owner": None if self.persistent else state.owner_token(), "created": time.time()}
 
     def up(self) -> "Cluster":
@@ -187,9 +195,12 @@ class Cluster:
             interrupt.unguard(self)
 
     def _write_agent(self) -> None:
+        from ..distributed.runtime import HOST_CORES_ENV
+
+        env = {h.index: {HOST_CORES_ENV: str(self.cores), **self.env.get(h.index, {})} for h in self.hosts}
         tmp = self.agent + ".tmp"
         with open(tmp, "w") as f:
-            f.write(render(self.name, self.hosts, self.env))
+            f.write(render(self.name, self.hosts, env))
         os.chmod(tmp, 0o755)
         os.replace(tmp, self.agent)
 
@@ -349,6 +360,14 @@ class Cluster:
 
 
 REAP_WAIT = 5.0
+
+
+def host_share(hosts: int) -> int:
+    """Cores of each of ``hosts`` namespace hosts: the cores this process may use, divided among
+    them, at least one (several hosts then share a core, as ranks beyond a host's cores do)."""
+    from ..distributed.runtime import host_cores
+
+    return max(1, host_cores() // max(1, int(hosts)))
 
 
 def _leftover_output(proc: subprocess.Popen):

@@ -85,12 +85,21 @@ def mpi_comm(comm):
 
 
 # ---------------------------------------------------------------- threads
+HOST_CORES_ENV = "BREADTH_HOST_CORES"
+
+
 def host_cores() -> int:
-    """Cores this process may run on."""
+    """Cores this process may run on: its CPU affinity, at most ``$BREADTH_HOST_CORES`` when that
+    is a positive integer (the namespace cluster sets it on each host: its hosts share this
+    machine's cores, which every one of them sees)."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        cores = os.cpu_count() or 1
+    given = os.environ.get(HOST_CORES_ENV, "")
+    if given.isdigit() and int(given) > 0:
+        cores = min(cores, int(given))
+    return cores
 
 
 def auto_threads(comm, computing: bool = True) -> int:
@@ -107,8 +116,8 @@ def auto_threads(comm, computing: bool = True) -> int:
         workers = node.allreduce(1 if computing else 0)
     finally:
         node.Free()
-    share = (os.cpu_count() or 1) // max(1, workers)
-    return max(1, min(host_cores(), share, numba.config.NUMBA_NUM_THREADS))
+    share = host_cores() // max(1, workers)
+    return max(1, min(share, numba.config.NUMBA_NUM_THREADS))
 
 
 def check_threads(threads) -> int | None:

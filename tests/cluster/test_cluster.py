@@ -86,6 +86,27 @@ def test_per_host_environment_reaches_the_ranks(cluster3):
         cluster3.set_env(3, BREADTH_TEST_MARK=None)
 
 
+def test_hosts_share_the_machines_cores(cluster3):
+    """Every namespace host sees all of this machine's cores; each is granted its share, so the
+    ranks of all hosts together start no more threads than the cores (at least one per host)."""
+    code = ("import socket; from mpi4py import MPI; from breadth.distributed.runtime import auto_threads, host_cores; "
+            "print(socket.gethostname(), host_cores(), auto_threads(MPI.COMM_WORLD), flush=True)")
+    proc = cluster3.run([sys.executable, "-c", code], timeout=120, env=env(), cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    machine = len(os.sched_getaffinity(0))
+    share = max(1, machine // 3)
+    assert sorted(r[0] for r in rows) == [h.name for h in cluster3.hosts]
+    assert all(int(r[1]) == share and int(r[2]) == share for r in rows), rows
+    assert sum(int(r[2]) for r in rows) <= max(machine, 3)
+    assert cluster3.cores == share
+
+
+def test_cores_per_host_must_be_positive():
+    with pytest.raises(ClusterError, match="cores"):
+        Cluster(2, cores=0)
+
+
 def test_unknown_host_fails_like_ssh(cluster3):
     proc = subprocess.run([cluster3.agent, "127.77.0.99", "true"], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 255 and "Could not resolve hostname" in proc.stderr
