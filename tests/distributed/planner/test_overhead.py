@@ -115,5 +115,9 @@ def test_calibrate_runs_a_layout_alone_and_leaves_the_watchdog_alone(monkeypatch
     assert list(got) == ["1d/alltoall"]
     cost = got["1d/alltoall"]
     assert set(cost) == set(overhead.EngineCost().as_dict()) and all(v >= 0 for v in cost.values())
-    assert cost["level_fixed"] + cost["search_fixed"] > 0           # a level and a search take time
+    # a level and a search take time: the fit prices them above zero (which terms carry it, the
+    # fixed or the per-vertex ones, depends on the timings: under load an intercept can fit to 0)
+    engine = overhead.EngineCost(**cost)
+    n = 2 ** 10
+    assert engine.level_seconds("top-down", n) + engine.level_seconds("bottom-up", n) + engine.search_seconds(n) > 0
     assert {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__} == before
