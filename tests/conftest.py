@@ -35,3 +35,19 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if serial(str(item.path), item.get_closest_marker("mpi") is not None):
             item.add_marker(pytest.mark.xdist_group(SERIAL))
+
+
+_mpi_reported = []
+
+
+@pytest.fixture(autouse=True)
+def _no_mpi_in_the_test_process():
+    """No test starts MPI in the test process itself (a pytest worker): a worker in which MPI had
+    started went on launching mpiexec jobs and later ended with exit status 14, losing the tests it
+    held. Tests run MPI in mpiexec jobs or child processes. The first test found to have started it
+    fails (once: MPI cannot be stopped and started again in one process)."""
+    yield
+    mpi = sys.modules.get("mpi4py.MPI")
+    if mpi is not None and not _mpi_reported and mpi.Is_initialized():
+        _mpi_reported.append(True)
+        pytest.fail("this test started MPI in the test process: run it in a child process (mpiexec, or python -c)")

@@ -1,5 +1,10 @@
 """The engine's own cost (``planner.overhead``), the probe's memory bandwidth and latency window,
 and their place in a prediction, against hand-computed cases."""
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 from breadth.distributed import registry
@@ -106,12 +111,25 @@ def test_late_step_once_per_operation():
     assert crowded.op_seconds(op) == pytest.approx(plain.op_seconds(op) - plain.oversubscribed_step + 1e-3)
 
 
-def test_calibrate_runs_a_layout_alone_and_leaves_the_watchdog_alone(monkeypatch):
-    from breadth.distributed.faults.watchdog import HEARTBEAT
+CALIBRATE = """
+import json
+from breadth.distributed import registry
+from breadth.distributed.faults.watchdog import HEARTBEAT
+from breadth.distributed.planner import overhead
+overhead.CAL_SCALES = (8, 10)
+before = {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__}
+got = overhead.calibrate({"rate_td": 1e9, "rate_bu": 1e9}, 5e9, [registry.get("1d", "alltoall")])
+print(json.dumps({"got": got, "watchdog_alone": {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__} == before}))
+"""
 
-    monkeypatch.setattr(overhead, "CAL_SCALES", (8, 10))
-    before = {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__}
-    got = overhead.calibrate({"rate_td": 1e9, "rate_bu": 1e9}, 5e9, [registry.get("1d", "alltoall")])
+
+def test_calibrate_runs_a_layout_alone_and_leaves_the_watchdog_alone():
+    # in a child process: calibrate starts MPI (COMM_SELF), which never starts in the test process
+    proc = subprocess.run([sys.executable, "-c", CALIBRATE], capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"))
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    got = out["got"]
     assert list(got) == ["1d/alltoall"]
     cost = got["1d/alltoall"]
     assert set(cost) == set(overhead.EngineCost().as_dict()) and all(v >= 0 for v in cost.values())
@@ -120,4 +138,4 @@ def test_calibrate_runs_a_layout_alone_and_leaves_the_watchdog_alone(monkeypatch
     engine = overhead.EngineCost(**cost)
     n = 2 ** 10
     assert engine.level_seconds("top-down", n) + engine.level_seconds("bottom-up", n) + engine.search_seconds(n) > 0
-    assert {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__} == before
+    assert out["watchdog_alone"]
