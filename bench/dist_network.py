@@ -54,6 +54,30 @@ def parse_setting(text):
     raise SystemExit(f"bad setting {text!r}: shm:P[:ROOTS] or cluster:HxR:RATE[:ROOTS]")
 
 
+def start_job(setting, cluster, argv, env, logs):
+    """``argv`` as an MPI job of ``setting``'s ranks: on this host (its own session, so that a
+    process group kill ends it) or through the cluster's mpiexec on host 1; output to ``logs``."""
+    if cluster is None:
+        from breadth.distributed.launch import find_mpiexec
+
+        env = dict(env, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        cmd = [find_mpiexec(), "-n", str(setting["ranks"]), "--oversubscribe", "--bind-to", "none"] + argv
+        return subprocess.Popen(cmd, stdout=logs, stderr=subprocess.STDOUT, env=dict(os.environ, **env),
+                                start_new_session=True)
+    cmd = cluster.mpiexec(argv, ranks_per_host=setting["per_host"], options=("--oversubscribe",))
+    return cluster.popen(1, cmd, env=env, stdout=logs, stderr=subprocess.STDOUT)
+
+
+def stop_job(proc, cluster):
+    """End a job ``start_job`` started that is still running."""
+    if proc.poll() is None:
+        if cluster is not None:
+            cluster.kill_processes()
+        else:
+            os.killpg(proc.pid, 9)
+        proc.wait()
+
+
 def run_job(setting, cluster, kind, args):
     """One job (every layout) on the uncapped links; the cap goes on once the graphs are built and
     comes off at the end (returns the job's output and the caps' counters)."""
@@ -64,16 +88,7 @@ def run_job(setting, cluster, kind, args):
         argv = [sys.executable, RANK, out, kind, str(args.scale), str(roots), json.dumps(LAYOUTS)]
         env = {"PYTHONPATH": ROOT, "BENCH_SYNC_DIR": tmp, **getattr(args, "env", {})}
         logs = open(os.path.join(tmp, "log"), "w+")
-        if cluster is None:
-            from breadth.distributed.launch import find_mpiexec
-
-            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-            cmd = [find_mpiexec(), "-n", str(setting["ranks"]), "--oversubscribe", "--bind-to", "none"] + argv
-            proc = subprocess.Popen(cmd, stdout=logs, stderr=subprocess.STDOUT, env=dict(os.environ, **env),
-                                    start_new_session=True)
-        else:
-            cmd = cluster.mpiexec(argv, ranks_per_host=setting["per_host"], options=("--oversubscribe",))
-            proc = cluster.popen(1, cmd, env=env, stdout=logs, stderr=subprocess.STDOUT)
+        proc = start_job(setting, cluster, argv, env, logs)
         deadline, capped = time.monotonic() + args.timeout, False
         try:
             while proc.poll() is None:
@@ -86,12 +101,7 @@ def run_job(setting, cluster, kind, args):
                     capped = True
                 time.sleep(0.1)
         finally:
-            if proc.poll() is None:
-                if cluster is not None:
-                    cluster.kill_processes()
-                else:
-                    os.killpg(proc.pid, 9)
-                proc.wait()
+            stop_job(proc, cluster)
             qdisc = qdisc_counters(cluster) if cluster is not None else {}   # the caps' counters start at the cap
             if cluster is not None:
                 cluster.set_rate(None)

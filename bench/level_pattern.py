@@ -45,24 +45,21 @@ def run(setting, cluster, threads, order, args) -> dict:
         out = os.path.join(tmp, "out.json")
         argv = [sys.executable, RANK, out, args.kind, str(args.scale), str(args.searches), str(threads), order,
                 json.dumps(dist_network.LAYOUTS)]
-        env = {"PYTHONPATH": ROOT}
-        if cluster is None:
-            from breadth.distributed.launch import find_mpiexec
-
-            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-            cmd = [find_mpiexec(), "-n", str(setting["ranks"]), "--oversubscribe", "--bind-to", "none"] + argv
-            done = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, **env),
-                                  timeout=args.timeout)
-        else:
-            cmd = cluster.mpiexec(argv, ranks_per_host=setting["per_host"], options=("--oversubscribe",))
-            if setting["rate"] != "none":
-                cluster.set_rate(setting["rate"])
-            try:
-                done = cluster.exec(1, cmd, env=env, timeout=args.timeout)
-            finally:
+        logs = open(os.path.join(tmp, "log"), "w+")
+        if cluster is not None and setting["rate"] != "none":
+            cluster.set_rate(setting["rate"])
+        proc = dist_network.start_job(setting, cluster, argv, {"PYTHONPATH": ROOT}, logs)
+        try:
+            proc.wait(timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            raise SystemExit(f"{setting['text']} threads {threads}: no result in {args.timeout:.0f} s") from None
+        finally:
+            dist_network.stop_job(proc, cluster)
+            if cluster is not None:
                 cluster.set_rate(None)
-        if done.returncode != 0:
-            raise SystemExit(f"{setting['text']} threads {threads} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        if proc.returncode != 0:
+            logs.seek(0)
+            raise SystemExit(f"{setting['text']} threads {threads} failed ({proc.returncode}):\n{logs.read()[-3000:]}")
         with open(out) as f:
             return json.load(f)
 
