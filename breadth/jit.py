@@ -45,6 +45,8 @@ import numba
 from numba.core import event
 from numba.core.event import Listener
 
+from .omp_env import host_cores
+
 log = logging.getLogger(__name__)
 
 ESTIMATE = 30.0       # rough seconds a first call compiles from scratch, for the note
@@ -189,8 +191,7 @@ def in_disk_cache(dispatcher, sig) -> bool:
 
 
 def _may_go_aside(dispatcher, sig) -> bool:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if cores < 2:
+    if host_cores() < 2:
         return False
     mpi = sys.modules.get("mpi4py.MPI")
     if mpi is not None and mpi.Is_initialized() and not mpi.Is_finalized():

@@ -13,6 +13,9 @@ the parallel regions of one level and then lets the worker sleep.
 set (either one set by the user wins); libgomp reads them once, when it is loaded, so it
 works when breadth is imported before anything has run OpenMP code in the process.
 ``APPLIED`` holds what was set (bench/gap_suite.py keeps it away from GAP's environment).
+
+``host_cores`` is the number of cores this process may run threads on, for every caller that
+sizes threads or helper processes by it.
 """
 from __future__ import annotations
 
@@ -30,3 +33,20 @@ def apply_defaults(environ=os.environ) -> dict:
 
 
 APPLIED = apply_defaults()
+
+
+HOST_CORES_ENV = "BREADTH_HOST_CORES"
+
+
+def host_cores() -> int:
+    """Cores this process may run on: its CPU affinity, at most ``$BREADTH_HOST_CORES`` when that
+    is a positive integer (the namespace cluster sets it on each host: its hosts share this
+    machine's cores, which every one of them sees)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    given = os.environ.get(HOST_CORES_ENV, "")
+    if given.isdigit() and int(given) > 0:
+        cores = min(cores, int(given))
+    return cores

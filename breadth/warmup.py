@@ -32,6 +32,7 @@ import numpy as np
 
 from .cache import prune
 from .jit import Stopwatch, child_env
+from .omp_env import host_cores
 from .progress import bar
 
 
@@ -291,10 +292,9 @@ def _run_steps(names, b=None) -> dict:
 def _aside(names) -> list:
     """The steps of ``names`` a second process runs: ``ASIDE_STEPS`` when two cores are free and this
     process has steps of its own to run meanwhile."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     aside = [n for n in names if n in ASIDE_STEPS]
     here = [n for n in names if n not in ASIDE_STEPS and n not in ALONE_STEPS]
-    return aside if cores >= 2 and here else []
+    return aside if host_cores() >= 2 and here else []
 
 
 class _Aside:

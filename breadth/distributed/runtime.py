@@ -39,6 +39,7 @@ import traceback
 from contextlib import contextmanager
 
 from ..errors import BreadthError, InputError
+from ..omp_env import HOST_CORES_ENV, host_cores  # noqa: F401  (the cores a rank may use: defined below numba)
 from .faults.watchdog import HEARTBEAT
 
 AGREE_SECONDS = 10.0
@@ -85,23 +86,6 @@ def mpi_comm(comm):
 
 
 # ---------------------------------------------------------------- threads
-HOST_CORES_ENV = "BREADTH_HOST_CORES"
-
-
-def host_cores() -> int:
-    """Cores this process may run on: its CPU affinity, at most ``$BREADTH_HOST_CORES`` when that
-    is a positive integer (the namespace cluster sets it on each host: its hosts share this
-    machine's cores, which every one of them sees)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    given = os.environ.get(HOST_CORES_ENV, "")
-    if given.isdigit() and int(given) > 0:
-        cores = min(cores, int(given))
-    return cores
-
-
 def auto_threads(comm, computing: bool = True) -> int:
     """numba threads for this rank: its host's cores shared among the host's computing ranks.
 
