@@ -218,18 +218,9 @@ class _Aside:
         self.dispatcher = dispatcher
         self.meanwhile = meanwhile
         func = dispatcher.py_func
-        env = child_env()
-        self.errors = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-c", "from breadth.jit import _compile_piped; _compile_piped()"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.errors, env=env)
-        try:
-            with self.proc.stdin:
-                self.proc.stdin.write(pickle.dumps((func.__module__, func.__qualname__, tuple(sig))))
-        except OSError:
-            self.proc.kill()
-            self.proc.wait()
-            self.errors.close()
-            raise
+        self.child = ChildPython("from breadth.jit import _compile_piped; _compile_piped()",
+                                 stdin=pickle.dumps((func.__module__, func.__qualname__, tuple(sig))))
+        self.proc = self.child.proc
         dispatcher.compile = self._compile      # an instance attribute: numba's typing calls dispatcher.compile
 
     def _compile(self, sig):
@@ -252,17 +243,48 @@ class _Aside:
             self.proc.kill()
             self.proc.wait()
         if self.proc.returncode:
-            self.errors.seek(0)
             log.debug("compiling %s in a second process failed (exit %s): %s", self.dispatcher.py_func.__qualname__,
-                      self.proc.returncode, self.errors.read()[-2000:].decode(errors="replace"))
+                      self.proc.returncode, self.child.errors())
 
     def close(self):
         """End it: a second process still compiling is stopped (this process's compilation ended first)."""
         self._finish(wait=False)
+        self.child.close()
+
+
+class ChildPython:
+    """A Python process running ``code`` (with ``args`` as its argv) on this copy of breadth and its
+    numba cache (``child_env``): ``stdin`` is written to it, its stdout is piped when ``stdout``
+    is True, its stderr kept in a temporary file for ``errors``. ``close`` stops it if it still runs."""
+
+    def __init__(self, code, args=(), stdin=b"", stdout=False):
+        self.stderr = tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-c", code, *args], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
+                                         stderr=self.stderr, env=child_env())
+        except (OSError, ValueError):
+            self.stderr.close()
+            raise
+        try:
+            with self.proc.stdin:
+                self.proc.stdin.write(stdin)
+        except OSError:
+            self.close()
+            raise
+
+    def errors(self, limit=3000) -> str:
+        """The end of what it wrote on stderr."""
+        self.stderr.seek(0)
+        return self.stderr.read()[-limit:].decode(errors="replace").strip()
+
+    def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
-        self.errors.close()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self.stderr.close()
 
 
 def child_env() -> dict:

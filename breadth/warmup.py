@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 from .cache import prune
-from .jit import Stopwatch, child_env
+from .jit import ChildPython, Stopwatch
 from .omp_env import host_cores
 from .progress import bar
 
@@ -196,8 +196,6 @@ def _planner(graphs):
     searches), cached for this kind of machine. In a child process, so that MPI starts and ends
     there and not in the caller's; skipped without mpi4py."""
     import importlib.util
-    import subprocess
-    import sys
 
     if importlib.util.find_spec("mpi4py") is None:
         return
@@ -249,43 +247,49 @@ def warmup(progress=None, steps=None) -> dict:
     prune()
     aside = _aside(names)
     here = [n for n in names if n not in aside and n not in ALONE_STEPS]
+    alone = [n for n in names if n in ALONE_STEPS]
     done = {}
     with contextlib.ExitStack() as stack:
         b = stack.enter_context(bar(len(names), "compiling kernels", progress, unit="step"))
         other = stack.enter_context(_Aside(aside)) if aside else None
-        done.update(_run_steps(here, b))
+        graphs, made = stack.enter_context(_shapes())
+        done.update(_run_steps(here, graphs, b, made))
         if other is not None:
             b.set_postfix_str(", ".join(aside))
             done.update(other.result())
             b.update(len(aside))
-        done.update(_run_steps([n for n in names if n in ALONE_STEPS], b))
+        done.update(_run_steps(alone, graphs, b, None if here else made))
     return {n: done[n] for n in names}
 
 
-def _run_steps(names, b=None) -> dict:
-    """Run ``names`` here on the shapes' graphs: step -> {"seconds", "compile_seconds"} (building the
-    graphs counts in the first step)."""
-    done = {}
-    if not names:
-        return done
+@contextlib.contextmanager
+def _shapes():
+    """The shapes' graphs, in a temporary folder for the block, and what building them took
+    ({"seconds", "compile_seconds"})."""
     with tempfile.TemporaryDirectory(prefix="breadth-warmup-") as tmp:
         t0 = time.perf_counter()
         with Stopwatch() as clock:
             graphs = shapes(tmp)
-        made = {"seconds": time.perf_counter() - t0, "compile_seconds": clock.compile_seconds}
-        for name in names:
-            if b is not None:
-                b.set_postfix_str(name)
-            t0 = time.perf_counter()
-            with Stopwatch() as clock:
-                STEPS[name](graphs)
-            done[name] = {"seconds": time.perf_counter() - t0, "compile_seconds": clock.compile_seconds}
-            if b is not None:
-                b.update()
-        first = done[names[0]]             # building the inputs is part of the first step's cost
-        first["seconds"] += made["seconds"]
-        first["compile_seconds"] += made["compile_seconds"]
+        yield graphs, {"seconds": time.perf_counter() - t0, "compile_seconds": clock.compile_seconds}
         graphs.clear()                     # memory-mapped files closed before the folder goes
+
+
+def _run_steps(names, graphs, b=None, made=None) -> dict:
+    """Run ``names`` here on ``graphs``: step -> {"seconds", "compile_seconds"}; ``made`` (building
+    the graphs) counts in the first step."""
+    done = {}
+    for name in names:
+        if b is not None:
+            b.set_postfix_str(name)
+        t0 = time.perf_counter()
+        with Stopwatch() as clock:
+            STEPS[name](graphs)
+        done[name] = {"seconds": time.perf_counter() - t0, "compile_seconds": clock.compile_seconds}
+        if b is not None:
+            b.update()
+    if names and made:
+        for key in ("seconds", "compile_seconds"):
+            done[names[0]][key] += made[key]
     return done
 
 
@@ -305,27 +309,19 @@ class _Aside:
         self.steps = steps
 
     def __enter__(self):
-        self.errors = tempfile.TemporaryFile()
-        code = "from breadth.warmup import _aside_main; _aside_main()"
-        self.proc = subprocess.Popen([sys.executable, "-c", code, *self.steps], stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=self.errors, text=True, env=child_env())
+        self.child = ChildPython("from breadth.warmup import _aside_main; _aside_main()", self.steps, stdout=True)
         return self
 
     def result(self) -> dict:
-        out, _ = self.proc.communicate()
-        if self.proc.returncode != 0:
-            self.errors.seek(0)
-            tail = self.errors.read()[-3000:].decode(errors="replace").strip()
+        out = self.child.proc.stdout.read()      # stderr goes to a file: nothing else can fill up meanwhile
+        self.child.proc.wait()
+        if self.child.proc.returncode != 0:
             raise RuntimeError(f"warmup step(s) {', '.join(self.steps)} failed in their own process "
-                               f"(exit {self.proc.returncode}): {tail}")
-        return json.loads(out.strip().splitlines()[-1])
+                               f"(exit {self.child.proc.returncode}): {self.child.errors()}")
+        return json.loads(out.decode().strip().splitlines()[-1])
 
     def __exit__(self, *exc):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
-        self.errors.close()
+        self.child.close()
         return False
 
 
@@ -333,4 +329,5 @@ def _aside_main() -> None:
     """A warmup's second process: run the steps named on the command line, print their times as JSON.
     The first process has announced the compilation and shows the progress."""
     logging.getLogger("breadth.jit").setLevel(logging.ERROR)
-    print(json.dumps(_run_steps(sys.argv[1:])))
+    with _shapes() as (graphs, made):
+        print(json.dumps(_run_steps(sys.argv[1:], graphs, made=made)))
