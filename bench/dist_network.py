@@ -78,6 +78,15 @@ def stop_job(proc, cluster):
         proc.wait()
 
 
+def job_result(proc, logs, out, what):
+    """The JSON report a finished job wrote to ``out``; a failed job ends the benchmark with its output's end."""
+    if proc.returncode != 0:
+        logs.seek(0)
+        raise SystemExit(f"{what} failed ({proc.returncode}):\n{logs.read()[-3000:]}")
+    with open(out) as f:
+        return json.load(f)
+
+
 def run_job(setting, cluster, kind, args):
     """One job (every layout) on the uncapped links; the cap goes on once the graphs are built and
     comes off at the end (returns the job's output and the caps' counters)."""
@@ -105,11 +114,7 @@ def run_job(setting, cluster, kind, args):
             qdisc = qdisc_counters(cluster) if cluster is not None else {}   # the caps' counters start at the cap
             if cluster is not None:
                 cluster.set_rate(None)
-        if proc.returncode != 0:
-            logs.seek(0)
-            raise SystemExit(f"{setting['text']} {kind} failed ({proc.returncode}):\n{logs.read()[-3000:]}")
-        with open(out) as f:
-            return json.load(f), qdisc
+        return job_result(proc, logs, out, f"{setting['text']} {kind}"), qdisc
 
 
 def qdisc_counters(cluster) -> dict:

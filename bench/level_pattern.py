@@ -57,11 +57,7 @@ def run(setting, cluster, threads, order, args) -> dict:
             dist_network.stop_job(proc, cluster)
             if cluster is not None:
                 cluster.set_rate(None)
-        if proc.returncode != 0:
-            logs.seek(0)
-            raise SystemExit(f"{setting['text']} threads {threads} failed ({proc.returncode}):\n{logs.read()[-3000:]}")
-        with open(out) as f:
-            return json.load(f)
+        return dist_network.job_result(proc, logs, out, f"{setting['text']} threads {threads}")
 
 
 def summary(layout, steady) -> dict:
