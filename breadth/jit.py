@@ -152,15 +152,16 @@ def njit(*args, **options):
     return numba.njit(*args, **options)
 
 
-def prepare(dispatcher, *args, aside=None, meanwhile=()) -> float:
+def prepare(dispatcher, *args, aside=None) -> float:
     """Compile or load ``dispatcher``'s overload for ``args`` now; returns the seconds it took (0 if ready,
     or when ``dispatcher`` is a plain Python function, such as a test's wrapper).
 
-    ``aside``: (kernel, its arguments) for a kernel that ``dispatcher`` calls with arguments of
-    those types. When neither is in the on-disk cache, a second core is free and MPI is not
-    running in this process, a second process compiles that kernel meanwhile (module docstring).
-    ``meanwhile``: (kernel, arguments) pairs that ``dispatcher`` reaches after it: if this process
-    must wait for the second one, it compiles them while it waits."""
+    ``aside``: a function of no arguments, called only when ``dispatcher`` must compile, that
+    returns (kernel, its arguments, meanwhile): a kernel that ``dispatcher`` calls with arguments
+    of those types, and (kernel, arguments) pairs that ``dispatcher`` reaches after it. When
+    neither is in the on-disk cache, a second core is free and MPI is not running in this process,
+    a second process compiles that kernel meanwhile (module docstring); if this process must wait
+    for it, it compiles the ``meanwhile`` pairs while it waits."""
     if not hasattr(dispatcher, "typeof_pyval"):
         return 0.0
     sig = signature(dispatcher, args)
@@ -168,8 +169,9 @@ def prepare(dispatcher, *args, aside=None, meanwhile=()) -> float:
         return 0.0
     t0 = time.perf_counter()
     helper = None
-    if aside and _may_go_aside(dispatcher, sig):
-        helper = _Aside.start(aside[0], signature(*aside), [(k, signature(k, a)) for k, a in meanwhile])
+    if aside is not None and _may_go_aside(dispatcher, sig):
+        kernel, kernel_args, meanwhile = aside()
+        helper = _Aside.start(kernel, signature(kernel, kernel_args), [(k, signature(k, a)) for k, a in meanwhile])
     try:
         dispatcher.compile(sig)
     finally:

@@ -175,8 +175,7 @@ def bfs(graph, root, algorithm: str = "do", max_depth: int | None = None,
     args = (KernelGraph(g.indptr, g.indices, in_indptr, in_indices), roots, mode, alpha, beta, max_depth,
             numba.get_num_threads(), workspace.buffers())
     # never part of the search's time; with an empty cache a second process compiles the thin run
-    compile_seconds = prepare(do.search, *args, aside=do.thin_run_call(args[0], args[-1]),
-                              meanwhile=do.after_thin_run(args[0], args[-1]))
+    compile_seconds = prepare(do.search, *args, aside=lambda: do.compile_aside(args[0], args[-1]))
     t0 = time.perf_counter()
     # numba's default schedule (one even share of each parallel loop per thread), not dynamic
     # chunks: the edge-balanced top-down blocks and 1024-vertex bottom-up blocks are even

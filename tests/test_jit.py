@@ -100,7 +100,7 @@ import numpy as np
 import breadth.jit as jit
 import kernels
 a = np.arange(10, dtype=np.int64)
-aside = (kernels.inner, (np.arange(3, dtype=sys.argv[1]),))
+aside = lambda: (kernels.inner, (np.arange(3, dtype=sys.argv[1]),), [])
 jit.prepare(kernels.outer, a, aside=aside)
 print(json.dumps({"result": int(kernels.outer(a)), "inner_loaded": sum(kernels.inner.stats.cache_hits.values()),
                   "inner_compiled": sum(kernels.inner.stats.cache_misses.values())}))
@@ -153,4 +153,4 @@ def test_the_first_search_loads_the_thin_run_a_second_process_compiled(tmp_path)
     loaded, compiled, td_step, mark_unvisited = json.loads(out.stdout.strip().splitlines()[-1])
     assert td_step == mark_unvisited == 1          # compiled once: the meanwhile list has the search's types
     if len(os.sched_getaffinity(0)) >= 2:
-        assert (loaded, compiled) == (1, 0)        # the search's types, as thin_run_call said
+        assert (loaded, compiled) == (1, 0)        # the search's types, as compile_aside said

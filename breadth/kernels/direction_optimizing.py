@@ -58,7 +58,7 @@ from .policy import (BU, RUN_STEPS, TD, policy_after_bottom_up, policy_bottom_up
 from .thin_levels import CTL_SIZE, run_region, run_thin_levels
 from .top_down import frontier_edge_offsets, td_serial, td_step
 
-__all__ = ["search", "level_loop", "thin_run_call", "after_thin_run", "LEVEL_FIELDS", "SERIAL_EDGES"]
+__all__ = ["search", "level_loop", "compile_aside", "LEVEL_FIELDS", "SERIAL_EDGES"]
 
 SERIAL_EDGES = 1 << 14   # a top-down frontier with at most this many out-edges runs as a thin level
 THIN_ROWS = 1024         # statistics rows made free before each run of thin levels
@@ -205,27 +205,21 @@ def top_down_levels(s, qsize, scout, level, policy, max_depth, stats, times, nle
             level + 1, stats, times, nlev)
 
 
-def thin_run_call(graph, buffers):
-    """(kernel, arguments of the types ``search`` passes it) for the thin levels' parallel region,
-    the largest part of compiling ``search``: ``jit.prepare(search, ..., aside=...)`` compiles it
-    in a second process while this one compiles the rest. ``after_thin_run`` is what ``search``
-    compiles after it."""
+def compile_aside(graph, buffers) -> tuple:
+    """What ``jit.prepare``'s ``aside`` returns for ``search`` on these arguments, (kernel,
+    arguments, meanwhile): the thin levels' parallel region, the largest part of compiling ``search``, with arguments of the types
+    ``search`` passes it (a second process compiles it while this one compiles the rest), and what
+    numba's typing of ``search`` reaches after the region (compiled here while waiting for it)."""
     i = np.int64(0)
     b = buffers
-    return run_region, (graph.indptr, graph.indices, b.parent, b.depth, b.visited, b.seen, b.queue, b.next_queue,
-                        np.empty(CTL_SIZE, dtype=np.int64), i, i, i, i, np.empty((RUN_STEPS, 2), dtype=np.float64),
-                        np.empty((1, len(LEVEL_FIELDS)), dtype=np.int64), np.empty(1, dtype=np.int64), i, i)
-
-
-def after_thin_run(graph, buffers):
-    """(kernel, arguments) that numba's typing of ``search`` reaches after the thin run's region
-    (``jit.prepare``'s ``meanwhile``): the parallel top-down level and the end of the search."""
-    b = buffers
-    i = np.int64(0)
-    return [(td_step, (graph.indptr, graph.indices, b.parent, b.depth, b.visited, b.queue, i, b.offsets, b.next_queue,
-                       b.tail, i, b.front)),
-            (frontier_edge_offsets, (graph.indptr, b.queue, i, b.offsets)),
-            (mark_unvisited, (b.visited, b.parent, b.depth))]
+    region = (graph.indptr, graph.indices, b.parent, b.depth, b.visited, b.seen, b.queue, b.next_queue,
+              np.empty(CTL_SIZE, dtype=np.int64), i, i, i, i, np.empty((RUN_STEPS, 2), dtype=np.float64),
+              np.empty((1, len(LEVEL_FIELDS)), dtype=np.int64), np.empty(1, dtype=np.int64), i, i)
+    after = [(td_step, (graph.indptr, graph.indices, b.parent, b.depth, b.visited, b.queue, i, b.offsets,
+                        b.next_queue, b.tail, i, b.front)),
+             (frontier_edge_offsets, (graph.indptr, b.queue, i, b.offsets)),
+             (mark_unvisited, (b.visited, b.parent, b.depth))]
+    return run_region, region, after
 
 
 _cpu_levels = njit(inline="always", cache=True)(bind_steps(level_loop, sys.modules[__name__], "cpu_levels"))
