@@ -10,6 +10,10 @@ $BENCH_SYNC_DIR set, the job waits after construction until the driver has cappe
 (``wait_for_cap``); the probe runs after that, under the cap. With $BENCH_REPROBE=1 the probe runs
 again before every round of searches (one of each layout), and each search is priced on the
 machine of its round (``bench/plan_calibrate.py``: a shared machine's load changes within a job).
+With $BENCH_WARM=1 every timed search follows an untimed one of the same layout (the previous
+round's root), and the layouts take turns going first: a timed search then finds its layout's
+graph in the caches as a run of that layout does, not evicted by the other layouts' searches or
+the probe's memory fill, and no layout always runs right after the same other one.
 
 Per layout it writes the mean search seconds (slowest rank), communication seconds (the slowest
 rank's time inside MPI calls), messages and bytes per search as ``Comm`` counts them (also per
@@ -134,13 +138,19 @@ def main():
     rows = [{"times": [], "comm": [], "msgs": [], "bytes": [], "ops": [], "per_rank_bytes": [], "pred": [], "op_seconds": [],
              "loop": [], "levels": [], "est": []} for _ in layouts]
     reprobe = os.environ.get("BENCH_REPROBE") == "1"
+    warm = os.environ.get("BENCH_WARM") == "1"
     probes = []
     for i, r in enumerate(roots):
         now = machine
         if reprobe and i > 0:                              # the conditions of this round, as auto would see them
             now = probe(comm, threads)
             probes.append(conditions(now))
-        for eng, row, (part, ex, params) in zip(engines, rows, layouts):
+        turn = list(zip(engines, rows, layouts))
+        if warm:
+            turn = turn[i % len(turn):] + turn[:i % len(turn)]
+        for eng, row, (part, ex, params) in turn:
+            if warm and i > 0:
+                eng.search(roots[i - 1])                   # untimed: this layout's data back in the caches
             comm.barrier()
             t = time.perf_counter()
             res = eng.search(r)

@@ -113,14 +113,25 @@ def level_ops(prof, lv, P: int, params) -> list:
     k = butterfly_rounds(P, f)
     idb, n, N = id_bytes(prof.n), prof.n, lv.discovered
     own = distinct(lv.examined / P, lv.unvisited) if lv.direction == "top-down" else N / P
-    per = round_messages(int(P), f)
+    per, most = round_messages(int(P), f), busiest_partners(int(P), f)
     ops = []
     for i in range(k):
         size = min(max(N, 0.0), own * (f + 1) ** i)
         msg = min(idb * size, n / 8)
-        ops.append(Op(f"round {i}", "p2p", _partners(P, f, i), 1, f * msg, f * size + (N if i == 0 else 0.0),
-                      per[i], per[i] * msg))
+        ops.append(Op(f"round {i}", "p2p", _partners(P, f, i), 1, most[i] * msg,
+                      most[i] * size + (N if i == 0 else 0.0), per[i], per[i] * msg))
     return ops
+
+
+@lru_cache(maxsize=64)
+def busiest_partners(P: int, f: int) -> tuple:
+    """Per round, the most partners any rank sends to and receives from: f where P is a power of
+    f + 1, fewer where the network's top digit group is cut short (P = 2, f = 2: one), more on a
+    rank hosting virtual ranks. The round's slowest rank moves and merges that many messages.
+    Above ``SCHEDULE_RANKS`` (no schedule is built), f."""
+    if P > SCHEDULE_RANKS:
+        return (f,) * butterfly_rounds(P, f)
+    return tuple(max(len(x) for x in rnd) for rnd in butterfly_schedule(P, f))
 
 
 def after_ops(prof, P: int, params) -> list:

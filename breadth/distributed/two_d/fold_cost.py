@@ -5,18 +5,20 @@ its words are Table I's: ``words.b2d_topdown_words``, ``words.b2d_bottomup_step_
 Per level on an R x C grid (rank r = (r // C, r % C); ``two_d.fold_exchange``):
 
 * transpose: one Sendrecv of the owner's frontier piece (top-down: F/P int64 ids; bottom-up:
-  n/(8P) bytes of bitmap) -- the n-words term of Table I;
+  n/(8P) bytes of bitmap) -- the n-words term of Table I; none on a 1 x C or R x 1 grid;
 * expand: an Allgatherv along the processor column (R ranks; top-down after a count Allgather):
   a rank sends its piece to R - 1 peers -- Table I's n p_r;
 * fold: counts and (vertex, parent) pairs along the processor row (C ranks): top-down the
   distinct unreached targets among the X/P arcs a rank scans in its row range (the 4m of
-  Table I before the senders' dedup), bottom-up the N/P vertices found, to their owners;
+  Table I before the senders' dedup), bottom-up those of the N/P vertices found that a rank
+  other than their owner found (``found_away``), to their owners;
 * rotate (bottom-up): C - 1 Sendrecvs of an n/P-bit completed piece along the row -- Table I's
   n p_c / 64;
 * control: one small Allreduce.
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -82,24 +84,50 @@ def level_ops(prof, lv, P: int, params) -> list:
     senders = transpose_senders(R, C)
     if lv.direction == "top-down":
         piece = 8 * lv.frontier / P
-        ops = [Op("transpose", "p2p", t_pair, 1, piece, 0.0, senders, senders * piece)]
+        ops = transpose_ops(piece, t_pair, senders)
         ex = (R - 1) * lv.frontier / P * idb + 8 * (R - 1)
         ops.append(Op("expand", "allgather", col(R, C), 2 * rounds_of("allgather", R), ex, lv.frontier / C,
                       2 * P * (R - 1), P * ex))
         pairs = distinct(lv.examined / P, lv.unvisited / R) * (C - 1) / C
     else:
         piece = n / (8 * P)
-        ops = [Op("transpose", "p2p", t_pair, 1, piece, 0.0, senders, senders * piece)]
+        ops = transpose_ops(piece, t_pair, senders)
         ops.append(Op("expand", "allgather", col(R, C), rounds_of("allgather", R), (R - 1) * piece, 0.0,
                       P * (R - 1), P * (R - 1) * piece))
         ops.append(Op("rotate", "p2p", (0, 1 % C), C - 1, (C - 1) * piece, 0.0, P * (C - 1),
                       P * (C - 1) * piece))
-        pairs = lv.discovered / P * (C - 1) / C
+        pairs = lv.discovered / P * found_away(lv.discovered, lv.unvisited, C)
     fb = 2 * idb * pairs + 8 * (C - 1)
     ops.append(Op("fold", "alltoall", row(R, C), 2 * rounds_of("alltoall", C), fb, 2 * pairs, 2 * P * (C - 1),
                   P * fb))
     ops.append(control_op(P))
     return ops
+
+
+def found_away(discovered: float, unvisited: float, C: int) -> float:
+    """The share of a bottom-up level's discoveries made by a rank other than the vertex's owner,
+    which the fold then sends (Algorithm 4). The owner searches its own piece first (sub-step 0),
+    against its column block, 1/C of the columns; a vertex goes to the fold only when none of its
+    frontier neighbours lies in that block. With k ~ Poisson(lam) frontier neighbours per unvisited
+    vertex, spread evenly over the C blocks, a share 1 - exp(-lam) of the unvisited is found, so
+    lam = -ln(1 - discovered / unvisited); of those, exp(-lam / C) - exp(-lam) are found only
+    later. (C - 1) / C as lam -> 0 (one neighbour each), 0 as lam grows (dense levels)."""
+    if C <= 1:
+        return 0.0
+    if unvisited <= 0 or discovered <= 0:
+        return (C - 1) / C
+    lam = -math.log(max(1e-12, 1.0 - min(discovered / unvisited, 1.0)))
+    if lam < 1e-9:
+        return (C - 1) / C
+    return (math.exp(-lam / C) - math.exp(-lam)) / -math.expm1(-lam)
+
+
+def transpose_ops(piece: float, pair, senders: int) -> list:
+    """The transpose of a ``piece``-byte frontier piece: none on a 1 x C or R x 1 grid, where every
+    rank is its own transpose partner and copies its piece (``fold_exchange``: no message)."""
+    if senders == 0:
+        return []
+    return [Op("transpose", "p2p", pair, 1, piece, 0.0, senders, senders * piece)]
 
 
 def after_ops(prof, P: int, params) -> list:

@@ -75,6 +75,45 @@ def test_butterfly_model_messages_equal_the_schedule():
         assert sum(o.messages for o in ops) == pytest.approx(butterfly_cost.butterfly_messages(P, f))
 
 
+def test_fold_sends_only_what_the_owner_did_not_find():
+    # 500 of 923 unvisited found: exp(-lam) = 423/923 = 0.4583, lam = 0.7802; on 3 columns the
+    # owner's block misses every frontier neighbour with probability exp(-lam/3) = 0.7710:
+    # (0.7710 - 0.4583) / (1 - 0.4583) of the found ones are found by another rank
+    lam = -math.log(1 - 500 / 923)
+    away = (math.exp(-lam / 3) - math.exp(-lam)) / (1 - math.exp(-lam))
+    assert away == pytest.approx(0.5772, abs=1e-4)
+    assert fold_cost.found_away(500, 923, 3) == pytest.approx(away)
+    assert fold_cost.found_away(1e-6, 1e6, 4) == pytest.approx(0.75)       # one neighbour each: (C-1)/C
+    assert fold_cost.found_away(999, 1000, 2) == pytest.approx(1 / 1000 ** 0.5, rel=0.05)   # dense: exp(-lam/2)
+    assert fold_cost.found_away(5, 10, 1) == 0.0
+    prof = _profile()
+    fold = {o.name: o for o in fold_cost.level_ops(prof, prof.levels[1], 6, {"grid": "2x3"})}["fold"]
+    assert fold.bytes == pytest.approx(2 * 4 * 500 / 6 * away + 8 * 2)
+
+
+def test_no_transpose_on_a_single_row_or_column():
+    prof = _profile()
+    for grid, want in (("1x4", False), ("4x1", False), ("2x2", True)):
+        names = {o.name for o in fold_cost.level_ops(prof, prof.levels[1], 4, {"grid": grid})}
+        assert ("transpose" in names) == want, grid
+
+
+def test_butterfly_round_moves_the_busiest_ranks_messages():
+    # P = 2, f = 2: the radix-3 network's one group holds ranks 0 and 1 only, so each rank sends
+    # one message, as with f = 1; P = 4, f = 2: rank 1 hosts virtual rank 3 and has 3 partners in
+    # round 0, then 1 (rank 0's partner 3 is hosted by rank 1) in round 1; P = 9, f = 2: f each
+    assert butterfly_cost.busiest_partners(2, 2) == (1,) == butterfly_cost.busiest_partners(2, 1)
+    assert butterfly_cost.busiest_partners(4, 2) == (3, 1)
+    assert butterfly_cost.busiest_partners(9, 2) == (2, 2)
+    prof = _profile()
+    lv = prof.levels[0]
+    one, two = (butterfly_cost.level_ops(prof, lv, 2, {"fanout": f})[0] for f in (1, 2))
+    assert (one.bytes, one.items) == (two.bytes, two.items)
+    r0 = butterfly_cost.level_ops(prof, lv, 4, {"fanout": 2})[0]
+    msg = r0.volume / r0.messages                      # every message of round 0 carries the same queue
+    assert r0.bytes == pytest.approx(3 * msg)
+
+
 def test_plan_cli_json_and_text(tmp_path):
     out = subprocess.run([sys.executable, "-m", "breadth", "plan", "--scale", "16", "--ranks", "16", "--hosts", "4",
                           "--network", "1gbe", "--json", "-"], capture_output=True, text=True, timeout=600)
