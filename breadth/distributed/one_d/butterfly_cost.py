@@ -16,7 +16,7 @@ import numpy as np
 
 from ..planner.network import Op, id_bytes
 from ..planner.words import distinct
-from .butterfly_exchange import butterfly_schedule
+from .butterfly_exchange import butterfly_schedule, self_round  # noqa: F401  (the planner times it)
 
 FANOUTS = (1, 2, 3, 4, 7)
 SCHEDULE_RANKS = 4096          # above this many ranks the messages are counted with arrays

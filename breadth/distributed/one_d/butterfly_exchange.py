@@ -245,3 +245,27 @@ class Butterfly(Exchange):
             comm.wait_all(reqs)
             count = int(tail[0])
         return count
+
+
+def self_round(mpicomm, count: int = 64, fanout: int = 1) -> float:
+    """Seconds of one butterfly round's own work (posting the sends, receiving, merging, waiting)
+    beyond what the network adds: the round run on a one-rank communicator ``mpicomm`` with the rank
+    as its own partner, its queue of ``count`` vertices already known (nothing new to merge).
+    The planner's measure (``planner.overhead``): a search on one rank has no rounds."""
+    import time
+
+    from ..comm import Comm
+
+    n = max(1024, 4 * count)
+    ex = Butterfly(Comm(mpicomm), n, fanout, np.int32)
+    ex.partners = [(0,)]
+    lvl = np.full(n, -1, dtype=np.int32)
+    ex.gqueue[:count] = np.arange(count, dtype=np.int32)
+    lvl[:count] = 1
+    ex.synchronise(count, lvl, 1, False)          # loads the kernels
+    times = []
+    for _ in range(64):
+        t = time.perf_counter()
+        ex.synchronise(count, lvl, 1, False)
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))

@@ -6,7 +6,8 @@ For each registered layout with a cost model (``Layout.cost``) and each of its c
     sum over levels of  local work / measured rate  +  sum over the level's operations of
                         (latency x steps + bytes / bandwidth)
     + the step after the last level (if the layout has one) + clearing the per-search state
-    + the engine's own cost per level and per search (``Machine.engine``, ``overhead``),
+    + the engine's own cost per level, per exchange round and per search (``Machine.engine``,
+      ``overhead``),
 
 from a ``graph.Profile`` and a ``network.Machine``. ``predict_all`` returns every candidate,
 fastest first; ``table`` formats them for ``-v`` and ``breadth plan``.
@@ -88,10 +89,14 @@ def predict(layout, prof, machine, params) -> Prediction:
     levels = prof.levels_for(rule(params) if rule is not None else None)
     engine = overhead.key(layout.partition, layout.exchange)          # ``Machine.engine``'s key
     for lv in levels:
-        t_ops, items, lm, lb = add(model.level_ops(prof, lv, P, params))
+        ops = model.level_ops(prof, lv, P, params)
+        t_ops, items, lm, lb = add(ops)
         td = lv.examined / P if lv.direction == "top-down" else 0.0
         bu = lv.examined / P if lv.direction != "top-down" else 0.0
-        c = machine.compute(td, bu, items) * machine.imbalance + machine.engine_level(engine, lv.direction, prof.n / P)
+        rounds = sum(1 for op in ops if op.name.startswith("round"))
+        swept = prof.n if lv.direction == "top-down" else lv.unvisited      # the vertices its engine work sweeps
+        c = (machine.compute(td, bu, items) * machine.imbalance
+             + machine.engine_level(engine, lv.direction, swept / P, lv.examined / P) + machine.engine_rounds(engine, rounds))
         compute += c
         per_level.append({"direction": lv.direction, "compute": c, "comm": t_ops, "messages": lm, "bytes": lb,
                           "words": lb / 8.0})

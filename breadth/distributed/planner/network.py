@@ -160,14 +160,24 @@ class Machine:
         share = self.core_share()
         return (edges_td + items) / (self.rate_td * share) + edges_bu / (self.rate_bu * share)
 
-    def engine_level(self, layout: str, direction: str, vertices: float) -> float:
+    def engine_level(self, layout: str, direction: str, vertices: float, edges: float = 0.0) -> float:
         """Seconds of the engine's own work in one level of ``layout`` on a rank holding ``vertices``
-        vertices (``overhead.EngineCost``, on this rank's cores)."""
+        vertices (in a bottom-up level, ``vertices`` not yet reached) and examining ``edges`` edges
+        (``overhead.EngineCost``, on this rank's cores)."""
         got = self.engine.get(layout)
         if not got or self.device == "gpu":
             return 0.0
-        per = got["level_vertex_td"] if direction == "top-down" else got["level_vertex_bu"]
-        return (got["level_fixed"] + per * vertices) / self.core_share()
+        td = direction == "top-down"
+        per = got["level_vertex_td"] if td else got["level_unvisited_bu"]
+        edge = got.get("edge_td" if td else "edge_bu", 0.0)
+        return (got["level_fixed"] + per * vertices + edge * edges) / self.core_share()
+
+    def engine_rounds(self, layout: str, rounds: int) -> float:
+        """Seconds of ``layout``'s exchange's own work in ``rounds`` rounds (``EngineCost.round_fixed``)."""
+        got = self.engine.get(layout)
+        if not got or self.device == "gpu" or not rounds:
+            return 0.0
+        return rounds * got.get("round_fixed", 0.0) / self.core_share()
 
     def engine_search(self, layout: str, vertices: float) -> float:
         """Seconds of the engine's own per-search work of ``layout`` outside its levels."""

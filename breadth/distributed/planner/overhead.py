@@ -7,16 +7,23 @@ scales and few ranks this is most of a search. ``calibrate`` measures it for eac
 running the layout itself on one rank (``MPI.COMM_SELF``: no communication) on two Kronecker
 graphs (``CAL_SCALES``), a few searches each, and fits by least squares over the recorded levels
 
-    level seconds - edges / edge rate  =  level_fixed + vertices x (level_vertex_td or _bu)
+    level seconds - edges / edge rate  =  level_fixed + n x level_vertex_td + edges x edge_td   (top-down)
+                                       =  level_fixed + unvisited x level_unvisited_bu
+                                                      + edges x edge_bu                          (bottom-up)
 
-(the direction's per-vertex cost: a bottom-up level sweeps every unvisited vertex, a top-down one
-its queue and bitmaps), and over the searches
+(a bottom-up level sweeps every vertex not yet reached, whether or not it has edges; a top-down one
+its queue and the rank's bitmaps; ``edge_td`` and ``edge_bu`` are what the layout's own step spends
+on an edge beyond the single-node kernels' edge rate), and over the searches
 
     search seconds - sum of its levels  =  search_fixed + vertices x search_vertex
 
 (setup and the statistics' gathering; the clearing that a cost model prices, ``setup_bytes`` at
-the measured memory bandwidth, left out). ``Machine.engine_level`` and ``engine_search`` price a
-search's levels and the rest with them on ``n / P`` vertices per rank. Measured once per machine (cached beside the edge
+the measured memory bandwidth, left out). A layout whose exchange works in rounds that a search on
+one rank never makes (ButterFly) also has its cost model's ``self_round`` timed: one round on the
+one-rank communicator with the rank as its own partner, the round's own work beyond the network
+(``round_fixed``, priced once per round of every level). ``Machine.engine_level`` and ``engine_search`` price a
+search's levels and the rest with them on ``n / P`` vertices per rank (a bottom-up level: its
+``unvisited / P``). Measured once per machine (cached beside the edge
 rates, ``probe.cache_path``); never fitted to the runs it predicts.
 """
 from __future__ import annotations
@@ -42,14 +49,19 @@ class EngineCost:
 
     level_fixed: float = 0.0
     level_vertex_td: float = 0.0
-    level_vertex_bu: float = 0.0
+    level_unvisited_bu: float = 0.0
+    edge_td: float = 0.0
+    edge_bu: float = 0.0
     search_fixed: float = 0.0
     search_vertex: float = 0.0
+    round_fixed: float = 0.0       # one exchange round's own work (layouts whose model has ``self_round``)
 
-    def level_seconds(self, direction: str, vertices: float) -> float:
-        """One level's engine cost on a rank holding ``vertices`` vertices."""
-        per = self.level_vertex_td if direction == "top-down" else self.level_vertex_bu
-        return self.level_fixed + per * vertices
+    def level_seconds(self, direction: str, vertices: float, edges: float = 0.0) -> float:
+        """One level's engine cost on a rank holding ``vertices`` vertices (top-down) or
+        ``vertices`` vertices not yet reached (bottom-up), examining ``edges`` edges."""
+        if direction == "top-down":
+            return self.level_fixed + self.level_vertex_td * vertices + self.edge_td * edges
+        return self.level_fixed + self.level_unvisited_bu * vertices + self.edge_bu * edges
 
     def search_seconds(self, vertices: float) -> float:
         """The per-search engine cost outside the levels on a rank holding ``vertices`` vertices."""
@@ -65,12 +77,13 @@ def key(partition: str, exchange: str) -> str:
 
 
 def fit_levels(rows, rate_td: float, rate_bu: float) -> tuple:
-    """(level_fixed, level_vertex_td, level_vertex_bu) from ``rows`` of (direction, vertices,
-    edges examined, seconds): least squares of seconds less edges / rate, each kept >= 0."""
+    """(level_fixed, level_vertex_td, level_unvisited_bu, edge_td, edge_bu) from ``rows`` of
+    (direction, vertices (top-down: the rank's; bottom-up: those not yet reached), edges examined,
+    seconds): least squares of seconds less edges / rate, each kept >= 0."""
     a, y = [], []
     for direction, vertices, edges, seconds in rows:
         td = direction == "top-down"
-        a.append([1.0, vertices if td else 0.0, 0.0 if td else vertices])
+        a.append([1.0, vertices if td else 0.0, 0.0 if td else vertices, edges if td else 0.0, 0.0 if td else edges])
         y.append(seconds - edges / (rate_td if td else rate_bu))
     return _nonnegative(np.asarray(a), np.asarray(y))
 
@@ -128,6 +141,17 @@ def _measure(MPI, graphs, layouts, rates, memory_bandwidth, out) -> None:
                 log.warning("no engine cost for %s/%s: %s", lay.partition, lay.exchange, exc)
 
 
+def _level_rows(n, levels) -> list:
+    """``fit_levels``'s rows of one search's ``levels`` on ``n`` vertices."""
+    rows, unvisited = [], float(n)
+    for lv in levels:
+        if lv.level == 0:
+            unvisited -= lv.frontier
+        rows.append((lv.direction, n if lv.direction == "top-down" else unvisited, lv.edges_examined, lv.seconds))
+        unvisited -= lv.discovered
+    return rows
+
+
 def _one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth) -> dict:
     """One layout's ``EngineCost`` as a dict (``calibrate``)."""
     levels, searches = [], []
@@ -143,8 +167,9 @@ def _one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth) -> dict:
             t = time.perf_counter()
             res = eng.search(r)
             wall = time.perf_counter() - t
-            levels += [(lv.direction, n, lv.edges_examined, lv.seconds) for lv in res.levels]
+            levels += _level_rows(n, res.levels)
             cleared = setup(SimpleNamespace(n=n), 1, {}) / memory_bandwidth if setup is not None else 0.0
             searches.append((n, wall - sum(lv.seconds for lv in res.levels) - cleared))
-    return EngineCost(*fit_levels(levels, rates["rate_td"], rates["rate_bu"]),
-                      *fit_searches(searches)).as_dict()
+    probe_round = getattr(lay.cost, "self_round", None)
+    return EngineCost(*fit_levels(levels, rates["rate_td"], rates["rate_bu"]), *fit_searches(searches),
+                      probe_round(MPI.COMM_SELF) if probe_round is not None else 0.0).as_dict()

@@ -127,8 +127,10 @@ def engine_costs(rates: dict, refresh: bool = False) -> dict:
                 got = json.load(f)
         except (OSError, ValueError):
             got = {}
-    if not refresh and want <= set(got.get("engine", {})):
-        return got["engine"]
+    fields = set(overhead.EngineCost().as_dict())
+    cached = got.get("engine", {})
+    if not refresh and want <= set(cached) and all(fields <= set(cached[k]) for k in want):
+        return cached                  # (an entry lacking a term measured since is measured again)
     if "memory_bandwidth" not in got:
         got["memory_bandwidth"] = memory_bandwidth()
     got.update({k: rates[k] for k in ("rate_td", "rate_bu")})

@@ -11,7 +11,7 @@ from breadth.distributed import registry
 from breadth.distributed.planner import choose, network, overhead, probe
 from breadth.distributed.planner.graph import Level, Profile
 
-COST = {"level_fixed": 1e-4, "level_vertex_td": 2e-9, "level_vertex_bu": 5e-9, "search_fixed": 3e-4,
+COST = {"level_fixed": 1e-4, "level_vertex_td": 2e-9, "level_unvisited_bu": 5e-9, "search_fixed": 3e-4,
         "search_vertex": 1e-9}
 
 
@@ -28,7 +28,25 @@ def test_fit_levels_recovers_exact_coefficients():
         for v, e in ((1000, 500), (4000, 100), (16000, 9000), (64000, 20)):
             rows.append((direction, v, e, 1e-4 + per * v + e / rate))
     got = overhead.fit_levels(rows, 1e8, 2e8)
-    assert got == pytest.approx((1e-4, 2e-9, 5e-9), rel=1e-6)
+    assert got == pytest.approx((1e-4, 2e-9, 5e-9, 0.0, 0.0), abs=1e-12)
+    # a layout's step slower per edge than the single-node kernels: 3 ns (top-down), 4 ns (bottom-up) more
+    slow = [(d, v, e, s + e * (3e-9 if d == "top-down" else 4e-9)) for d, v, e, s in rows]
+    assert overhead.fit_levels(slow, 1e8, 2e8) == pytest.approx((1e-4, 2e-9, 5e-9, 3e-9, 4e-9), rel=1e-6)
+    cost = overhead.EngineCost(1e-4, 2e-9, 5e-9, 3e-9, 4e-9)
+    assert cost.level_seconds("bottom-up", 1000, 500) == pytest.approx(1e-4 + 5e-6 + 2e-6)
+    m = _machine(engine={"1d/alltoall": cost.as_dict()})
+    assert m.engine_level("1d/alltoall", "top-down", 1000, 500) == pytest.approx(1e-4 + 2e-6 + 1.5e-6)
+
+
+def test_level_rows_count_the_vertices_a_bottom_up_level_sweeps():
+    from types import SimpleNamespace as L
+    levels = [L(level=0, direction="top-down", frontier=1, discovered=30, edges_examined=5, seconds=1e-5),
+              L(level=1, direction="bottom-up", frontier=30, discovered=600, edges_examined=900, seconds=2e-4),
+              L(level=2, direction="bottom-up", frontier=600, discovered=50, edges_examined=80, seconds=1e-4),
+              L(level=3, direction="top-down", frontier=50, discovered=0, edges_examined=60, seconds=1e-5)]
+    # 1024 vertices: 1023 not reached after the root, 993 before level 1, 393 before level 2
+    assert overhead._level_rows(1024, levels) == [("top-down", 1024, 5, 1e-5), ("bottom-up", 993.0, 900, 2e-4),
+                                                  ("bottom-up", 393.0, 80, 1e-4), ("top-down", 1024, 60, 1e-5)]
 
 
 def test_fit_searches_and_the_nonnegative_rule():
@@ -57,12 +75,54 @@ def test_prediction_adds_the_engine_terms_per_level_and_per_search():
     lay = registry.get("1d", "alltoall")
     plain = choose.predict(lay, prof, _machine(), {})
     priced = choose.predict(lay, prof, _machine(engine={"1d/alltoall": COST}), {})
-    v = 4096 / 2
-    extra = 3 * 1e-4 + 2 * 2e-9 * v + 5e-9 * v + 3e-4 + 1e-9 * v
+    v, u = 4096 / 2, 2075 / 2          # a rank's vertices; its vertices not reached before the bottom-up level
+    extra = 3 * 1e-4 + 2 * 2e-9 * v + 5e-9 * u + 3e-4 + 1e-9 * v
     assert priced.seconds - plain.seconds == pytest.approx(extra)
     assert priced.comm_seconds == pytest.approx(plain.comm_seconds)
     assert [a["compute"] - b["compute"] for a, b in zip(priced.levels, plain.levels)] == pytest.approx(
-        [1e-4 + 2e-9 * v, 1e-4 + 5e-9 * v, 1e-4 + 2e-9 * v])
+        [1e-4 + 2e-9 * v, 1e-4 + 5e-9 * u, 1e-4 + 2e-9 * v])
+
+
+def test_butterfly_rounds_add_their_own_work():
+    # ButterFly on 8 ranks, f = 1: 3 rounds a level; each costs round_fixed beside the level's own cost
+    prof = Profile(4096.0, 65536.0, [Level("top-down", 1, 16, 20, 4095), Level("bottom-up", 20, 3000, 2000, 2075)])
+    lay = registry.get("1d", "butterfly")
+    cost = {**COST, "round_fixed": 1e-5}
+    m = lambda c: _machine(P=8, cores=8, engine={"1d/butterfly": c})   # noqa: E731
+    plain = choose.predict(lay, prof, m(COST), {"fanout": 1})
+    priced = choose.predict(lay, prof, m(cost), {"fanout": 1})
+    assert priced.seconds - plain.seconds == pytest.approx(2 * 3 * 1e-5)
+    assert m(cost).engine_rounds("1d/butterfly", 3) == pytest.approx(3e-5)
+    assert m(COST).engine_rounds("1d/butterfly", 3) == 0.0 and m(cost).engine_rounds("1d/butterfly", 0) == 0.0
+
+
+SELF_ROUND = """
+from mpi4py import MPI
+from breadth.distributed.one_d.butterfly_exchange import self_round
+print(self_round(MPI.COMM_SELF, 64), self_round(MPI.COMM_SELF, 0))
+"""
+
+
+def test_self_round_times_a_round_against_itself():
+    proc = subprocess.run([sys.executable, "-c", SELF_ROUND], capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"))
+    assert proc.returncode == 0, proc.stderr
+    full, empty = (float(x) for x in proc.stdout.split()[-2:])
+    assert 0 < empty and 0 < full < 0.05
+
+
+def test_an_engine_cache_without_a_newer_term_is_measured_again(tmp_path, monkeypatch):
+    old = {k: v for k, v in COST.items()}               # as cached before round_fixed existed
+    path = tmp_path / "planner.json"
+    want = {overhead.key(lay.partition, lay.exchange) for lay in choose.modelled()}
+    path.write_text(json.dumps({"rate_td": 1e9, "rate_bu": 1e9, "memory_bandwidth": 5e9,
+                                "engine": {k: old for k in want}}))
+    monkeypatch.setattr(probe, "cache_path", lambda: str(path))
+    fresh = {k: overhead.EngineCost(level_fixed=1.0).as_dict() for k in want}
+    monkeypatch.setattr(overhead, "calibrate", lambda rates, bw, layouts: fresh)
+    assert probe.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == fresh
+    assert probe.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == fresh       # now cached whole
+    assert json.loads(path.read_text())["engine"] == fresh
 
 
 def test_latency_window_reps():
