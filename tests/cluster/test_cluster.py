@@ -141,3 +141,26 @@ def test_down_leaves_nothing_and_up_sweeps_dead_owners(cluster_ok, tmp_path):
 
 def _pids(name):
     return [pid for ns in state.namespaces_of(name) for pid in netns.pids_in(ns)]
+
+
+BURST = ("from mpi4py import MPI; from breadth.distributed.planner import probe; c = MPI.COMM_WORLD; "
+         "small = probe._small(c, MPI); rate = probe._bandwidth(c, MPI, 'p2p'); "
+         "b = probe._burst(c, MPI, rate, small['p2p']); "
+         "print(c.rank, rate, b, flush=True)")
+
+
+def test_probe_measures_the_caps_token_bucket(cluster3):
+    # a 100 Mbit/s cap's bucket holds 1 ms of traffic (netns.tbf_params): 12,500 bytes pass at once
+    # after an idle spell, and the probe's burst finds about that much (two buckets in series, the
+    # host's egress and the switch port's, and TCP's segments blur it)
+    bucket = netns.tbf_params(10**8)[0]
+    try:
+        cluster3.set_rate("100mbit")
+        proc = cluster3.run([sys.executable, "-c", BURST], timeout=300, env=env(), cwd=ROOT)
+    finally:
+        cluster3.set_rate(None)
+    assert proc.returncode == 0, proc.stderr
+    rank0 = next(line.split() for line in proc.stdout.splitlines() if line.startswith("0 "))
+    rate, burst = float(rank0[1]), float(rank0[2])
+    assert 0.7e7 < rate < 1.3e7
+    assert 0.3 * bucket < burst < 3 * bucket

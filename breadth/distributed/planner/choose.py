@@ -65,11 +65,13 @@ def predict(layout, prof, machine, params) -> Prediction:
     compute = comm = msgs = vol = 0.0
     per_level, ops_total = [], {}
 
-    def add(ops):
+    def add(ops, credit=0.0):
         nonlocal comm, msgs, vol
         t_ops = items = lv_msgs = lv_bytes = 0.0
         for op in ops:
-            t = machine.op_seconds(op)
+            t = machine.op_seconds(op, credit)
+            if credit:
+                credit = max(0.0, credit - machine.link_bytes(op))
             w, mw = wire_bytes(op, P), wire_messages(op, P)
             t_ops += t
             items += op.items
@@ -90,13 +92,14 @@ def predict(layout, prof, machine, params) -> Prediction:
     engine = overhead.key(layout.partition, layout.exchange)          # ``Machine.engine``'s key
     for lv in levels:
         ops = model.level_ops(prof, lv, P, params)
-        t_ops, items, lm, lb = add(ops)
         td = lv.examined / P if lv.direction == "top-down" else 0.0
         bu = lv.examined / P if lv.direction != "top-down" else 0.0
-        rounds = sum(1 for op in ops if op.name.startswith("round"))
         swept = prof.n if lv.direction == "top-down" else lv.unvisited      # the vertices its engine work sweeps
-        c = (machine.compute(td, bu, items) * machine.imbalance
-             + machine.engine_level(engine, lv.direction, swept / P, lv.examined / P) + machine.engine_rounds(engine, rounds))
+        step = machine.compute(td, bu) * machine.imbalance + machine.engine_level(engine, lv.direction, swept / P,
+                                                                                lv.examined / P)
+        t_ops, items, lm, lb = add(ops, machine.refilled(step))      # the links' buckets refill during the step
+        rounds = sum(1 for op in ops if op.name.startswith("round"))
+        c = step + machine.compute(0.0, 0.0, items) * machine.imbalance + machine.engine_rounds(engine, rounds)
         compute += c
         per_level.append({"direction": lv.direction, "compute": c, "comm": t_ops, "messages": lm, "bytes": lb,
                           "words": lb / 8.0})

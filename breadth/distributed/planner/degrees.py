@@ -59,6 +59,10 @@ class DegreeModel:
         self._exact = None            # a measured graph's {k: (delegates, nn share)} at TH = 2^k
         self._memo = {}
 
+    def isolated(self) -> float:
+        """Vertices of degree 0 (never reached, but counted among a level's unvisited)."""
+        return self.n * float(self.weight @ np.exp(-self.lam))
+
     def normal_vertex(self, th: float) -> np.ndarray:
         """Per class: the probability that a vertex has degree <= TH (it is normal)."""
         return poisson_cdf(th, self.lam)

@@ -115,6 +115,11 @@ class Machine:
     # waits yields or is descheduled and resumes a scheduler slice after its peer's data came
     # (``probe._late_step``: a step with one rank late by ``probe.LATE_DELAY``); 0: not measured
     late_step: float = 0.0
+    # bytes a host's link passes at once after an idle spell before its rate holds (a token-bucket
+    # shaper's bucket, ``probe._burst``): the bucket refills at the link's rate while the ranks
+    # compute a level's step, and that much of the level's traffic then costs no time; 0 for a
+    # link without one
+    burst_bytes: float = 0.0
 
     @property
     def size(self) -> int:
@@ -190,8 +195,10 @@ class Machine:
         table = self.alpha_remote if remote else self.alpha_local
         return table.get(kind, table.get("p2p", 1e-6))
 
-    def op_seconds(self, op: Op) -> float:
-        """The time of ``op``: the slowest member's latency steps and bytes (module header)."""
+    def op_seconds(self, op: Op, credit: float = 0.0) -> float:
+        """The time of ``op``: the slowest member's latency steps and bytes (module header); the
+        first ``credit`` bytes through each host link pass at once (``burst_bytes`` not yet used
+        in this level), shared by the ranks sending through it."""
         q = len(op.group)
         if q <= 1 and op.kind != "p2p":
             return 0.0
@@ -203,7 +210,8 @@ class Machine:
             peers = max(1, q - 1)
             remote_share = (q - here) / peers if q > 1 else 0.0
             beta_r = link / max(1, here, sharers)
-            worst = max(worst, op.bytes * (1 - remote_share) / self.beta_local + op.bytes * remote_share / beta_r)
+            remote = max(0.0, op.bytes * remote_share - credit / max(1, here, sharers))
+            worst = max(worst, op.bytes * (1 - remote_share) / self.beta_local + remote / beta_r)
         wait = self.oversubscribed_step * (1 if op.rounds else 0) if crowded and self.device != "gpu" else 0.0
         if self.torus and spans > 1:
             worst = max(worst, self.bisection_seconds(op, heres))
@@ -211,6 +219,21 @@ class Machine:
             wait = max(wait, self.late_step)
         staged = 2.0 * op.bytes / self.staging_bandwidth if self.staging_bandwidth else 0.0
         return op.rounds * self.alpha(op.kind, spans > 1) + worst + wait + staged
+
+    def refilled(self, seconds: float) -> float:
+        """The bytes a link's bucket (``burst_bytes``) holds after ``seconds`` idle: it refills at the
+        link's rate, up to its size."""
+        if not self.burst_bytes:
+            return 0.0
+        return min(self.burst_bytes, seconds * (self.beta_remote_p2p or self.beta_remote))
+
+    def link_bytes(self, op: Op) -> float:
+        """Bytes ``op`` puts on the busiest host's link (its ranks' sends leaving the host); 0 when
+        ``op``'s group stays on one host."""
+        heres, spans, _ = self._host_counts(op.group)
+        if spans <= 1:
+            return 0.0
+        return op.bytes * self.link_sharers(op.group)
 
     def bisection_seconds(self, op: Op, heres) -> float:
         """The time ``op``'s traffic needs to cross the torus's bisection (``torus``): every group runs

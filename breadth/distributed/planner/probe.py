@@ -54,6 +54,10 @@ MIN_BLOCK = 1 << 10
 FIRST_BLOCK = 1 << 12
 MAX_BLOCK = 1 << 20
 BULK_SECONDS = 0.5
+BURST_IDLE = 0.02     # seconds every rank idles before ``_burst``'s message: a shaper's bucket refills
+BURST_SPAN = 0.002    # ``_burst``'s message: this many seconds of traffic at the link's measured rate (a
+                      # search level's size: after an idle spell TCP sends a longer message slower)
+BURST_NOISE = 0.02    # a burst under this share of the message is timing noise: no bucket
 CAL_SCALE = 14
 
 
@@ -298,6 +302,28 @@ def _bulk(mpi, MPI, small) -> float:
     return (q - 1) * BULK_MESSAGE / t if t > 0 else PRESETS["shm"][1]
 
 
+def _burst(mpi, MPI, rate: float, alpha: float) -> float:
+    """Bytes a host link passes at once after an idle spell before its rate holds (a token-bucket
+    shaper's bucket, ``Machine.burst_bytes``). Every rank idles ``BURST_IDLE``, then sends X bytes
+    (``BURST_SPAN`` of traffic at ``rate``) to its ring neighbour: a link without a bucket takes
+    alpha + X / rate, one with a bucket of b bytes alpha + (X - b) / rate. b = X - (t - alpha) x rate
+    with t the slowest rank's time, the least of two tries, within [0, X]; under ``BURST_NOISE``
+    of X it is 0."""
+    q, me = mpi.Get_size(), mpi.Get_rank()
+    block = int(min(max(rate * BURST_SPAN, MIN_BLOCK), 4 * MAX_BLOCK))
+    send = np.zeros(block, dtype=np.uint8)
+    recv = np.empty_like(send)
+    best = float(block)
+    for _ in range(2):
+        mpi.Barrier()
+        time.sleep(BURST_IDLE)
+        t = time.perf_counter()
+        mpi.Sendrecv(send, (me + 1) % q, 7303, recv, (me - 1) % q, 7303)
+        t = mpi.allreduce(time.perf_counter() - t, op=MPI.MAX)
+        best = min(best, max(0.0, block - (t - alpha) * rate))
+    return 0.0 if best < BURST_NOISE * block else best
+
+
 def _slope(timed, block) -> float:
     """Bytes/s from ``timed(block) -> (bytes, seconds)`` (see ``_bandwidth``): grow the block by 4
     until a call takes ``MIN_SECONDS`` (or the block reaches ``MAX_BLOCK``), then the bytes added
@@ -344,6 +370,7 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
         world_bw = _bandwidth(mpi, MPI, "alltoall") if mpi.Get_size() > 1 else node_bw
         world_bulk = _bulk(mpi, MPI, world_small) if spans else None
         world_p2p = _bandwidth(mpi, MPI, "p2p") if spans else None
+        burst = _burst(mpi, MPI, world_p2p, world_small.get("p2p", 0.0)) if spans else 0.0
     finally:
         node.Free()
     if spans:
@@ -372,7 +399,7 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
     machine = Machine(hosts, host_cores(), alpha_local, alpha_remote, beta_local, beta_remote,
                       rates["rate_td"], rates["rate_bu"], threads, "probe", beta_remote_bulk=beta_bulk,
                       beta_remote_p2p=beta_p2p, memory_bandwidth=memory, engine=dict(rates.get("engine", {})),
-                      cpu_share=share, late_step=late)
+                      cpu_share=share, late_step=late, burst_bytes=burst)
     machine = mpi.bcast(machine, root=0)
     machine.threads = threads
     log.info("probe: %d ranks on %d hosts in %.3f s", len(hosts), len(order), time.perf_counter() - t0)

@@ -96,7 +96,8 @@ def level_ops(prof, lv, P: int, params) -> list:
                       P * (R - 1), P * (R - 1) * piece))
         ops.append(Op("rotate", "p2p", (0, 1 % C), C - 1, (C - 1) * piece, 0.0, P * (C - 1),
                       P * (C - 1) * piece))
-        pairs = lv.discovered / P * found_away(lv.discovered, lv.unvisited, C)
+        isolated = prof.degrees.isolated() if prof.degrees is not None else 0.0      # never found
+        pairs = lv.discovered / P * found_away(lv.discovered, max(lv.discovered, lv.unvisited - isolated), C)
     fb = 2 * idb * pairs + 8 * (C - 1)
     ops.append(Op("fold", "alltoall", row(R, C), 2 * rounds_of("alltoall", C), fb, 2 * pairs, 2 * P * (C - 1),
                   P * fb))
@@ -111,7 +112,9 @@ def found_away(discovered: float, unvisited: float, C: int) -> float:
     frontier neighbours lies in that block. With k ~ Poisson(lam) frontier neighbours per unvisited
     vertex, spread evenly over the C blocks, a share 1 - exp(-lam) of the unvisited is found, so
     lam = -ln(1 - discovered / unvisited); of those, exp(-lam / C) - exp(-lam) are found only
-    later. (C - 1) / C as lam -> 0 (one neighbour each), 0 as lam grows (dense levels)."""
+    later. (C - 1) / C as lam -> 0 (one neighbour each), 0 as lam grows (dense levels). The
+    isolated vertices, which no level finds, are left out of ``unvisited`` where the degree model
+    knows them."""
     if C <= 1:
         return 0.0
     if unvisited <= 0 or discovered <= 0:

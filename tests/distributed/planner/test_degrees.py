@@ -31,6 +31,8 @@ def test_closed_form_matches_the_generated_graph(scale):
     for th in (16, 32, 64, 128):
         assert got.delegates(th) == pytest.approx(want.delegates(th), rel=0.1, abs=3)
         assert got.nn_share(th) == pytest.approx(want.nn_share(th), rel=0.1, abs=0.002)
+    deg = np.diff(np.asarray(g.indptr))
+    assert got.isolated() == pytest.approx(np.count_nonzero(deg == 0), rel=0.02)
 
 
 def test_shares_fall_with_scale_at_n_over_p_delegates():

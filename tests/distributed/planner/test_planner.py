@@ -4,9 +4,11 @@ import json
 import math
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
+from breadth.distributed import registry
 from breadth.distributed.one_d import alltoall_cost, butterfly_cost
 from breadth.distributed.planner import choose, network, words
 from breadth.distributed.two_d import fold_cost, scan_cost
@@ -46,6 +48,33 @@ def test_alpha_beta_cost_by_hand():
     # per rank: 1/3 of its bytes stay on the host, 2/3 leave over a link two ranks share
     assert m.op_seconds(op) == pytest.approx(3 * 1e-4 + 1000 / 1e9 + 2000 / (1e6 / 2))
     assert m.op_seconds(network.Op("y", "alltoall", (0, 1), 1, 1000.0)) == pytest.approx(1e-6 + 1000 / 1e9)
+
+
+def test_a_links_burst_passes_the_first_bytes_of_a_level_at_once():
+    m = network.Machine((0, 1), 8, {"alltoall": 1e-6, "p2p": 1e-6}, {"alltoall": 1e-4, "p2p": 1e-4}, 1e9, 1e6,
+                        threads=1)
+    op = network.Op("x", "p2p", (0, 1), 1, 3000.0)
+    # one rank per host sends 3000 bytes across: with 1000 bytes of credit only 2000 wait for the rate
+    assert m.op_seconds(op) == pytest.approx(1e-4 + 3000 / 1e6)
+    assert m.op_seconds(op, credit=1000.0) == pytest.approx(1e-4 + 2000 / 1e6)
+    assert m.op_seconds(op, credit=5000.0) == pytest.approx(1e-4)
+    assert m.link_bytes(op) == 3000.0
+    assert m.link_bytes(network.Op("y", "p2p", (0,), 1, 3000.0)) == 0.0      # stays on its host
+    # the bucket refills at the link's rate (1e6 bytes/s) while the ranks compute, up to its size
+    m.burst_bytes = 200.0
+    assert m.refilled(1e-4) == pytest.approx(100.0) and m.refilled(1.0) == 200.0
+    # in a prediction a level's credit is what refilled during its step: the first op uses it up
+    prof = _profile()
+    lay = registry.get("1d", "butterfly")
+    m.burst_bytes = 0.0
+    plain = choose.predict(lay, prof, m, {"fanout": 1})
+    m.burst_bytes = 200.0
+    burst = choose.predict(lay, prof, m, {"fanout": 1})
+    saved = [a["comm"] - b["comm"] for a, b in zip(plain.levels, burst.levels)]
+    sent = [o.bytes for o in (butterfly_cost.level_ops(prof, lv, 2, {"fanout": 1})[0] for lv in prof.levels)]
+    # no engine cost here: a step is its edges at 1e8 (top-down) or 2e8 (bottom-up) edges/s
+    steps = [lv.examined / 2 / (1e8 if lv.direction == "top-down" else 2e8) for lv in prof.levels]
+    assert saved == pytest.approx([min(200.0, s * 1e6, b) / 1e6 for s, b in zip(steps, sent)])
 
 
 def test_fold_messages_match_the_exchange_formula():
@@ -89,6 +118,10 @@ def test_fold_sends_only_what_the_owner_did_not_find():
     prof = _profile()
     fold = {o.name: o for o in fold_cost.level_ops(prof, prof.levels[1], 6, {"grid": "2x3"})}["fold"]
     assert fold.bytes == pytest.approx(2 * 4 * 500 / 6 * away + 8 * 2)
+    # with a degree model, its isolated vertices (never found) leave the unvisited: 923 - 300 = 623
+    prof.degrees = SimpleNamespace(isolated=lambda: 300.0)
+    fold = {o.name: o for o in fold_cost.level_ops(prof, prof.levels[1], 6, {"grid": "2x3"})}["fold"]
+    assert fold.bytes == pytest.approx(2 * 4 * 500 / 6 * fold_cost.found_away(500, 623, 3) + 8 * 2)
 
 
 def test_no_transpose_on_a_single_row_or_column():
