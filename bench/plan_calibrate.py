@@ -5,8 +5,9 @@ pick against the fastest layout measured.
 A configuration is a setting of ``bench/dist_network.py`` (``shm:P``: P ranks on this host;
 ``cluster:HxR:RATE``: H namespace hosts of R ranks, host links capped at RATE), a graph kind and a
 scale. Each runs as one job of ``bench/dist_network_rank.py`` with every layout, searches
-interleaved root by root, and with $BENCH_REPROBE=1: the probe runs again before every round of
-searches, and each search is priced on the machine of its round from the graph
+interleaved root by root, each after an untimed search of its own layout ($BENCH_WARM=1: it finds
+its graph in the caches, as a run of one layout does), and with $BENCH_REPROBE=1: the probe runs
+again before every round of searches, and each search is priced on the machine of its round from the graph
 estimate (``graph.generated``: what auto prices before the graph exists). Nothing is fitted to
 the measured searches: the model's terms come from the probe (latencies, bandwidths, memory
 bandwidth, edge rates and the engine's own per-level and per-search costs, ``planner.overhead``).

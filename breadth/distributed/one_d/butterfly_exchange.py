@@ -51,6 +51,7 @@ message is a duplicate-free set of vertices.
 """
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 
 import numpy as np
@@ -252,8 +253,6 @@ def self_round(mpicomm, count: int = 64, fanout: int = 1) -> float:
     beyond what the network adds: the round run on a one-rank communicator ``mpicomm`` with the rank
     as its own partner, its queue of ``count`` vertices already known (nothing new to merge).
     The planner's measure (``planner.overhead``): a search on one rank has no rounds."""
-    import time
-
     from ..comm import Comm
 
     n = max(1024, 4 * count)

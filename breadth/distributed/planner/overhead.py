@@ -21,10 +21,10 @@ on an edge beyond the single-node kernels' edge rate), and over the searches
 the measured memory bandwidth, left out). A layout whose exchange works in rounds that a search on
 one rank never makes (ButterFly) also has its cost model's ``self_round`` timed: one round on the
 one-rank communicator with the rank as its own partner, the round's own work beyond the network
-(``round_fixed``, priced once per round of every level). ``Machine.engine_level`` and ``engine_search`` price a
-search's levels and the rest with them on ``n / P`` vertices per rank (a bottom-up level: its
-``unvisited / P``). Measured once per machine (cached beside the edge
-rates, ``probe.cache_path``); never fitted to the runs it predicts.
+(``round_fixed``, priced once per round of every level). ``Machine.engine_level``,
+``engine_rounds`` and ``engine_search`` price a search's levels and the rest with them on
+``n / P`` vertices per rank (a bottom-up level: its ``unvisited / P``). Measured once per machine
+(cached beside the edge rates, ``probe.cache_path``); never fitted to the runs it predicts.
 """
 from __future__ import annotations
 
