@@ -222,12 +222,11 @@ class _Aside:
         func = dispatcher.py_func
         self.child = ChildPython("from breadth.jit import _compile_piped; _compile_piped()",
                                  stdin=pickle.dumps((func.__module__, func.__qualname__, tuple(sig))))
-        self.proc = self.child.proc
         dispatcher.compile = self._compile      # an instance attribute: numba's typing calls dispatcher.compile
 
     def _compile(self, sig):
         for kernel, their_sig in self.meanwhile:
-            if self.proc.poll() is None and not is_ready(kernel, their_sig):
+            if self.child.proc.poll() is None and not is_ready(kernel, their_sig):
                 try:
                     kernel.compile(their_sig)
                 except numba.core.errors.NumbaError as exc:     # only time is at stake: the caller compiles its own
@@ -240,13 +239,13 @@ class _Aside:
             return
         del self.dispatcher.compile
         try:
-            self.proc.wait(timeout=ASIDE_WAIT if wait else 0)
+            self.child.proc.wait(timeout=ASIDE_WAIT if wait else 0)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        if self.proc.returncode:
+            self.child.proc.kill()
+            self.child.proc.wait()
+        if self.child.proc.returncode:
             log.debug("compiling %s in a second process failed (exit %s): %s", self.dispatcher.py_func.__qualname__,
-                      self.proc.returncode, self.child.errors())
+                      self.child.proc.returncode, self.child.errors())
 
     def close(self):
         """End it: a second process still compiling is stopped (this process's compilation ended first)."""

@@ -245,9 +245,7 @@ def warmup(progress=None, steps=None) -> dict:
 
         raise InputError(f"unknown warmup step {unknown[0]!r}: choose from {', '.join(STEPS)}")
     prune()
-    aside = _aside(names)
-    here = [n for n in names if n not in aside and n not in ALONE_STEPS]
-    alone = [n for n in names if n in ALONE_STEPS]
+    here, aside, alone = _split(names)
     done = {}
     with contextlib.ExitStack() as stack:
         b = stack.enter_context(bar(len(names), "compiling kernels", progress, unit="step"))
@@ -293,12 +291,20 @@ def _run_steps(names, graphs, b=None, made=None) -> dict:
     return done
 
 
+def _split(names) -> tuple:
+    """(here, aside, alone): the steps of ``names`` this process runs first, those a second process
+    runs meanwhile (``_aside``), and those that run last, alone (``ALONE_STEPS``)."""
+    aside = _aside(names)
+    return ([n for n in names if n not in aside and n not in ALONE_STEPS], aside,
+            [n for n in names if n in ALONE_STEPS])
+
+
 def _aside(names) -> list:
     """The steps of ``names`` a second process runs: ``ASIDE_STEPS`` when two cores are free and this
     process has steps of its own to run meanwhile."""
-    aside = [n for n in names if n in ASIDE_STEPS]
-    here = [n for n in names if n not in ASIDE_STEPS and n not in ALONE_STEPS]
-    return aside if host_cores() >= 2 and here else []
+    if host_cores() < 2 or all(n in ASIDE_STEPS or n in ALONE_STEPS for n in names):
+        return []
+    return [n for n in names if n in ASIDE_STEPS]
 
 
 class _Aside:

@@ -39,7 +39,7 @@ import traceback
 from contextlib import contextmanager
 
 from ..errors import BreadthError, InputError
-from ..omp_env import HOST_CORES_ENV, host_cores  # noqa: F401  (the cores a rank may use: defined below numba)
+from ..omp_env import HOST_CORES_ENV, host_cores  # noqa: F401  (re-exported: the cores a rank may use)
 from .faults.watchdog import HEARTBEAT
 
 AGREE_SECONDS = 10.0

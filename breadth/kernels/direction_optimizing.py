@@ -207,9 +207,10 @@ def top_down_levels(s, qsize, scout, level, policy, max_depth, stats, times, nle
 
 def compile_aside(graph, buffers) -> tuple:
     """What ``jit.prepare``'s ``aside`` returns for ``search`` on these arguments, (kernel,
-    arguments, meanwhile): the thin levels' parallel region, the largest part of compiling ``search``, with arguments of the types
-    ``search`` passes it (a second process compiles it while this one compiles the rest), and what
-    numba's typing of ``search`` reaches after the region (compiled here while waiting for it)."""
+    arguments, meanwhile): the thin levels' parallel region, the largest part of compiling
+    ``search``, with arguments of the types ``search`` passes it (a second process compiles it
+    while this one compiles the rest), and what numba's typing of ``search`` reaches after the
+    region (compiled here while waiting for it)."""
     i = np.int64(0)
     b = buffers
     region = (graph.indptr, graph.indices, b.parent, b.depth, b.visited, b.seen, b.queue, b.next_queue,

@@ -79,7 +79,7 @@ def predict(layout, prof, machine, params) -> Prediction:
             vol += w
             lv_msgs += mw
             lv_bytes += w
-            o = ops_total.setdefault(op.name if not op.name.startswith("round") else "rounds",
+            o = ops_total.setdefault("rounds" if op.is_round else op.name,
                                      {"seconds": 0.0, "messages": 0.0, "bytes": 0.0})
             o["seconds"] += t
             o["messages"] += mw
@@ -98,7 +98,7 @@ def predict(layout, prof, machine, params) -> Prediction:
         step = machine.compute(td, bu) * machine.imbalance + machine.engine_level(engine, lv.direction, swept / P,
                                                                                 lv.examined / P)
         t_ops, items, lm, lb = add(ops, machine.refilled(step))      # the links' buckets refill during the step
-        rounds = sum(1 for op in ops if op.name.startswith("round"))
+        rounds = sum(1 for op in ops if op.is_round)
         c = step + machine.compute(0.0, 0.0, items) * machine.imbalance + machine.engine_rounds(engine, rounds)
         compute += c
         per_level.append({"direction": lv.direction, "compute": c, "comm": t_ops, "messages": lm, "bytes": lb,

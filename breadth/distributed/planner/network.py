@@ -62,6 +62,11 @@ class Op:
     messages: float = 0.0     # messages of this step in the whole job (every group), as ``Comm`` counts
     volume: float = 0.0       # bytes of this step in the whole job
 
+    @property
+    def is_round(self) -> bool:
+        """A round of an exchange that works in rounds (ButterFly's "round i" steps)."""
+        return self.name.startswith("round")
+
 
 @dataclass
 class Machine:
