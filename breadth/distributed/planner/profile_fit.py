@@ -56,15 +56,15 @@ class LevelTable:
     reached: float
 
     def counts(self, n: float, arcs: float) -> dict:
-        """Absolute per-level counts: frontier, td, bu, discovered, unvisited (before the level),
-        unexplored (arcs of vertices not reached before the level)."""
+        """Absolute per-level counts: frontier, td, bu, discovered, unvisited (not reached before
+        the level: the frontier is not among them, as in ``graph.from_levels``), unexplored (arcs
+        of vertices not expanded before the level)."""
         f = self.frontier * n
         td = self.td * arcs
-        seen = np.concatenate(([0.0], np.cumsum(f)[:-1]))
         explored = np.concatenate(([0.0], np.cumsum(td)[:-1]))
         unexplored = np.maximum(arcs - explored, 0.0)
         return {"frontier": f, "td": td, "bu": np.minimum(self.bu * arcs, unexplored),
-                "discovered": np.concatenate((f[1:], [0.0])), "unvisited": np.maximum(n - seen, 0.0),
+                "discovered": np.concatenate((f[1:], [0.0])), "unvisited": np.maximum(n - np.cumsum(f), 0.0),
                 "unexplored": unexplored}
 
 
