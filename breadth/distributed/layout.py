@@ -23,7 +23,11 @@ A ``Layout`` carries:
   completed with the defaults for a job of ``nprocs`` ranks; ``DistEngine`` calls it first;
 * ``cost`` -- its cost model for the planner (``--partition auto``, ``breadth plan``): an object with
   ``candidates(P) -> [params]``, ``label(params)``, ``level_ops(prof, level, P, params)``,
-  ``after_ops(prof, P, params)`` and optionally ``setup_bytes(prof, P, params)`` (``planner.choose``);
+  ``after_ops(prof, P, params)`` and optionally ``setup_bytes(prof, P, params)``, ``rule(params)`` (the
+  direction rule its paper's code runs), ``state_vertices(n, P, params)`` (the vertices whose state a
+  rank keeps) and ``level_edges(prof, level, P, params) -> (top-down, bottom-up)`` (the edges a level
+  examines, summed over ranks, where the layout's passes differ from the level's one direction)
+  (``planner.choose``);
 * ``default`` -- whether it is its partition's exchange when none is named; ``summary`` (the
   ``--exchange`` help) and ``about`` (the ``--partition`` help, from the partition's default layout).
 

@@ -21,6 +21,11 @@ int32 numbers gathered by every rank, (delegate, parent) pairs back to the owner
 """
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
+from ..planner.degrees import poisson_cdf
 from ..planner.network import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import distinct, pan_mask_bytes
 
@@ -50,6 +55,72 @@ def nn_arcs(prof, lv, P: int, threshold="auto") -> float:
     if lv.direction == "top-down":
         return lv.examined * nn
     return lv.frontier * (1.0 - d / prof.n) * 2.0 * prof.m * nn / (prof.n - d)
+
+
+def reverse_scans(model, th: float, P: int, unvisited: float, examined: float, from_delegates: float) -> tuple:
+    """(delegates', normals', one scan's) edges that the reverse passes of a bottom-up level examine
+    per vertex of the graph, from the degree model ``model`` with threshold ``th``, in a level that
+    starts with ``unvisited`` (share of n) unreached and whose one scan per vertex examines
+    ``examined`` edges (per vertex of the graph).
+
+    The unreached: every edge end reached with the same probability y (a random graph's mixing),
+    so a class of Poisson(lam) degrees keeps exp(-lam y) of its vertices unreached, with degrees
+    Poisson(mu = lam (1 - y)); y solves the unvisited share. Each open edge leads into the frontier
+    with probability p, which solves ``examined``. One scan of D edges to the first frontier
+    neighbour examines (1 - (1 - p)^D) / p. A delegate (D > TH) has its in-arcs on all P ranks,
+    each scanning its share alone: P (1 - (1 - p)^(D/P)) / p. A normal is scanned only when the
+    level's nn pass, which runs first, has not claimed it from a frontier normal on its own rank
+    ((1 - p (1 - s) / P)^D, its nn arcs being 1 - s of them), and then over its arcs from delegates,
+    s = ``from_delegates`` of them: (1 - (1 - p s)^D) / p. Truncated sums close by thinning:
+    E[z^D; D > TH] = exp(-mu (1 - z)) P(Poisson(mu z) > TH)."""
+    w, lam = model.weight, model.lam
+    if unvisited <= 0 or examined <= 0:
+        return 0.0, 0.0, 0.0
+
+    def over(mu):                        # P(Poisson(mu) > TH)
+        return 1.0 - poisson_cdf(th, mu)
+
+    lo, hi = 0.0, 1.0                    # y: the unvisited share falls as y grows
+    for _ in range(60):
+        y = 0.5 * (lo + hi)
+        lo, hi = (y, hi) if float(w @ np.exp(-lam * y)) > unvisited else (lo, y)
+    a, mu = w * np.exp(-lam * y), lam * (1.0 - y)
+
+    def one_scan(p):                     # falls as p grows, from the open edges (p -> 0) to the vertices
+        return float(a @ -np.expm1(-mu * p)) / p
+
+    lo, hi = 1e-12, 1.0
+    for _ in range(60):
+        p = math.sqrt(lo * hi)
+        lo, hi = (p, hi) if one_scan(p) > examined else (lo, p)
+    def normals(z):                      # E[z^D; D <= TH] per class
+        return np.exp(-mu * (1.0 - z)) * (1.0 - over(mu * z))
+
+    r = (1.0 - p) ** (1.0 / P)
+    kept = 1.0 - p * (1.0 - from_delegates) / P         # no frontier nn neighbour on its own rank
+    z = 1.0 - p * from_delegates
+    dele = P / p * float(a @ (over(mu) - np.exp(-mu * (1.0 - r)) * over(mu * r)))
+    normal = float(a @ (normals(kept) - normals(kept * z))) / p
+    return dele, normal, one_scan(p)
+
+
+def level_edges(prof, lv, P: int, params) -> tuple:
+    """(top-down, bottom-up) edges of a level, summed over ranks (``choose.level_edges``). A
+    top-down level examines the frontier's arcs. In a bottom-up level the nn pass still runs
+    top-down over the frontier's nn arcs (``nn_arcs``), and the reverse passes examine the level's
+    bottom-up edges as ``reverse_scans`` weighs them against one scan per vertex: delegates' on
+    every rank, normals' over their arcs from delegates only (dn / (nn + dn) of their arcs)."""
+    if lv.direction == "top-down":
+        return lv.examined, 0.0
+    th, d, nn = prof.delegation(P, params.get("threshold", "auto"))
+    model = prof.degrees
+    if model is None or lv.examined <= 0:
+        return nn_arcs(prof, lv, P, th), lv.examined
+    e = min(1.0 - nn, model.endpoint_share(d))            # arcs into delegates: nd + dd
+    dele, normal, one = reverse_scans(model, th, P, lv.unvisited / prof.n, lv.examined / prof.n,
+                                      max(0.0, 1.0 - e - nn) / (1.0 - e) if e < 1.0 else 0.0)
+    scale = (dele + normal) / one if one > 0 else 1.0
+    return nn_arcs(prof, lv, P, th), lv.examined * scale
 
 
 def nn_ids(prof, lv, P: int, threshold="auto") -> float:

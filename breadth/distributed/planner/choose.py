@@ -92,11 +92,10 @@ def predict(layout, prof, machine, params) -> Prediction:
     engine = overhead.key(layout.partition, layout.exchange)          # ``Machine.engine``'s key
     for lv in levels:
         ops = model.level_ops(prof, lv, P, params)
-        td = lv.examined / P if lv.direction == "top-down" else 0.0
-        bu = lv.examined / P if lv.direction != "top-down" else 0.0
+        td, bu = level_edges(model, prof, lv, P, params)
         swept = prof.n if lv.direction == "top-down" else lv.unvisited      # the vertices its engine work sweeps
-        step = machine.compute(td, bu) * machine.imbalance + machine.engine_level(engine, lv.direction, swept / P,
-                                                                                lv.examined / P)
+        step = machine.compute(td / P, bu / P) * machine.imbalance + machine.engine_level(engine, lv.direction,
+                                                                                        swept / P, (td + bu) / P)
         t_ops, items, lm, lb = add(ops, machine.refilled(step))      # the links' buckets refill during the step
         rounds = sum(1 for op in ops if op.is_round)
         c = step + machine.compute(0.0, 0.0, items) * machine.imbalance + machine.engine_rounds(engine, rounds)
@@ -111,6 +110,15 @@ def predict(layout, prof, machine, params) -> Prediction:
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
                       prof.m / total if total > 0 else 0.0, per_level, ops_total)
+
+
+def level_edges(model, prof, lv, P: int, params) -> tuple:
+    """(top-down, bottom-up) edges level ``lv`` examines, summed over ranks: the cost model's own
+    count (``level_edges``) where it has one, else the level's edges in its one direction."""
+    own = getattr(model, "level_edges", None)
+    if own is not None:
+        return own(prof, lv, P, params)
+    return (lv.examined, 0.0) if lv.direction == "top-down" else (0.0, lv.examined)
 
 
 def with_memory_rates(machine, model, prof, params):

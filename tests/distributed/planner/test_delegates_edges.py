@@ -1,0 +1,86 @@
+"""The delegates layout's examined edges per level (``delegates.cost.level_edges``,
+``reverse_scans``) against hand-computed cases and direct sums over the degree distribution."""
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import poisson
+
+from breadth.distributed.delegates import cost
+from breadth.distributed.planner import choose, degrees
+from breadth.distributed.planner.graph import Level, Profile
+
+
+def _direct(lam, th, P, p, s):
+    """reverse_scans' three numbers for one class, every vertex unvisited (y = 0), summed degree by
+    degree: a delegate (D > TH) scans D / P edges on each of P ranks; a normal not claimed by a
+    frontier nn neighbour on its own rank scans its D s arcs from delegates; one scan covers D edges."""
+    k = np.arange(0, 400)
+    pk = poisson.pmf(k, lam)
+    dele = sum(P * (1 - (1 - p) ** (kk / P)) / p * q for kk, q in zip(k, pk) if kk > th)
+    normal = sum((1 - p * (1 - s) / P) ** kk * (1 - (1 - p * s) ** kk) / p * q for kk, q in zip(k, pk) if kk <= th)
+    one = sum((1 - (1 - p) ** kk) / p * q for kk, q in zip(k, pk))
+    return dele, normal, one
+
+
+def test_reverse_scans_match_the_direct_sums_over_degrees():
+    model = degrees.DegreeModel(1000, 16000, [1.0], [32.0], [[1.0]], "one class")
+    P, th, s = 2, 32, 0.5
+    p = 0.2
+    dele, normal, one = _direct(32.0, th, P, p, s)
+    # the level's one scan per vertex fixes p; every vertex unvisited (share 1) leaves y = 0
+    got = cost.reverse_scans(model, th, P, 1.0, one, s)
+    assert got[2] == pytest.approx(one, rel=1e-6)
+    assert got[0] == pytest.approx(dele, rel=1e-4)
+    assert got[1] == pytest.approx(normal, rel=1e-4)
+
+
+def test_a_delegate_split_over_p_ranks_scans_up_to_p_times_one_scan():
+    # every vertex a delegate (TH 0 on degree >= 1): with p = 1 - 1/e^(1/4) and degree 40 the level finds
+    # almost all; each of 4 ranks scans its 10 edges to its own first hit, 4 (1 - (1 - p)^10) / p
+    model = degrees.DegreeModel(1000, 20000, [1.0], [40.0], [[1.0]], "one class")
+    p = 1 - math.exp(-0.25)
+    one = sum((1 - (1 - p) ** k) / p * q for k, q in zip(range(200), poisson.pmf(np.arange(200), 40.0)))
+    dele, normal, got_one = cost.reverse_scans(model, 0, 4, 1.0, one, 0.0)
+    assert got_one == pytest.approx(one, rel=1e-6)
+    assert normal == pytest.approx(0.0, abs=1e-9)         # no normals of degree <= 0 that scan anything
+    assert 3.0 < dele / one < 4.0
+
+
+def _profile():
+    model = degrees.uniform(12, 16)
+    levels = [Level("top-down", 1, 32, 31, 4095), Level("top-down", 31, 1000, 900, 4064),
+              Level("bottom-up", 900, 6000, 2500, 3164), Level("bottom-up", 2500, 700, 664, 664),
+              Level("bottom-up", 664, 0, 0, 0)]
+    return Profile(4096.0, 65536.0, levels, {}, "test", model)
+
+
+def test_a_top_down_level_examines_its_frontiers_arcs():
+    prof = _profile()
+    assert cost.level_edges(prof, prof.levels[1], 4, {"threshold": 32}) == (1000, 0.0)
+
+
+def test_a_bottom_up_level_still_runs_the_nn_pass_top_down():
+    prof, P = _profile(), 4
+    lv = prof.levels[2]
+    td, bu = cost.level_edges(prof, lv, P, {"threshold": 32})
+    _, d, nn = prof.delegation(P, 32)
+    # the frontier's normals times the normals' mean nn degree
+    assert td == pytest.approx(lv.frontier * (1 - d / prof.n) * 2 * prof.m * nn / (prof.n - d))
+    e = prof.degrees.endpoint_share(d)
+    dele, normal, one = cost.reverse_scans(prof.degrees, 32, P, lv.unvisited / prof.n, lv.examined / prof.n,
+                                           (1 - e - nn) / (1 - e))
+    assert bu == pytest.approx(lv.examined * (dele + normal) / one)
+    # the last level finds nothing bottom-up, but the nn pass scans its whole frontier's nn arcs
+    assert cost.level_edges(prof, prof.levels[4], P, {"threshold": 32})[0] > 0
+
+
+def test_choose_prices_a_layouts_own_edges_else_the_levels():
+    prof = _profile()
+
+    class Plain:
+        pass
+
+    assert choose.level_edges(Plain, prof, prof.levels[2], 4, {}) == (0.0, 6000)
+    assert choose.level_edges(Plain, prof, prof.levels[1], 4, {}) == (1000, 0.0)
+    assert choose.level_edges(cost, prof, prof.levels[2], 4, {"threshold": 32})[0] > 0
