@@ -17,8 +17,9 @@ the probe's memory fill, and no layout always runs right after the same other on
 
 Per layout it writes the mean search seconds (slowest rank), communication seconds (the slowest
 rank's time inside MPI calls), messages and bytes per search as ``Comm`` counts them (also per
-operation and per rank), and two predictions of each: from the levels that search actually ran
-("measured_profile": isolates the network model) and from the down-scaled estimate that
+operation and per rank), and two predictions of each: from the levels the searches of that root
+actually ran ("measured_profile": 1D all-to-all's levels, whose edges are a one-rank search's, with the
+estimate's degree model; it isolates the network model) and from the down-scaled estimate that
 ``--partition auto`` uses before the graph exists ("estimate").
 """
 import dataclasses
@@ -145,7 +146,7 @@ def main():
         if reprobe and i > 0:                              # the conditions of this round, as auto would see them
             now = probe(comm, threads)
             probes.append(conditions(now))
-        turn = list(zip(engines, rows, layouts))
+        turn, ran = list(zip(engines, rows, layouts)), {}
         if warm:
             turn = turn[i % len(turn):] + turn[:i % len(turn)]
         for eng, row, (part, ex, params) in turn:
@@ -174,11 +175,16 @@ def main():
             row["ops"].append(c.get("operations", {}))
             row["per_rank_bytes"].append(c["per_rank"]["bytes"])
             if comm.rank == 0:
-                model = registry.get(part, ex)
-                prof = graph.from_levels(n, m, [lv.as_dict() for lv in res.levels], skew, "measured")
-                mp = model_params(part, ex, params, comm.size)
-                row["pred"].append(price(model, prof, now, mp))
-                row["est"].append(price(model, est, now, mp))
+                ran[id(row)] = [lv.as_dict() for lv in res.levels]
+                row["est"].append(price(registry.get(part, ex), est, now, model_params(part, ex, params, comm.size)))
+        if comm.rank == 0 and i > 0:
+            # "the levels the search ran": 1D all-to-all's, whose edges are a one-rank search's (each
+            # layout's model adds its own passes); a layout's own where the job has no such layout
+            plain = next((ran[id(row)] for row, lay in zip(rows, layouts) if tuple(lay[:2]) == ("1d", "alltoall")), None)
+            for row, (part, ex, params) in zip(rows, layouts):
+                prof = graph.from_levels(n, m, plain or ran[id(row)], skew, "measured")
+                prof.degrees = est.degrees
+                row["pred"].append(price(registry.get(part, ex), prof, now, model_params(part, ex, params, comm.size)))
     if reprobe:                                            # and after the last round: each round between two probes
         probes.append(conditions(probe(comm, threads)))
     if comm.rank != 0:
