@@ -174,21 +174,23 @@ def pick_roots(graph, count, seed=2) -> list:
 
 
 def generated(kind: str, scale: int, edgefactor: int = 16, seed: int = 1, sample_scale: int = SAMPLE_SCALE,
-              roots: int = SAMPLE_ROOTS) -> Profile:
+              roots: int = SAMPLE_ROOTS, root_degree: float | None = None) -> Profile:
     """The estimate for a generated graph (``kind`` "kronecker" or "uniform") of ``scale`` (module
-    header): sampled searches up to ``sample_scale``, the degree model's expected levels above."""
+    header): sampled searches up to ``sample_scale``, the degree model's expected levels above;
+    with ``root_degree``, the expected levels of a search from a root of that degree at any scale."""
     from ...graph.generators import kronecker, uniform_random
 
     s, M = int(scale), float(edgefactor) * (1 << int(scale))
     model = (degrees.kronecker if kind == "kronecker" else degrees.uniform)(s, edgefactor)
-    if s <= int(sample_scale):
+    if s <= int(sample_scale) and root_degree is None:
         g = {"kronecker": kronecker, "uniform": uniform_random}[kind](s, edgefactor, seed)
         out = sample(g, pick_roots(g, roots), f"{kind} scale {s}, {roots} sampled searches")
         out.m, out.degrees = M, model     # Graph500 m counts tuples (duplicates and self loops included)
         return out
     arcs = float(model.n * (model.weight @ model.lam))
-    table = profile_fit.expected(model)
-    prof = Profile(model.n, M, [], {}, f"{kind} scale {s}, expected levels of its degree model",
+    table = profile_fit.expected(model, root_degree=root_degree)
+    whose = "" if root_degree is None else f" from a root of degree {root_degree:g}"
+    prof = Profile(model.n, M, [], {}, f"{kind} scale {s}, expected levels of its degree model{whose}",
                    model, {}, table, arcs)
     prof.levels = profile_fit.directed(table, prof.n, prof.m, "breadth", arcs)
     return prof

@@ -89,3 +89,28 @@ def test_generated_samples_small_scales_and_models_large_ones():
     assert 3 <= sum(lv.direction == "bottom-up" for lv in b2d) <= 4        # B2D Sec. V: "s_b ... 3 or 4"
     td = big.levels_for("top-down")
     assert sum(lv.examined for lv in td) == pytest.approx(big.arcs, rel=1e-4)
+
+
+def test_a_search_from_a_root_of_given_degree():
+    t = profile_fit.expected(degrees.uniform(20, 16), root_degree=10)
+    n = 2.0 ** 20
+    assert t.frontier[1] * n == pytest.approx(10.0, rel=1e-3)         # the root's own edges
+    assert t.frontier[2] * n == pytest.approx(10.0 * 32.0, rel=0.01)  # and their other edges
+    assert t.td[0] * t.frontier.sum() > 0 and t.reached == pytest.approx(1.0, abs=1e-6)
+
+
+def test_kronecker_first_levels_follow_the_roots_degree():
+    # on a heavy-tailed graph the level after the root scans its neighbours' edges: the model's
+    # count from a root of degree d against searches from the generated graph's roots of degree d
+    g = kronecker(16, 16, 1)
+    deg = np.diff(np.asarray(g.indptr)).astype(np.float64)
+    ip, ix = np.asarray(g.indptr), np.asarray(g.indices)
+    model = degrees.kronecker(16, 16)
+    arcs = float(model.n * (model.weight @ model.lam))
+    for d in (2, 6, 30):
+        roots = np.flatnonzero(deg == d)
+        second = np.mean([deg[ix[ip[r]:ip[r + 1]]].sum() for r in roots])
+        t = profile_fit.expected(model, root_degree=d)
+        assert t.td[1] * arcs == pytest.approx(second, rel=0.35)
+    # the expectation over roots is the mean's, far above the median root's
+    assert profile_fit.expected(model).td[1] > 3 * profile_fit.expected(model, root_degree=6).td[1]
