@@ -17,9 +17,11 @@ the probe's memory fill, and no layout always runs right after the same other on
 
 Per layout it writes the mean search seconds (slowest rank), communication seconds (the slowest
 rank's time inside MPI calls), messages and bytes per search as ``Comm`` counts them (also per
-operation and per rank), and two predictions of each: from the levels the searches of that root
+operation and per rank), and three predictions of each: from the levels the searches of that root
 actually ran ("measured_profile": 1D all-to-all's levels, whose edges are a one-rank search's, with the
-estimate's degree model; it isolates the network model) and from the down-scaled estimate that
+estimate's degree model; it isolates the network model), from the expected levels of a search from
+a root of the searched root's degree ("root_rounds", ``graph.generated(root_degree=)``), and from the
+down-scaled estimate that
 ``--partition auto`` uses before the graph exists ("estimate").
 """
 import dataclasses
@@ -51,6 +53,16 @@ def model_params(part, ex, params, P):
     if part == "delegates":
         return {"threshold": "auto"}
     return {}
+
+
+def root_degrees(eng, comm, roots) -> np.ndarray:
+    """Every root's degree, on every rank (its owner's row; reporting: not counted)."""
+    c = np.asarray(roots, dtype=np.int64)
+    part = eng.lg.partition
+    mine = part.owns(c)
+    got = np.zeros(c.size, dtype=np.int64)
+    got[mine] = eng.lg.key_degree()[part.to_local(c[mine])]
+    return comm.mpi.allreduce(got)
 
 
 def price(model, prof, machine, mp):
@@ -135,9 +147,11 @@ def main():
     cand = rng.integers(0, n, 8 * nroots)
     roots = [int(x) for x in cand[engines[0].nonisolated(cand)][:nroots + 1]]
     est = graph.generated(kind, scale) if comm.rank == 0 else None
+    degree = root_degrees(engines[0], comm, roots)
+    by_root = {}                                           # rank 0: the estimate from each root's degree
     skew = est.skew if est is not None else {}
     rows = [{"times": [], "comm": [], "msgs": [], "bytes": [], "ops": [], "per_rank_bytes": [], "pred": [], "op_seconds": [],
-             "loop": [], "levels": [], "est": []} for _ in layouts]
+             "loop": [], "levels": [], "est": [], "est_root": []} for _ in layouts]
     reprobe = os.environ.get("BENCH_REPROBE") == "1"
     warm = os.environ.get("BENCH_WARM") == "1"
     probes = []
@@ -176,7 +190,11 @@ def main():
             row["per_rank_bytes"].append(c["per_rank"]["bytes"])
             if comm.rank == 0:
                 ran[id(row)] = [lv.as_dict() for lv in res.levels]
-                row["est"].append(price(registry.get(part, ex), est, now, model_params(part, ex, params, comm.size)))
+                mp = model_params(part, ex, params, comm.size)
+                row["est"].append(price(registry.get(part, ex), est, now, mp))
+                if r not in by_root:
+                    by_root[r] = graph.generated(kind, scale, root_degree=float(degree[i]))
+                row["est_root"].append(price(registry.get(part, ex), by_root[r], now, mp)["seconds"])
         if comm.rank == 0 and i > 0:
             # "the levels the search ran": 1D all-to-all's, whose edges are a one-rank search's (each
             # layout's model adds its own passes); a layout's own where the job has no such layout
@@ -211,7 +229,7 @@ def main():
                     "operations": ops, "per_rank_bytes": np.mean(row["per_rank_bytes"], axis=0).tolist(),
                     "measured_profile": mean_dicts(row["pred"]), "estimate": mean_dicts(row["est"]),
                     "estimate_start": price(model, est, machine, mp),
-                    "estimate_rounds": [e["seconds"] for e in row["est"]]})
+                    "estimate_rounds": [e["seconds"] for e in row["est"]], "root_rounds": row["est_root"]})
     with open(out, "w") as f:
         json.dump({"kind": kind, "scale": scale, "ranks": comm.size, "hosts": len(set(machine.hosts)),
                    "roots": len(roots) - 1, "probe_seconds": probe_s, "machine": machine.as_dict(),
