@@ -85,28 +85,33 @@ def predict(layout, prof, machine, params) -> Prediction:
             o["messages"] += mw
             o["bytes"] += w
         comm += t_ops
-        return t_ops, items, lv_msgs, lv_bytes
+        return t_ops, items, lv_msgs, lv_bytes, credit
 
     rule = getattr(model, "rule", None)          # the direction rule the layout's code runs (None: breadth's)
     levels = prof.levels_for(rule(params) if rule is not None else None)
     engine = overhead.key(layout.partition, layout.exchange)          # ``Machine.engine``'s key
+    setup = getattr(model, "setup_bytes", None)
+    start = machine.engine_search(engine, prof.n / P) + (setup(prof, P, params) / machine.memory_bandwidth
+                                                         if setup is not None else 0.0)
+    # the links' buckets: what refilled while the search set itself up (the search before it, or
+    # anything else, may have drained them)
+    bucket = machine.refilled(start)
     for lv in levels:
         ops = model.level_ops(prof, lv, P, params)
         td, bu = level_edges(model, prof, lv, P, params)
         swept = prof.n if lv.direction == "top-down" else lv.unvisited      # the vertices its engine work sweeps
         step = machine.compute(td / P, bu / P) * machine.imbalance + machine.engine_level(engine, lv.direction,
                                                                                         swept / P, (td + bu) / P)
-        t_ops, items, lm, lb = add(ops, machine.refilled(step))      # the links' buckets refill during the step
+        t_ops, items, lm, lb, bucket = add(ops, machine.refilled(step, bucket))   # refilled during the step
         rounds = sum(1 for op in ops if op.is_round)
-        c = step + machine.compute(0.0, 0.0, items) * machine.imbalance + machine.engine_rounds(engine, rounds)
+        after = machine.compute(0.0, 0.0, items) * machine.imbalance + machine.engine_rounds(engine, rounds)
+        bucket = machine.refilled(after, bucket)
+        c = step + after
         compute += c
         per_level.append({"direction": lv.direction, "compute": c, "comm": t_ops, "messages": lm, "bytes": lb,
                           "words": lb / 8.0})
-    t_ops, items, _, _ = add(model.after_ops(prof, P, params))
-    compute += machine.compute(0.0, 0.0, items) + machine.engine_search(engine, prof.n / P)
-    setup = getattr(model, "setup_bytes", None)
-    if setup is not None:
-        compute += setup(prof, P, params) / machine.memory_bandwidth
+    t_ops, items, _, _, _ = add(model.after_ops(prof, P, params), bucket)
+    compute += machine.compute(0.0, 0.0, items) + start
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
                       prof.m / total if total > 0 else 0.0, per_level, ops_total)

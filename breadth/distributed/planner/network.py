@@ -121,9 +121,9 @@ class Machine:
     # (``probe._late_step``: a step with one rank late by ``probe.LATE_DELAY``); 0: not measured
     late_step: float = 0.0
     # bytes a host's link passes at once after an idle spell before its rate holds (a token-bucket
-    # shaper's bucket, ``probe._burst``): the bucket refills at the link's rate while the ranks
-    # compute a level's step, and that much of the level's traffic then costs no time; 0 for a
-    # link without one
+    # shaper's bucket, ``probe._burst``): it refills at the link's rate while the ranks compute (a
+    # search's setup, each level's step), and the traffic it holds costs no time; 0 for a link
+    # without one
     burst_bytes: float = 0.0
 
     @property
@@ -225,12 +225,12 @@ class Machine:
         staged = 2.0 * op.bytes / self.staging_bandwidth if self.staging_bandwidth else 0.0
         return op.rounds * self.alpha(op.kind, spans > 1) + worst + wait + staged
 
-    def refilled(self, seconds: float) -> float:
-        """The bytes a link's bucket (``burst_bytes``) holds after ``seconds`` idle: it refills at the
-        link's rate, up to its size."""
+    def refilled(self, seconds: float, start: float = 0.0) -> float:
+        """The bytes a link's bucket (``burst_bytes``) holds after ``seconds`` idle from ``start``
+        bytes: it refills at the link's rate, up to its size."""
         if not self.burst_bytes:
             return 0.0
-        return min(self.burst_bytes, seconds * (self.beta_remote_p2p or self.beta_remote))
+        return min(self.burst_bytes, start + seconds * (self.beta_remote_p2p or self.beta_remote))
 
     def link_bytes(self, op: Op) -> float:
         """Bytes ``op`` puts on the busiest host's link (its ranks' sends leaving the host); 0 when

@@ -63,7 +63,10 @@ def test_a_links_burst_passes_the_first_bytes_of_a_level_at_once():
     # the bucket refills at the link's rate (1e6 bytes/s) while the ranks compute, up to its size
     m.burst_bytes = 200.0
     assert m.refilled(1e-4) == pytest.approx(100.0) and m.refilled(1.0) == 200.0
-    # in a prediction a level's credit is what refilled during its step: the first op uses it up
+    assert m.refilled(1e-4, start=150.0) == 200.0 and m.refilled(0.0, start=50.0) == 50.0
+    # in a prediction the bucket holds what refilled during the search's setup (here only clearing
+    # its state: no engine cost); each level's traffic draws on it, and it refills while the ranks
+    # compute (the step, then the merge of what arrived)
     prof = _profile()
     lay = registry.get("1d", "butterfly")
     m.burst_bytes = 0.0
@@ -71,10 +74,15 @@ def test_a_links_burst_passes_the_first_bytes_of_a_level_at_once():
     m.burst_bytes = 200.0
     burst = choose.predict(lay, prof, m, {"fanout": 1})
     saved = [a["comm"] - b["comm"] for a, b in zip(plain.levels, burst.levels)]
-    sent = [o.bytes for o in (butterfly_cost.level_ops(prof, lv, 2, {"fanout": 1})[0] for lv in prof.levels)]
-    # no engine cost here: a step is its edges at 1e8 (top-down) or 2e8 (bottom-up) edges/s
-    steps = [lv.examined / 2 / (1e8 if lv.direction == "top-down" else 2e8) for lv in prof.levels]
-    assert saved == pytest.approx([min(200.0, s * 1e6, b) / 1e6 for s, b in zip(steps, sent)])
+    ops = [butterfly_cost.level_ops(prof, lv, 2, {"fanout": 1})[0] for lv in prof.levels]
+    # no engine cost here: a step is its edges at 1e8 (top-down) or 2e8 (bottom-up) edges/s, a merge
+    # its items at 1e8
+    bucket, want = min(200.0, butterfly_cost.setup_bytes(prof, 2, {"fanout": 1}) / m.memory_bandwidth * 1e6), []
+    for lv, op in zip(prof.levels, ops):
+        bucket = min(200.0, bucket + lv.examined / 2 / (1e8 if lv.direction == "top-down" else 2e8) * 1e6)
+        want.append(min(bucket, op.bytes) / 1e6)
+        bucket = min(200.0, max(0.0, bucket - op.bytes) + op.items / 1e8 * 1e6)
+    assert saved == pytest.approx(want)
 
 
 def test_fold_messages_match_the_exchange_formula():
