@@ -11,8 +11,10 @@ between normals. Per level:
 * nn exchange, in every level (the nn pass is always top-down): an Alltoall of counts (with the
   delegate count as a header) and an Alltoallv of ids: a rank sends its distinct unreached nn
   targets among the nn arcs of its frontier share that other ranks own (``nn_ids``);
-* mask: in levels that find delegates, the d-bit mask by one Allreduce, or the new delegates'
-  numbers by an Allgatherv when 4 bytes each is smaller (the layout picks the smaller);
+* mask: in levels that find delegates, the d-bit mask by one Allreduce (2 (P - 1) / P of it per
+  rank on the wire), or the new delegates' numbers by an Allgatherv when 4 bytes each is less than
+  twice the mask (the layout's rule, ``DelegatesSearch._encode``; Pan's code, ``--paper-code``,
+  always reduces the mask);
 * control: one small Allreduce.
 
 After the last level: the nn vertices' parents asked of their senders (one Alltoallv round trip
@@ -141,11 +143,11 @@ def level_ops(prof, lv, P: int, params) -> list:
     found = min(d, lv.discovered * (1.0 - nn))
     if found >= 1:
         mask = pan_mask_bytes(d)
-        if 4 * found < mask:
+        if 4 * found < 2 * mask and params.get("code") != "paper":    # Pan's code always reduces the mask
             nbm = (P - 1) * 4 * found / P
             ops.append(Op("mask", "allgather", g, rounds_of("allgather", P), nbm, 0.0, P * (P - 1), P * nbm))
         else:
-            ops.append(Op("mask", "allreduce", g, rounds_of("allreduce", P), 2 * mask, 0.0, P * (P - 1),
+            ops.append(Op("mask", "allreduce", g, rounds_of("allreduce", P), 2 * (P - 1) / P * mask, 0.0, P * (P - 1),
                           P * (P - 1) * mask))
     ops.append(control_op(P, 40))
     return ops
