@@ -28,6 +28,24 @@ ACCESS_BYTES = {"cpu": 64.0, "gpu": 32.0}    # a random access: a CPU cache line
 # MapGraph Table 2, 1 GPU: "21 ... 67,108,864 [directed edges] ... 0.0254 [s]" -- its own code on one
 # K20 (no communication), every edge traversed top-down
 MAPGRAPH_ONE_GPU = 67108864 / 0.0254
+# Pan et al. Table II, "our hw." 1x1x1 Tesla P100 at scale 24: 22.9 GTEPS -- their own code on one
+# GPU (no communication): 16 x 2^24 Graph500 edges in 11.7 ms, the seconds over which the model's
+# count of the edges that code examines in such a search are spread (``pan_one_gpu``)
+PAN_ONE_GPU_SCALE, PAN_ONE_GPU_GTEPS = 24, 22.9
+
+
+def pan_one_gpu(threshold=64) -> float:
+    """Edges/s of one P100 running Pan's code: the edges the delegates layout's model examines in a
+    scale-24 search on one rank (its levels, ``choose.level_edges``) over the search's published
+    time on one GPU (Table II)."""
+    from breadth.distributed import registry
+    from breadth.distributed.planner import choose, graph
+
+    prof = graph.generated("kronecker", PAN_ONE_GPU_SCALE, 16)
+    cost = registry.get("delegates", "alltoall").cost
+    params = {"threshold": threshold, "code": "paper"}
+    edges = sum(sum(choose.level_edges(cost, prof, lv, 1, params)) for lv in prof.levels)
+    return edges / (16 * 2 ** PAN_ONE_GPU_SCALE / (PAN_ONE_GPU_GTEPS * 1e9))
 
 
 @dataclass
@@ -63,6 +81,7 @@ class Row:
 
 def rows() -> list:
     gemini = dict(latency=1.5e-6, bandwidth=6e9)          # Cray Gemini, datasheet (not in B2D)
+    p100 = pan_one_gpu()
     return [
         Row("B2D", "Hopper, scale 35, 115,600 ranks (340x340), flat MPI", "kronecker", 35, 16, 115600, 4817, 24,
             memory_bandwidth=42.7e9 / 12, device="cpu", layout=("2d", "fold"), params={"grid": "340x340"},
@@ -85,16 +104,17 @@ def rows() -> list:
             note="the Twitter graph (61.5M vertices, 1.47B edges) replaced by a Kronecker graph of its size"),
         Row("Pan", "scale 33, 124 GPUs on 31 nodes, TH=64", "kronecker", 33, 16, 124, 31, 20,
             latency=2e-6, bandwidth=2 * 12.5e9, memory_bandwidth=732e9, device="gpu",
-            layout=("delegates", "alltoall"), params={"threshold": 64}, staging=40e9,
-            published=16 * 2 ** 33 / 259.8e9, bound=4.0, cache=4 * 2 ** 20,
+            layout=("delegates", "alltoall"), params={"threshold": 64}, staging=40e9, device_rate=p100,
+            published=16 * 2 ** 33 / 259.8e9, bound=2.0, cache=4 * 2 ** 20,
             source="Sec. VI-C: '259.8 GTEPS for RMAT scale 33 on 124 GPUs'; Sec. VI-A: two P100 per CPU on NVLink "
                    "'40 GB/s bandwidth in each direction', 'Each socket has a EDR 100 Gbps InfiniBand connection', "
-                   "data copied GPU to CPU before MPI; Sec. VI-B: 'we use 64'; P100 732 GB/s, 4 MB L2 "
+                   "data copied GPU to CPU before MPI; Sec. VI-B: 'we use 64'; Table II: their code on one P100 "
+                   "at scale 24, 22.9 GTEPS (the device's edge rate, pan_one_gpu); P100 732 GB/s, 4 MB L2 "
                    "(datasheet); latency 2 us (assumed)"),
         Row("Pan", "scale 29, 8 GPUs on 2 nodes, TH=64", "kronecker", 29, 16, 8, 2, 20,
             latency=2e-6, bandwidth=2 * 12.5e9, memory_bandwidth=732e9, device="gpu",
-            layout=("delegates", "alltoall"), params={"threshold": 64}, staging=40e9,
-            published=16 * 2 ** 29 / 53.13e9, bound=12.0, cache=4 * 2 ** 20,
+            layout=("delegates", "alltoall"), params={"threshold": 64}, staging=40e9, device_rate=p100,
+            published=16 * 2 ** 29 / 53.13e9, bound=2.0, cache=4 * 2 ** 20,
             source="Table II: 2x1x4 Tesla P100, 53.13 GTEPS at scale 29; machine as above"),
         Row("MapGraph", "scale 25, 16 GPUs (4x4)", "kronecker", 25, 16, 16, 16, 8,
             latency=2e-6, bandwidth=7e9, memory_bandwidth=208e9, device="gpu", layout=("2d", "scan"),
