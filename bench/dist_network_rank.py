@@ -18,11 +18,10 @@ the probe's memory fill, and no layout always runs right after the same other on
 Per layout it writes the mean search seconds (slowest rank), communication seconds (the slowest
 rank's time inside MPI calls), messages and bytes per search as ``Comm`` counts them (also per
 operation and per rank), and three predictions of each: from the levels the searches of that root
-actually ran ("measured_profile": 1D all-to-all's levels, whose edges are a one-rank search's, with the
-estimate's degree model; it isolates the network model), from the expected levels of a search from
-a root of the searched root's degree ("root_rounds", ``graph.generated(root_degree=)``), and from the
-down-scaled estimate that
-``--partition auto`` uses before the graph exists ("estimate").
+actually ran ("measured_profile": 1D all-to-all's levels, whose edges are a one-rank search's, with
+the estimate's degree model; it isolates the network model), from the expected levels of a search
+from a root of the searched root's degree ("root_rounds", ``graph.generated(root_degree=)``), and
+from the down-scaled estimate that ``--partition auto`` uses before the graph exists ("estimate").
 """
 import dataclasses
 import json
@@ -198,7 +197,8 @@ def main():
         if comm.rank == 0 and i > 0:
             # "the levels the search ran": 1D all-to-all's, whose edges are a one-rank search's (each
             # layout's model adds its own passes); a layout's own where the job has no such layout
-            plain = next((ran[id(row)] for row, lay in zip(rows, layouts) if tuple(lay[:2]) == ("1d", "alltoall")), None)
+            plain = next((ran[id(row)] for row, lay in zip(rows, layouts) if tuple(lay[:2]) == ("1d", "alltoall")),
+                         None)
             for row, (part, ex, params) in zip(rows, layouts):
                 prof = graph.from_levels(n, m, plain or ran[id(row)], skew, "measured")
                 prof.degrees = est.degrees

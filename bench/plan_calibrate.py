@@ -23,8 +23,9 @@ Each round lies between two probes; a round is steady when their step latencies 
 time slice, milliseconds, and comes and goes within a second: the probe before a round measures the
 conditions of that round only when they hold across it). Per configuration it prints each layout's
 measured and predicted milliseconds (medians over the steady rounds; over all when none is) and their
-ratio (measured / predicted; also auto's estimate, the prediction from the levels the searches actually ran, which
-isolates the graph estimate, and the ratio of the means, which keeps the bursts), the probe's latency range over the rounds, the load average, and
+ratio (measured / predicted; also auto's estimate, the prediction from the levels the searches
+actually ran, which isolates the graph estimate, and the ratio of the means, which keeps the
+bursts), the probe's latency range over the rounds, the load average, and
 auto's pick (the lowest of auto's estimates) with its measured time over the fastest layout's. Ends with
 the number of layout runs within 1.5x and configurations where auto's pick is within 10% of the
 fastest. ``--report FILE`` prints the docs' markdown table of an earlier ``--json FILE``.

@@ -95,6 +95,7 @@ def reverse_scans(model, th: float, P: int, unvisited: float, examined: float, f
     for _ in range(60):
         p = math.sqrt(lo * hi)
         lo, hi = (p, hi) if one_scan(p) > examined else (lo, p)
+
     def normals(z):                      # E[z^D; D <= TH] per class
         return np.exp(-mu * (1.0 - z)) * (1.0 - over(mu * z))
 
@@ -147,8 +148,8 @@ def level_ops(prof, lv, P: int, params) -> list:
             nbm = (P - 1) * 4 * found / P
             ops.append(Op("mask", "allgather", g, rounds_of("allgather", P), nbm, 0.0, P * (P - 1), P * nbm))
         else:
-            ops.append(Op("mask", "allreduce", g, rounds_of("allreduce", P), 2 * (P - 1) / P * mask, 0.0, P * (P - 1),
-                          P * (P - 1) * mask))
+            ops.append(Op("mask", "allreduce", g, rounds_of("allreduce", P), 2 * (P - 1) / P * mask, 0.0,
+                          P * (P - 1), P * (P - 1) * mask))
     ops.append(control_op(P, 40))
     return ops
 

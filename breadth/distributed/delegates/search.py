@@ -28,8 +28,8 @@ Per level, on every rank (``delegates.steps``, ``owned.steps``):
    * "allreduce" (default): each rank's count of new bits rides in the count Alltoall of
      the nn exchange (one more int64 per peer, no collective of its own); then nothing (no
      bit anywhere), an ``Allgatherv`` of the int32 delegate numbers (when 4 bytes per new
-     bit beat twice the mask, the Allreduce's traffic: early and late levels) or the paper's OR-reduction of the d-bit
-     mask with one blocking ``Allreduce``;
+     bit beat twice the mask, the Allreduce's traffic: early and late levels) or the
+     paper's OR-reduction of the d-bit mask with one blocking ``Allreduce``;
    * "iallreduce": the mask ``Iallreduce`` (always the bitmap) is started before the nn
      exchange and completed after it, overlapping the two (the paper's "IR");
    * "overlap": as "allreduce", but the chosen form starts non-blocking (``Iallgatherv`` or
@@ -156,14 +156,14 @@ class DelegatesSearch(DistSearch):
         """``mask`` := the OR of every rank's ``mask`` (bits over delegate numbers; ``local`` this rank's
         set bits, ``counts`` every rank's count of them, known alike everywhere) in the cheapest form:
         nothing (no bit anywhere), an Allgatherv of int32 delegate numbers (when 4 bytes per bit beat the
-        Allreduce's twice the mask on the wire) or the mask Allreduce (bitwise or); ``blocking`` False starts the non-blocking form. Every
-        rank takes the same branch; returns (the form, ``finish``: completes ``mask``, a no-op if done)."""
+        Allreduce's twice the mask on the wire) or the mask Allreduce (bitwise or); ``blocking`` False
+        starts the non-blocking form. Every rank takes the same branch; returns (the form, ``finish``: completes ``mask``, a no-op if done)."""
         comm, P = self.comm, self.comm.size
         total = int(counts.sum())
         if total == 0:
             return "none", _done
         sched["exchange"] += P * (P - 1)
-        if 4 * total < 2 * mask.nbytes:        # on the wire: a rank gets 4 total (P - 1) / P, or 2 (P - 1) / P mask
+        if 4 * total < 2 * mask.nbytes:    # a rank gets 4 total (P - 1) / P bytes, or 2 (P - 1) / P masks
             if blocking:
                 ids = comm.allgatherv(local.astype(np.int32), counts=counts, category="exchange")
                 mask[:] = 0
