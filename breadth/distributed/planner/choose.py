@@ -100,8 +100,9 @@ def predict(layout, prof, machine, params) -> Prediction:
         ops = model.level_ops(prof, lv, P, params)
         td, bu = level_edges(model, prof, lv, P, params)
         swept = prof.n if lv.direction == "top-down" else lv.unvisited      # the vertices its engine work sweeps
+        own, other = (td, bu) if lv.direction == "top-down" else (bu, td)
         step = machine.compute(td / P, bu / P) * machine.imbalance + machine.engine_level(engine, lv.direction,
-                                                                                        swept / P, (td + bu) / P)
+                                                                                        swept / P, own / P, other / P)
         t_ops, items, lm, lb, bucket = add(ops, machine.refilled(step, bucket))   # refilled during the step
         rounds = sum(1 for op in ops if op.is_round)
         after = machine.compute(0.0, 0.0, items) * machine.imbalance + machine.engine_rounds(engine, rounds)

@@ -170,17 +170,22 @@ class Machine:
         share = self.core_share()
         return (edges_td + items) / (self.rate_td * share) + edges_bu / (self.rate_bu * share)
 
-    def engine_level(self, layout: str, direction: str, vertices: float, edges: float = 0.0) -> float:
+    def engine_level(self, layout: str, direction: str, vertices: float, edges: float = 0.0,
+                     other: float = 0.0) -> float:
         """Seconds of the engine's own work in one level of ``layout`` on a rank holding ``vertices``
         vertices (in a bottom-up level, ``vertices`` not yet reached) and examining ``edges`` edges
+        in the level's direction and ``other`` in a pass of the other direction (the delegates'
+        top-down nn pass in a bottom-up level), each at its direction's cost per edge
         (``overhead.EngineCost``, on this rank's cores)."""
         got = self.engine.get(layout)
         if not got or self.device == "gpu":
             return 0.0
         td = direction == "top-down"
         per = got["level_vertex_td"] if td else got["level_unvisited_bu"]
-        edge = got.get("edge_td" if td else "edge_bu", 0.0)
-        return (got["level_fixed"] + per * vertices + edge * edges) / self.core_share()
+        edge, cross = got.get("edge_td", 0.0), got.get("edge_bu", 0.0)
+        if not td:
+            edge, cross = cross, edge
+        return (got["level_fixed"] + per * vertices + edge * edges + cross * other) / self.core_share()
 
     def engine_rounds(self, layout: str, rounds: int) -> float:
         """Seconds of ``layout``'s exchange's own work in ``rounds`` rounds (``EngineCost.round_fixed``)."""

@@ -36,6 +36,8 @@ def test_fit_levels_recovers_exact_coefficients():
     assert cost.level_seconds("bottom-up", 1000, 500) == pytest.approx(1e-4 + 5e-6 + 2e-6)
     m = _machine(engine={"1d/alltoall": cost.as_dict()})
     assert m.engine_level("1d/alltoall", "top-down", 1000, 500) == pytest.approx(1e-4 + 2e-6 + 1.5e-6)
+    # a bottom-up level with a top-down pass beside it (the delegates' nn arcs): each at its own cost
+    assert m.engine_level("1d/alltoall", "bottom-up", 1000, 500, 200) == pytest.approx(1e-4 + 5e-6 + 2e-6 + 0.6e-6)
 
 
 def test_level_rows_count_the_vertices_a_bottom_up_level_sweeps():
