@@ -54,16 +54,6 @@ def model_params(part, ex, params, P):
     return {}
 
 
-def root_degrees(eng, comm, roots) -> np.ndarray:
-    """Every root's degree, on every rank (its owner's row; reporting: not counted)."""
-    c = np.asarray(roots, dtype=np.int64)
-    part = eng.lg.partition
-    mine = part.owns(c)
-    got = np.zeros(c.size, dtype=np.int64)
-    got[mine] = eng.lg.key_degree()[part.to_local(c[mine])]
-    return comm.mpi.allreduce(got)
-
-
 def price(model, prof, machine, mp):
     """The layout's (``model``) prediction, with its latency-only part (the same machine, bandwidth unbounded)."""
     pr = choose.predict(model, prof, machine, mp)
@@ -146,7 +136,7 @@ def main():
     cand = rng.integers(0, n, 8 * nroots)
     roots = [int(x) for x in cand[engines[0].nonisolated(cand)][:nroots + 1]]
     est = graph.generated(kind, scale) if comm.rank == 0 else None
-    degree = root_degrees(engines[0], comm, roots)
+    degree = engines[0].key_degrees(roots)
     by_root = {}                                           # rank 0: the estimate from each root's degree
     skew = est.skew if est is not None else {}
     rows = [{"times": [], "comm": [], "msgs": [], "bytes": [], "ops": [], "per_rank_bytes": [], "pred": [], "op_seconds": [],

@@ -129,13 +129,25 @@ class DistEngine(EngineBuild):
         Returns:
             A bool array.
         """
+        return self.key_degrees(candidates) > 0
+
+    def key_degrees(self, candidates) -> np.ndarray:
+        """The out-degree of each candidate search key, from its owner's row (collective; the same
+        answer on every rank).
+
+        Args:
+            candidates: global vertex ids.
+
+        Returns:
+            An int64 array.
+        """
         c = np.asarray(candidates, dtype=np.int64)
         part = self.lg.partition
         mine = part.owns(c)
-        ok = np.zeros(c.size, dtype=np.int8)
-        ok[mine] = self.lg.key_degree()[part.to_local(c[mine])] > 0
+        got = np.zeros(c.size, dtype=np.int64)
+        got[mine] = self.lg.key_degree()[part.to_local(c[mine])]
         with self.comm.phase("roots"):
-            return self.comm.allreduce(ok, op="max").astype(bool)
+            return self.comm.allreduce(got, op="max")
 
     @_threaded
     def search(self, root, max_depth=None):
