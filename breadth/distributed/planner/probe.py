@@ -2,8 +2,8 @@
 one host and across hosts, and the local kernels' edge rates (``network.Machine``).
 
 * hosts: every rank's hostname (one ``allgather``): ranks with the same name share a host;
-* latency per kind ("p2p" ring Sendrecv, "alltoall", "allgather", "allreduce"): the mean time of a
-  few small operations, divided by the operation's latency steps (``network.rounds_of``), on the
+* latency per kind ("p2p" ring Sendrecv, "alltoall", "allgather", "allreduce"): the mean time of
+  small operations over a window of ``SMALL_SECONDS`` (``_window_mean``), divided by the operation's latency steps (``network.rounds_of``), on the
   world (across hosts when it spans several) and on the ranks of this host (``COMM_TYPE_SHARED``);
 * bandwidth: an Alltoall of large blocks on the world and a ring Sendrecv on the host, the block
   grown by 4 until one takes ``MIN_SECONDS``: the bytes added over the time added between the
@@ -208,14 +208,22 @@ def _small(mpi, MPI) -> dict:
     out = {}
     for kind in KINDS:
         ops[kind]()
-        mpi.Barrier()
-        t = mpi.allreduce(_time(ops[kind], SMALL_REPS), op=MPI.MAX)
-        more = latency_reps(t)                      # the same on every rank (from the reduced time)
-        if more:
-            mpi.Barrier()
-            t = mpi.allreduce(_time(ops[kind], more), op=MPI.MAX)
-        out[kind] = t / max(1, rounds_of(kind, q))
+        out[kind] = _window_mean(mpi, MPI, ops[kind]) / max(1, rounds_of(kind, q))
     return out
+
+
+def _window_mean(mpi, MPI, fn) -> float:
+    """Mean seconds of the collective ``fn`` (each batch the slowest rank's), timed in batches until
+    they span ``SMALL_SECONDS`` (``next_batch``). The window is bounded in time, not in a count fixed
+    from a first batch: when other processes come to hold the cores midway, each operation waits a
+    scheduler slice and a count taken from fast first calls would run on for seconds."""
+    reps, total, n = 0, 0.0, SMALL_REPS
+    while n:
+        mpi.Barrier()
+        total += mpi.allreduce(_time(fn, n) * n, op=MPI.MAX)
+        reps += n
+        n = next_batch(reps, total)                 # the same on every rank (from the reduced time)
+    return total / reps
 
 
 def cpu_share(cpu_seconds: float, wall_seconds: float) -> float:
@@ -254,13 +262,14 @@ def _late_step(mpi, MPI, small) -> float:
     return max(0.0, total / LATE_REPS - LATE_DELAY - steps)
 
 
-def latency_reps(first: float) -> int:
-    """Further small operations to time after a first mean of ``first`` seconds, so that the mean
-    spans ``SMALL_SECONDS``: a step that waits for a peer descheduled by other processes waits a
-    scheduler time slice now and then, and a short window sees none or too many (0: enough)."""
-    if first <= 0 or first * SMALL_REPS >= SMALL_SECONDS:
+def next_batch(reps: int, seconds: float) -> int:
+    """Operations in the latency window's next batch after ``reps`` took ``seconds`` in all: enough
+    to reach ``SMALL_SECONDS`` at their mean, at most as many as so far (a batch runs at most as long
+    as the window so far, should the operations slow down) and ``MAX_SMALL_REPS`` in all; 0: done."""
+    if reps <= 0 or seconds <= 0 or seconds >= SMALL_SECONDS or reps >= MAX_SMALL_REPS:
         return 0
-    return int(min(MAX_SMALL_REPS, math.ceil(SMALL_SECONDS / first)))
+    want = math.ceil((SMALL_SECONDS - seconds) * reps / seconds)
+    return int(min(want, reps, MAX_SMALL_REPS - reps))
 
 
 def _bandwidth(mpi, MPI, kind) -> float:

@@ -127,12 +127,29 @@ def test_an_engine_cache_without_a_newer_term_is_measured_again(tmp_path, monkey
     assert json.loads(path.read_text())["engine"] == fresh
 
 
-def test_latency_window_reps():
-    # a first mean of 1 us over 8 operations: enough more to span SMALL_SECONDS
-    assert probe.latency_reps(1e-6) == 20000                  # 30,000 wanted, capped at MAX_SMALL_REPS
-    assert probe.latency_reps(4e-3) == 0                      # 8 x 4 ms spans the window already
-    assert probe.latency_reps(1e-4) == 300
-    assert probe.latency_reps(0.0) == 0
+def test_latency_window_batches():
+    # batches double from the first 8 operations while the window is short of SMALL_SECONDS
+    assert probe.next_batch(8, 8e-6) == 8                     # 1 us each: 29,992 wanted, at most 8 more
+    assert probe.next_batch(1024, 1.024e-3) == 1024
+    # the last batch is what reaches the window at the mean so far
+    assert probe.next_batch(200, 0.02) == 100                 # 100 us each, 10 ms to go
+    assert probe.next_batch(8, 0.032) == 0                    # 8 x 4 ms spans the window already
+    assert probe.next_batch(16000, 0.016) == 4000             # capped at MAX_SMALL_REPS in all
+    assert probe.next_batch(20000, 0.02) == 0
+    assert probe.next_batch(8, 0.0) == 0
+
+
+def test_latency_window_is_bounded_when_operations_slow_down():
+    # 1 us operations that slow to 1 ms after the first 64 (other processes took the cores): the
+    # window ends within a batch as long as the window so far, not after 30,000 slow operations
+    reps, total, n, batches = 0, 0.0, probe.SMALL_REPS, 0
+    while n:
+        each = 1e-6 if reps < 64 else 1e-3
+        total += n * each
+        reps += n
+        batches += 1
+        n = probe.next_batch(reps, total)
+    assert total < 0.2 and reps < 200 and batches < 10
 
 
 def test_memory_bandwidth_measures_a_clear():
