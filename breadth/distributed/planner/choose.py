@@ -61,7 +61,7 @@ class Prediction:
 def predict(layout, prof, machine, params) -> Prediction:
     """``layout``'s predicted search (its cost model ``layout.cost`` with ``params``)."""
     model, P = layout.cost, machine.size
-    machine = with_memory_rates(machine, model, prof, params)
+    machine = with_memory_rates(machine.for_hot_share(prof.hot_share()), model, prof, params)
     compute = comm = msgs = vol = 0.0
     per_level, ops_total = [], {}
 

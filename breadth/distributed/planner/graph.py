@@ -31,6 +31,7 @@ from .profile_fit import Level
 
 SAMPLE_SCALE = 14
 SAMPLE_ROOTS = 4
+HOT_FRACTION = 1 / 64      # ``hot_share``: the highest-degree vertices whose share of endpoints is taken
 
 
 @dataclass
@@ -44,6 +45,16 @@ class Profile:
     overrides: dict = field(default_factory=dict)    # the user's "nn_share" and "delegate_fraction"
     table: object = None       # a ``profile_fit.LevelTable`` (shares per level): the levels of any rule
     arcs: float = 0.0          # the arcs the table's edge shares are of (distinct, both directions)
+    hot: float | None = None   # ``hot_share`` as counted on the graph itself (``sample``)
+
+    def hot_share(self) -> float | None:
+        """Share of arc endpoints on the ``HOT_FRACTION`` highest-degree vertices: counted on the
+        graph (``hot``), else from the degree model at the target scale; None when neither is known."""
+        if self.hot is not None:
+            return self.hot
+        if self.degrees is not None and getattr(self.degrees, "_exact", None) is None:
+            return float(self.degrees.endpoint_share(self.n * HOT_FRACTION))
+        return None
 
     def levels_for(self, rule: str | None) -> list:
         """The levels under direction rule ``rule`` (``profile_fit.RULES``; None or "breadth": the
@@ -100,13 +111,14 @@ class Profile:
         grown = [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
                        x.unvisited * factor) for x in self.levels]
         return Profile(self.n * factor, self.m * factor, grown, dict(self.skew), source, self.degrees,
-                       dict(self.overrides), self.table, self.arcs * factor)
+                       dict(self.overrides), self.table, self.arcs * factor, self.hot)
 
     def as_dict(self) -> dict:
         d = asdict(Profile(self.n, self.m, self.levels, {}, self.source, None, dict(self.overrides), None, self.arcs))
         d.pop("table", None)
         d["skew"] = {str(k): list(v) for k, v in self.skew.items()}
         d["degrees"] = self.degrees.source if self.degrees is not None else None
+        d["hot"] = self.hot_share()
         return d
 
 
@@ -163,7 +175,18 @@ def sample(graph, roots, source) -> Profile:
     arcs = int(graph.indptr[-1])
     m = arcs / (1 if graph.directed else 2)
     return Profile(float(graph.num_vertices), float(m), mean("do"), skew_table(graph), source,
-                   degrees.measured(graph), {}, profile_fit.measure(graph, roots), float(arcs))
+                   degrees.measured(graph), {}, profile_fit.measure(graph, roots), float(arcs), hot_share_of(graph))
+
+
+def hot_share_of(graph) -> float:
+    """``Profile.hot_share`` counted on ``graph``: the arcs' endpoints on its ``HOT_FRACTION``
+    highest-degree vertices (0 for a graph without arcs)."""
+    deg = np.diff(np.asarray(graph.indptr))
+    total = float(deg.sum())
+    if total <= 0:
+        return 0.0
+    top = max(1, int(deg.size * HOT_FRACTION))
+    return float(np.sort(deg)[-top:].sum()) / total
 
 
 def pick_roots(graph, count, seed=2) -> list:

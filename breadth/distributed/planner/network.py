@@ -20,6 +20,8 @@ rank's memory bandwidth and cache.
 """
 from __future__ import annotations
 
+import copy
+
 import math
 from dataclasses import asdict, dataclass, field
 
@@ -125,6 +127,10 @@ class Machine:
     # search's setup, each level's step), and the traffic it holds costs no time; 0 for a link
     # without one
     burst_bytes: float = 0.0
+    # the edge rates and engine costs measured on a uniform graph ("rate_td", "rate_bu", "engine"),
+    # and the hot shares of both calibration graphs ("hot_uniform", "hot_kronecker"): ``rate_td``,
+    # ``rate_bu`` and ``engine`` are the Kronecker graph's (``for_hot_share``); {}: those alone
+    uniform: dict = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -165,6 +171,25 @@ class Machine:
             return 1.0
         return max(1e-3, min(float(self.threads), self.cores_per_host / self.ranks_on_host(self.hosts[rank]))
                    * self.cpu_share)
+
+    def for_hot_share(self, hot: float | None) -> "Machine":
+        """This machine for a graph whose highest-degree vertices hold ``hot`` of the arc endpoints
+        (``graph.Profile.hot_share``): the Kronecker and uniform calibrations weighted by where
+        ``hot`` lies between their graphs' shares (within them; per edge the times are weighted,
+        so the rates combine harmonically). Unchanged without a uniform calibration or a share."""
+        u = self.uniform
+        if not u or hot is None or u["hot_kronecker"] <= u["hot_uniform"]:
+            return self
+        w = min(1.0, max(0.0, (hot - u["hot_uniform"]) / (u["hot_kronecker"] - u["hot_uniform"])))
+        if w == 1.0:
+            return self
+        out = copy.copy(self)
+        out.rate_td = 1.0 / (w / self.rate_td + (1.0 - w) / u["rate_td"])
+        out.rate_bu = 1.0 / (w / self.rate_bu + (1.0 - w) / u["rate_bu"])
+        other = u.get("engine", {})
+        out.engine = {k: {f: w * v + (1.0 - w) * other.get(k, {}).get(f, v) for f, v in terms.items()}
+                      for k, terms in self.engine.items()}
+        return out
 
     def compute(self, edges_td: float, edges_bu: float, items: float = 0.0) -> float:
         share = self.core_share()

@@ -5,7 +5,9 @@ counts: the Python level loop, the kernels' calls, and sweeps over the rank's ve
 (frontier bitmaps, queues, the unvisited scan) that every level makes whatever its edges. At small
 scales and few ranks this is most of a search. ``calibrate`` measures it for each layout by
 running the layout itself on one rank (``MPI.COMM_SELF``: no communication) on two Kronecker
-graphs (``CAL_SCALES``), a few searches each, and fits by least squares over the recorded levels
+graphs (``CAL_SCALES``), a few searches each, and again on two uniform ones (``probe`` keeps both;
+a prediction interpolates by its graph's skew, ``Machine.for_hot_share``), and fits by least
+squares over the recorded levels
 
     level seconds - edges / edge rate  =  level_fixed + n x level_vertex_td + edges x edge_td   (top-down)
                                        =  level_fixed + unvisited x level_unvisited_bu
@@ -18,7 +20,9 @@ on an edge beyond the single-node kernels' edge rate), and over the searches
     search seconds - sum of its levels  =  search_fixed + vertices x search_vertex
 
 (setup and the statistics' gathering; the clearing that a cost model prices, ``setup_bytes`` at
-the measured memory bandwidth, left out). A layout whose exchange works in rounds that a search on
+the measured memory bandwidth, left out). The fit is made ``CAL_REPEATS`` times, each on its own
+roots, and each term is the median of its fits: one level that a page fault or another process
+slows moves a least-squares term by a factor of 2 to 4, and the cache keeps what it measured. A layout whose exchange works in rounds that a search on
 one rank never makes (ButterFly) also has its cost model's ``self_round`` timed: one round on the
 one-rank communicator with the rank as its own partner, the round's own work beyond the network
 (``round_fixed``, priced once per round of every level). ``Machine.engine_level``,
@@ -40,7 +44,8 @@ from ...errors import BreadthError
 log = logging.getLogger("breadth.planner")
 
 CAL_SCALES = (11, 15)
-CAL_SEARCHES = 3
+CAL_SEARCHES = 8
+CAL_REPEATS = 3
 
 
 @dataclass(frozen=True)
@@ -108,17 +113,19 @@ def _nonnegative(a, y) -> tuple:
     return tuple(float(c) for c in coef)
 
 
-def calibrate(rates: dict, memory_bandwidth: float, layouts) -> dict:
+def calibrate(rates: dict, memory_bandwidth: float, layouts, kind: str = "kronecker") -> dict:
     """{layout key: EngineCost as a dict} of ``layouts`` (the modelled ones, ``choose.modelled``),
-    measured on this process alone (``COMM_SELF``, one thread); the clearing the cost model prices
-    already (``setup_bytes`` at ``memory_bandwidth``) is left out."""
-    from ...graph.generators import kronecker_edges
+    measured on this process alone (``COMM_SELF``, one thread) on graphs of ``kind`` ("kronecker"
+    or "uniform"); the clearing the cost model prices already (``setup_bytes`` at
+    ``memory_bandwidth``) is left out."""
+    from ...graph.generators import kronecker_edges, uniform_random_edges
     from ..faults.watchdog import HEARTBEAT
     from ..runtime import get_mpi
 
     MPI = get_mpi()
     out = {}
-    graphs = [(s, kronecker_edges(s, 16, 1, 0, 16 << s)) for s in CAL_SCALES]
+    edges = uniform_random_edges if kind == "uniform" else kronecker_edges
+    graphs = [(s, edges(s, 16, 1, 0, 16 << s)) for s in CAL_SCALES]
     saved = {k: getattr(HEARTBEAT, k) for k in HEARTBEAT.__slots__}
     try:
         _measure(MPI, graphs, layouts, rates, memory_bandwidth, out)
@@ -129,16 +136,24 @@ def calibrate(rates: dict, memory_bandwidth: float, layouts) -> dict:
 
 
 def _measure(MPI, graphs, layouts, rates, memory_bandwidth, out) -> None:
-    """``calibrate``'s searches: each layout on each graph, on this process alone."""
+    """``calibrate``'s searches: each layout on each graph, on this process alone, ``CAL_REPEATS``
+    fits on their own roots; each term the median of its fits (``median_cost``)."""
     from ..engine import DistEngine
     from ..runtime import numba_threads
 
     with numba_threads(1):
         for lay in layouts:
             try:
-                out[key(lay.partition, lay.exchange)] = _one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth)
+                fits = [_one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth, rep) for rep in range(CAL_REPEATS)]
             except BreadthError as exc:       # a layout that cannot run on one rank is priced without it
                 log.warning("no engine cost for %s/%s: %s", lay.partition, lay.exchange, exc)
+                continue
+            out[key(lay.partition, lay.exchange)] = median_cost(fits)
+
+
+def median_cost(fits) -> dict:
+    """The term-by-term median of ``EngineCost`` dicts."""
+    return {k: float(np.median([f[k] for f in fits])) for k in fits[0]}
 
 
 def _level_rows(n, levels) -> list:
@@ -152,15 +167,15 @@ def _level_rows(n, levels) -> list:
     return rows
 
 
-def _one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth) -> dict:
-    """One layout's ``EngineCost`` as a dict (``calibrate``)."""
+def _one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth, rep=0) -> dict:
+    """One layout's ``EngineCost`` as a dict (``calibrate``), from roots drawn for repeat ``rep``."""
     levels, searches = [], []
     setup = getattr(lay.cost, "setup_bytes", None)
     for scale, (src, dst) in graphs:
         n = 1 << scale
         eng = DistEngine(comm=MPI.COMM_SELF, partition=lay.partition, exchange=lay.exchange, threads=1)
         eng.build_from_edges(src, dst, n, directed=False)
-        cand = np.random.default_rng(scale).integers(0, n, 16 * (CAL_SEARCHES + 1))
+        cand = np.random.default_rng((scale, rep)).integers(0, n, 16 * (CAL_SEARCHES + 1))
         roots = [int(x) for x in cand[eng.nonisolated(cand)][:CAL_SEARCHES + 1]]
         eng.search(roots[0])                      # loads the kernels
         for r in roots[1:]:

@@ -60,6 +60,8 @@ BURST_SPAN = 0.002    # ``_burst``'s message: this many seconds of traffic at th
 BURST_NOISE = 0.02    # a burst under this share of the message is timing noise: no bucket
 BURST_TRIES = 4       # ``_burst`` keeps the fastest of this many messages
 CAL_SCALE = 14
+CAL_KINDS = ("kronecker", "uniform")   # the graphs the rates and engine costs are measured on
+CAL_REPEATS = 3       # edge-rate passes; the median is kept
 
 
 def cache_path() -> str:
@@ -85,41 +87,56 @@ def machine_kind() -> str:
 
 
 def calibrate_rates(refresh: bool = False) -> dict:
-    """{"rate_td", "rate_bu"}: edges per second of one core, from the cache or measured now."""
+    """{"rate_td", "rate_bu", "hot", "uniform": {"rate_td", "rate_bu", "hot"}}: edges per second of
+    one core on a Kronecker graph and on a uniform one (``CAL_KINDS``), with each graph's
+    ``graph.hot_share_of``, from the cache or measured now (each rate the median of ``CAL_REPEATS``
+    passes over the same roots). A prediction interpolates between the two by its graph's hot
+    share (``Machine.for_hot_share``): the hubs' state stays in cache, a uniform graph's does not."""
     path = cache_path()
     if not refresh and os.path.exists(path):
         try:
             with open(path) as f:
                 got = json.load(f)
-            if {"rate_td", "rate_bu"} <= set(got):
+            if {"rate_td", "rate_bu", "hot", "uniform"} <= set(got):
                 return got
         except (OSError, ValueError):
             pass
-    from ...graph.generators import kronecker
-    from ...search import bfs
-    from ..runtime import numba_threads
-    from .graph import pick_roots
+    from ...graph import generators
 
-    g = kronecker(CAL_SCALE, 16, 1)
-    roots = pick_roots(g, 3)
-    out = {}
-    with numba_threads(1):
-        for alg, key in (("td", "rate_td"), ("bu", "rate_bu")):
-            bfs(g, roots[0], alg)                      # loads the kernels
-            edges = secs = 0.0
-            for r in roots:
-                res = bfs(g, r, alg)
-                edges += sum(lv.edges_examined for lv in res.levels)
-                secs += sum(lv.seconds for lv in res.levels)
-            out[key] = edges / secs if secs > 0 else 1e8
+    out = _rates(generators.kronecker(CAL_SCALE, 16, 1))
+    out["uniform"] = _rates(generators.uniform_random(CAL_SCALE, 16, 1))
     out["scale"] = CAL_SCALE
     _write_cache(path, out)
     return out
 
 
-def engine_costs(rates: dict, refresh: bool = False) -> dict:
-    """{layout key: ``overhead.EngineCost`` dict} of every modelled layout, from the cache (beside
-    the edge rates) or measured now (``overhead.calibrate``, at the cache's memory bandwidth)."""
+def _rates(g) -> dict:
+    """``calibrate_rates``'s measurement on one graph."""
+    from ...search import bfs
+    from ..runtime import numba_threads
+    from .graph import hot_share_of, pick_roots
+
+    roots = pick_roots(g, 3)
+    out = {"hot": hot_share_of(g)}
+    with numba_threads(1):
+        for alg, key in (("td", "rate_td"), ("bu", "rate_bu")):
+            bfs(g, roots[0], alg)                      # loads the kernels
+            got = []
+            for _ in range(CAL_REPEATS):               # the median: a slowed pass is not kept
+                edges = secs = 0.0
+                for r in roots:
+                    res = bfs(g, r, alg)
+                    edges += sum(lv.edges_examined for lv in res.levels)
+                    secs += sum(lv.seconds for lv in res.levels)
+                got.append(edges / secs if secs > 0 else 1e8)
+            out[key] = float(np.median(got))
+    return out
+
+
+def engine_costs(rates: dict, refresh: bool = False, kind: str = "kronecker") -> dict:
+    """{layout key: ``overhead.EngineCost`` dict} of every modelled layout on graphs of ``kind``
+    (``CAL_KINDS``), from the cache (beside the edge rates; a uniform graph's under "uniform") or
+    measured now (``overhead.calibrate``, at the cache's memory bandwidth)."""
     from . import overhead
     from .choose import modelled
 
@@ -133,17 +150,30 @@ def engine_costs(rates: dict, refresh: bool = False) -> dict:
         except (OSError, ValueError):
             got = {}
     fields = set(overhead.EngineCost().as_dict())
-    cached = got.get("engine", {})
+    here = got if kind == "kronecker" else got.get("uniform", {})
+    cached = here.get("engine", {})
     if not refresh and want <= set(cached) and all(fields <= set(cached[k]) for k in want):
         return cached                  # (an entry lacking a term measured since is measured again)
     if "memory_bandwidth" not in got:
         got["memory_bandwidth"] = memory_bandwidth()
-    got.update({k: rates[k] for k in ("rate_td", "rate_bu")})
-    log.warning("measuring each layout's own cost for --partition auto (once per kind of machine, kept in %s; "
-                "'breadth warmup' does it ahead)", path)
-    got["engine"] = overhead.calibrate(rates, got["memory_bandwidth"], modelled())
+    got.update({k: rates[k] for k in ("rate_td", "rate_bu", "hot", "uniform") if k in rates})
+    here = got if kind == "kronecker" else got.setdefault("uniform", {})
+    log.warning("measuring each layout's own cost on a %s graph for --partition auto (once per kind of "
+                "machine, kept in %s; 'breadth warmup' does it ahead)", kind, path)
+    mine = rates if kind == "kronecker" else rates.get("uniform", rates)
+    here["engine"] = overhead.calibrate(mine, got["memory_bandwidth"], modelled(), kind)
     _write_cache(path, got)
-    return got["engine"]
+    return here["engine"]
+
+
+def machine_costs(refresh: bool = False) -> dict:
+    """The edge rates and engine costs of this kind of machine on both calibration graphs
+    (``calibrate_rates`` with "engine" added to it and to its "uniform"): what ``probe`` prices
+    with, from the cache or measured now."""
+    rates = calibrate_rates(refresh)
+    out = {**rates, "engine": engine_costs(rates, refresh)}
+    out["uniform"] = {**rates["uniform"], "engine": engine_costs(rates, refresh, kind="uniform")}
+    return out
 
 
 def _write_cache(path, got) -> None:
@@ -401,19 +431,28 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
         beta_remote = world_bw
     beta_local = node_bw if node_small else world_bw
     if mpi.Get_rank() == 0 and rates is None:
-        rates = calibrate_rates()
-        rates = {**rates, "engine": engine_costs(rates)}
+        rates = machine_costs()
     rates = _bcast_idle(mpi, rates)
     mpi.Barrier()
     memory = mpi.allreduce(memory_bandwidth(), op=MPI.MIN)     # every rank clearing at once, as in a search
     machine = Machine(hosts, host_cores(), alpha_local, alpha_remote, beta_local, beta_remote,
                       rates["rate_td"], rates["rate_bu"], threads, "probe", beta_remote_bulk=beta_bulk,
                       beta_remote_p2p=beta_p2p, memory_bandwidth=memory, engine=dict(rates.get("engine", {})),
-                      cpu_share=share, late_step=late, burst_bytes=burst)
+                      cpu_share=share, late_step=late, burst_bytes=burst, uniform=uniform_part(rates))
     machine = mpi.bcast(machine, root=0)
     machine.threads = threads
     log.info("probe: %d ranks on %d hosts in %.3f s", len(hosts), len(order), time.perf_counter() - t0)
     return machine
+
+
+def uniform_part(rates: dict) -> dict:
+    """``Machine.uniform`` from the calibration (``calibrate_rates``, ``engine_costs``): the uniform
+    graph's rates and engine costs and both graphs' hot shares; {} when it lacks them."""
+    u = rates.get("uniform") or {}
+    if not {"rate_td", "rate_bu", "hot"} <= set(u) or "hot" not in rates:
+        return {}
+    return {"rate_td": u["rate_td"], "rate_bu": u["rate_bu"], "engine": dict(u.get("engine", {})),
+            "hot_uniform": u["hot"], "hot_kronecker": rates["hot"]}
 
 
 def _bcast_idle(mpi, value):

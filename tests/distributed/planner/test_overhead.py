@@ -121,10 +121,33 @@ def test_an_engine_cache_without_a_newer_term_is_measured_again(tmp_path, monkey
                                 "engine": {k: old for k in want}}))
     monkeypatch.setattr(probe, "cache_path", lambda: str(path))
     fresh = {k: overhead.EngineCost(level_fixed=1.0).as_dict() for k in want}
-    monkeypatch.setattr(overhead, "calibrate", lambda rates, bw, layouts: fresh)
+    monkeypatch.setattr(overhead, "calibrate", lambda rates, bw, layouts, kind="kronecker": fresh)
     assert probe.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == fresh
     assert probe.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == fresh       # now cached whole
     assert json.loads(path.read_text())["engine"] == fresh
+
+
+def test_the_uniform_graphs_engine_cost_is_kept_beside_the_kronecker_one(tmp_path, monkeypatch):
+    path = tmp_path / "planner.json"
+    monkeypatch.setattr(probe, "cache_path", lambda: str(path))
+    want = {overhead.key(lay.partition, lay.exchange) for lay in choose.modelled()}
+    seen = []
+
+    def calibrate(rates, bw, layouts, kind="kronecker"):
+        seen.append((kind, rates["rate_td"]))
+        return {k: overhead.EngineCost(level_fixed=1.0 if kind == "kronecker" else 2.0).as_dict() for k in want}
+    monkeypatch.setattr(overhead, "calibrate", calibrate)
+    rates = {"rate_td": 1e9, "rate_bu": 1e9, "hot": 0.3, "uniform": {"rate_td": 5e8, "rate_bu": 1e9, "hot": 0.02}}
+    kron = probe.engine_costs(rates)
+    unif = probe.engine_costs(rates, kind="uniform")
+    assert seen == [("kronecker", 1e9), ("uniform", 5e8)]        # each graph at its own edge rates
+    assert {v["level_fixed"] for v in kron.values()} == {1.0} and {v["level_fixed"] for v in unif.values()} == {2.0}
+    cached = json.loads(path.read_text())
+    assert cached["engine"] == kron and cached["uniform"]["engine"] == unif and cached["uniform"]["rate_td"] == 5e8
+    assert probe.engine_costs(rates, kind="uniform") == unif and len(seen) == 2       # cached now
+    part = probe.uniform_part({**rates, "uniform": {**rates["uniform"], "engine": unif}})
+    assert part == {"rate_td": 5e8, "rate_bu": 1e9, "engine": unif, "hot_uniform": 0.02, "hot_kronecker": 0.3}
+    assert probe.uniform_part({"rate_td": 1e9, "rate_bu": 1e9}) == {}          # a cache from before: Kronecker only
 
 
 def test_latency_window_batches():
@@ -218,3 +241,13 @@ def test_calibrate_runs_a_layout_alone_and_leaves_the_watchdog_alone():
     n = 2 ** 10
     assert engine.level_seconds("top-down", n) + engine.level_seconds("bottom-up", n) + engine.search_seconds(n) > 0
     assert out["watchdog_alone"]
+
+
+def test_engine_cost_is_the_median_of_its_fits():
+    # one fit thrown by a slowed level (edge_td 4x) does not move the kept term
+    fits = [overhead.EngineCost(level_fixed=1e-5, edge_td=1e-9).as_dict(),
+            overhead.EngineCost(level_fixed=2e-5, edge_td=4e-9).as_dict(),
+            overhead.EngineCost(level_fixed=3e-5, edge_td=1.2e-9).as_dict()]
+    got = overhead.median_cost(fits)
+    assert got["edge_td"] == pytest.approx(1.2e-9) and got["level_fixed"] == pytest.approx(2e-5)
+    assert set(got) == set(overhead.EngineCost().as_dict()) and got["search_fixed"] == 0.0
