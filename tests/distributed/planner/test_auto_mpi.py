@@ -13,11 +13,12 @@ PROBE = """
 import json, os, time
 from mpi4py import MPI
 from breadth.distributed.planner.probe import probe
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 m = probe(MPI.COMM_WORLD, 1)
+c = MPI.COMM_WORLD.allreduce(time.process_time() - c0, op=MPI.MAX)
 t = MPI.COMM_WORLD.allreduce(time.perf_counter() - t0, op=MPI.MAX)
 if MPI.COMM_WORLD.rank == 0:
-    print(json.dumps({"seconds": t, "ranks": m.size, "alpha": m.alpha_local, "beta": m.beta_local}))
+    print(json.dumps({"seconds": t, "cpu": c, "ranks": m.size, "alpha": m.alpha_local, "beta": m.beta_local}))
 """
 
 
@@ -56,5 +57,7 @@ def test_probe_is_bounded(tmp_path):
     proc, _ = run_mpi(4, [str(script)], timeout=300, BREADTH_CACHE_DIR=str(tmp_path / "cache"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     got = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert got["ranks"] == 4 and got["seconds"] < 2.0
+    # bounded in its own work: under 1 s of CPU time per rank (0.1-0.3 s here, quiet or beside the
+    # cluster tests); its wall time follows the share of the cores other processes leave it
+    assert got["ranks"] == 4 and got["cpu"] < 1.0 and got["seconds"] < 10.0
     assert set(got["alpha"]) == {"p2p", "alltoall", "allgather", "allreduce"} and got["beta"] > 0
