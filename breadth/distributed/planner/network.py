@@ -21,7 +21,6 @@ rank's memory bandwidth and cache.
 from __future__ import annotations
 
 import copy
-
 import math
 from dataclasses import asdict, dataclass, field
 

@@ -22,10 +22,11 @@ on an edge beyond the single-node kernels' edge rate), and over the searches
 (setup and the statistics' gathering; the clearing that a cost model prices, ``setup_bytes`` at
 the measured memory bandwidth, left out). The fit is made ``CAL_REPEATS`` times, each on its own
 roots, and each term is the median of its fits: one level that a page fault or another process
-slows moves a least-squares term by a factor of 2 to 4, and the cache keeps what it measured. A layout whose exchange works in rounds that a search on
-one rank never makes (ButterFly) also has its cost model's ``self_round`` timed: one round on the
-one-rank communicator with the rank as its own partner, the round's own work beyond the network
-(``round_fixed``, priced once per round of every level). ``Machine.engine_level``,
+slows moves a least-squares term by a factor of 2 to 4, and the cache keeps what it measured. A
+layout whose exchange works in rounds that a search on one rank never makes (ButterFly) also has
+its cost model's ``self_round`` timed: one round on the one-rank communicator with the rank as
+its own partner, the round's own work beyond the network (``round_fixed``, priced once per round
+of every level). ``Machine.engine_level``,
 ``engine_rounds`` and ``engine_search`` price a search's levels and the rest with them on
 ``n / P`` vertices per rank (a bottom-up level: its ``unvisited / P``). Measured once per machine
 (cached beside the edge rates, ``probe.cache_path``); never fitted to the runs it predicts.

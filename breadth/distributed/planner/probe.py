@@ -3,8 +3,9 @@ one host and across hosts, and the local kernels' edge rates (``network.Machine`
 
 * hosts: every rank's hostname (one ``allgather``): ranks with the same name share a host;
 * latency per kind ("p2p" ring Sendrecv, "alltoall", "allgather", "allreduce"): the mean time of
-  small operations over a window of ``SMALL_SECONDS`` (``_window_mean``), divided by the operation's latency steps (``network.rounds_of``), on the
-  world (across hosts when it spans several) and on the ranks of this host (``COMM_TYPE_SHARED``);
+  small operations over a window of ``SMALL_SECONDS`` (``_window_mean``), divided by the
+  operation's latency steps (``network.rounds_of``), on the world (across hosts when it spans
+  several) and on the ranks of this host (``COMM_TYPE_SHARED``);
 * bandwidth: an Alltoall of large blocks on the world and a ring Sendrecv on the host, the block
   grown by 4 until one takes ``MIN_SECONDS``: the bytes added over the time added between the
   last two sizes (``_slope``: latency and a bandwidth cap's token bucket drop out), measured
@@ -18,9 +19,10 @@ one host and across hosts, and the local kernels' edge rates (``network.Machine`
   what a step loses when one rank comes late (the others wait, yield or are descheduled, and
   resume a scheduler slice later; ``Machine.late_step``), and the bandwidth of clearing memory
   with every rank at it at once (``Machine.memory_bandwidth``);
-* edge rates: single-node top-down and bottom-up searches of a small Kronecker graph on one core,
-  cached per machine (``cache_path``) and measured by rank 0 only while the others wait idle; so is
-  each layout's own cost per level and per search (``overhead``, ``Machine.engine``).
+* edge rates: single-node top-down and bottom-up searches of a small Kronecker graph and of a
+  uniform one on one core, cached per machine (``cache_path``) and measured by rank 0 only while
+  the others wait idle; so is each layout's own cost per level and per search on both graphs
+  (``overhead``, ``Machine.engine``, ``Machine.uniform``).
 
 Every rank ends with the same ``Machine`` (rank 0's, broadcast). The probe's MPI traffic goes
 around ``Comm``'s counters (it is no part of any search). It takes well under a second at small P
