@@ -67,6 +67,11 @@ class DegreeModel:
         """Per class: the probability that a vertex has degree <= TH (it is normal)."""
         return poisson_cdf(th, self.lam)
 
+    @property
+    def is_measured(self) -> bool:
+        """Counted on a graph (``measured``): exact at powers of two, no degree classes to integrate."""
+        return self._exact is not None
+
     def delegates(self, th: float) -> float:
         """Vertices of degree > TH."""
         if self._exact is not None:

@@ -52,7 +52,7 @@ class Profile:
         graph (``hot``), else from the degree model at the target scale; None when neither is known."""
         if self.hot is not None:
             return self.hot
-        if self.degrees is not None and getattr(self.degrees, "_exact", None) is None:
+        if self.degrees is not None and not self.degrees.is_measured:
             return float(self.degrees.endpoint_share(self.n * HOT_FRACTION))
         return None
 
@@ -186,7 +186,7 @@ def hot_share_of(graph) -> float:
     if total <= 0:
         return 0.0
     top = max(1, int(deg.size * HOT_FRACTION))
-    return float(np.sort(deg)[-top:].sum()) / total
+    return float(np.partition(deg, deg.size - top)[-top:].sum()) / total
 
 
 def pick_roots(graph, count, seed=2) -> list:

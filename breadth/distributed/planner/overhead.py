@@ -145,7 +145,7 @@ def _measure(MPI, graphs, layouts, rates, memory_bandwidth, out) -> None:
     with numba_threads(1):
         for lay in layouts:
             try:
-                fits = [_one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth, rep) for rep in range(CAL_REPEATS)]
+                fits = _fits(MPI, DistEngine, graphs, lay, rates, memory_bandwidth)
             except BreadthError as exc:       # a layout that cannot run on one rank is priced without it
                 log.warning("no engine cost for %s/%s: %s", lay.partition, lay.exchange, exc)
                 continue
@@ -168,24 +168,27 @@ def _level_rows(n, levels) -> list:
     return rows
 
 
-def _one(MPI, DistEngine, graphs, lay, rates, memory_bandwidth, rep=0) -> dict:
-    """One layout's ``EngineCost`` as a dict (``calibrate``), from roots drawn for repeat ``rep``."""
-    levels, searches = [], []
+def _fits(MPI, DistEngine, graphs, lay, rates, memory_bandwidth) -> list:
+    """``CAL_REPEATS`` ``EngineCost`` dicts of one layout (``calibrate``): each graph built once,
+    each fit over its own roots."""
+    rows = [([], []) for _ in range(CAL_REPEATS)]           # per fit: level rows, search rows
     setup = getattr(lay.cost, "setup_bytes", None)
     for scale, (src, dst) in graphs:
         n = 1 << scale
         eng = DistEngine(comm=MPI.COMM_SELF, partition=lay.partition, exchange=lay.exchange, threads=1)
         eng.build_from_edges(src, dst, n, directed=False)
-        cand = np.random.default_rng((scale, rep)).integers(0, n, 16 * (CAL_SEARCHES + 1))
-        roots = [int(x) for x in cand[eng.nonisolated(cand)][:CAL_SEARCHES + 1]]
-        eng.search(roots[0])                      # loads the kernels
-        for r in roots[1:]:
-            t = time.perf_counter()
-            res = eng.search(r)
-            wall = time.perf_counter() - t
-            levels += _level_rows(n, res.levels)
-            cleared = setup(SimpleNamespace(n=n), 1, {}) / memory_bandwidth if setup is not None else 0.0
-            searches.append((n, wall - sum(lv.seconds for lv in res.levels) - cleared))
+        cleared = setup(SimpleNamespace(n=n), 1, {}) / memory_bandwidth if setup is not None else 0.0
+        for rep, (levels, searches) in enumerate(rows):
+            cand = np.random.default_rng((scale, rep)).integers(0, n, 16 * (CAL_SEARCHES + 1))
+            roots = [int(x) for x in cand[eng.nonisolated(cand)][:CAL_SEARCHES + 1]]
+            eng.search(roots[0])                  # loads the kernels, warms the caches
+            for r in roots[1:]:
+                t = time.perf_counter()
+                res = eng.search(r)
+                wall = time.perf_counter() - t
+                levels += _level_rows(n, res.levels)
+                searches.append((n, wall - sum(lv.seconds for lv in res.levels) - cleared))
     probe_round = getattr(lay.cost, "self_round", None)
-    return EngineCost(*fit_levels(levels, rates["rate_td"], rates["rate_bu"]), *fit_searches(searches),
-                      probe_round(MPI.COMM_SELF) if probe_round is not None else 0.0).as_dict()
+    round_fixed = probe_round(MPI.COMM_SELF) if probe_round is not None else 0.0
+    return [EngineCost(*fit_levels(levels, rates["rate_td"], rates["rate_bu"]), *fit_searches(searches),
+                       round_fixed).as_dict() for levels, searches in rows]

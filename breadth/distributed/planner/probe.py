@@ -62,8 +62,6 @@ BURST_SPAN = 0.002    # ``_burst``'s message: this many seconds of traffic at th
 BURST_NOISE = 0.02    # a burst under this share of the message is timing noise: no bucket
 BURST_TRIES = 4       # ``_burst`` keeps the fastest of this many messages
 CAL_SCALE = 14
-CAL_KINDS = ("kronecker", "uniform")   # the graphs the rates and engine costs are measured on
-CAL_REPEATS = 3       # edge-rate passes; the median is kept
 
 
 def cache_path() -> str:
@@ -90,9 +88,9 @@ def machine_kind() -> str:
 
 def calibrate_rates(refresh: bool = False) -> dict:
     """{"rate_td", "rate_bu", "hot", "uniform": {"rate_td", "rate_bu", "hot"}}: edges per second of
-    one core on a Kronecker graph and on a uniform one (``CAL_KINDS``), with each graph's
-    ``graph.hot_share_of``, from the cache or measured now (each rate the median of ``CAL_REPEATS``
-    passes over the same roots). A prediction interpolates between the two by its graph's hot
+    one core on a Kronecker graph and on a uniform one, with each graph's ``graph.hot_share_of``,
+    from the cache or measured now (each rate the median of ``overhead.CAL_REPEATS`` passes over
+    the same roots). A prediction interpolates between the two by its graph's hot
     share (``Machine.for_hot_share``): the hubs' state stays in cache, a uniform graph's does not."""
     path = cache_path()
     if not refresh and os.path.exists(path):
@@ -117,6 +115,7 @@ def _rates(g) -> dict:
     from ...search import bfs
     from ..runtime import numba_threads
     from .graph import hot_share_of, pick_roots
+    from .overhead import CAL_REPEATS
 
     roots = pick_roots(g, 3)
     out = {"hot": hot_share_of(g)}
@@ -137,7 +136,7 @@ def _rates(g) -> dict:
 
 def engine_costs(rates: dict, refresh: bool = False, kind: str = "kronecker") -> dict:
     """{layout key: ``overhead.EngineCost`` dict} of every modelled layout on graphs of ``kind``
-    (``CAL_KINDS``), from the cache (beside the edge rates; a uniform graph's under "uniform") or
+    ("kronecker" or "uniform"), from the cache (beside the edge rates; a uniform graph's under "uniform") or
     measured now (``overhead.calibrate``, at the cache's memory bandwidth)."""
     from . import overhead
     from .choose import modelled
@@ -158,7 +157,9 @@ def engine_costs(rates: dict, refresh: bool = False, kind: str = "kronecker") ->
         return cached                  # (an entry lacking a term measured since is measured again)
     if "memory_bandwidth" not in got:
         got["memory_bandwidth"] = memory_bandwidth()
-    got.update({k: rates[k] for k in ("rate_td", "rate_bu", "hot", "uniform") if k in rates})
+    got.update({k: rates[k] for k in ("rate_td", "rate_bu", "hot") if k in rates})
+    if "uniform" in rates:                     # its rates beside a uniform engine cost already cached
+        got.setdefault("uniform", {}).update({k: v for k, v in rates["uniform"].items() if k != "engine"})
     here = got if kind == "kronecker" else got.setdefault("uniform", {})
     log.warning("measuring each layout's own cost on a %s graph for --partition auto (once per kind of "
                 "machine, kept in %s; 'breadth warmup' does it ahead)", kind, path)
