@@ -24,7 +24,10 @@ def run_mpi(args, n=3, timeout=300, env=None):
     env = dict(dict(os.environ, PYTHONPATH=ROOT) if env is None else env, OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", NUMBA_NUM_THREADS="1", OMPI_MCA_rmaps_base_oversubscribe="1")
     cmd = [mpiexec(), "-n", str(n), "--oversubscribe", sys.executable, *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    from breadth.distributed.launch import private_session
+
+    with private_session(env) as env:
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
 def saved_kronecker(tmp_path_factory, scale, seed):

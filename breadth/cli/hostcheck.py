@@ -122,6 +122,13 @@ def mca_setting(name: str) -> tuple[str | None, str | None]:
 
 def _run_probe(mpiexec: str, env: dict, host: str, timeout: float) -> dict:
     """One host's probe through mpiexec: {"probe": {...}} or {"error": "...", "timed_out": bool}."""
+    from ..distributed.launch import private_session
+
+    with private_session(env) as env:
+        return _probe_once(mpiexec, env, host, timeout)
+
+
+def _probe_once(mpiexec: str, env: dict, host: str, timeout: float) -> dict:
     cmd = [mpiexec, "--host", f"{host}:1", "-n", "1", sys.executable, "-P", "-c", PROBE]   # -P: not the cwd's modules
     t0 = time.monotonic()
     try:

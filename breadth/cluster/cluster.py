@@ -29,6 +29,7 @@ import secrets
 import shlex
 import signal
 import subprocess
+import tempfile
 import time
 
 from . import hostfile, interrupt, netns, state
@@ -306,7 +307,9 @@ class Cluster:
                 options=(), exits: str | None = None) -> list[str]:
         """The mpiexec command (to run on host 1) placing ``ranks_per_host`` ranks on each of
         ``hosts`` (default: all), by slot, so consecutive ranks share a host. ``exits``: a folder
-        where each rank records its exit status as it ends (``rankR.json``, read by ``exec``)."""
+        where each rank records its exit status as it ends (``rankR.json``, read by ``exec``).
+        Each command gets a fresh folder in the cluster's directory for Open MPI's session files
+        (``launch.private_session`` says why), removed with the cluster."""
         from ..distributed.launch import find_mpiexec
 
         chosen = self.hosts if hosts is None else [self.host(x) for x in hosts]
@@ -314,7 +317,9 @@ class Cluster:
         spec = ",".join(f"{h.address}:{ranks_per_host}" for h in chosen)
         if exits is not None:
             argv = ["/bin/sh", "-c", RECORD_EXIT.format(folder=shlex.quote(exits)), "breadth-rank", *argv]
-        return [find_mpiexec(), "--host", spec, "-n", str(n), "--bind-to", "none", *options, *argv]
+        session = tempfile.mkdtemp(prefix="mpi-", dir=self.directory)
+        return [find_mpiexec(), "--prtemca", "prte_tmpdir_base", session, "--host", spec, "-n", str(n),
+                "--bind-to", "none", *options, *argv]
 
     def run(self, argv, *, ranks_per_host: int = 1, hosts=None, ranks: int | None = None, options=(),
             timeout: float = 300, env: dict | None = None, **kw) -> subprocess.CompletedProcess:

@@ -13,6 +13,12 @@ directory), and a failed job ends with one line saying which rank or host failed
 in which phase, pointing to that log (kept only when the job failed). The ranks report
 their phase through a status directory (``$BREADTH_STATUS_DIR`` when set, else a temporary one).
 
+Each job gets a session directory of its own for Open MPI's runtime (``private_session``: a fresh
+folder inside ``$PRTE_MCA_prte_tmpdir_base``, or the temporary directory), removed when the job
+ends (or by the next launch, if this one was killed). Open MPI names its session files after
+mpiexec's pid: those of a killed mpiexec, left in a shared folder, make a later mpiexec given the
+same pid fail at start ("The PMIx server's listener thread failed to start").
+
 A SIGTERM or SIGINT to this process is passed on to mpiexec, which ends the job; if
 it has not ended within ``TERM_GRACE`` seconds it is killed, and a second signal kills it at
 once (the leftovers are then ended as below). So is an mpiexec that has
@@ -38,6 +44,8 @@ learns it was started by a launcher is ``runtime.world_size_from_env``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import os
 import shutil
 import signal
@@ -55,6 +63,9 @@ from .faults.watchdog import STATUS_ENV
 from .registry import DEFAULT_PARTITION
 from .runtime import host_cores, world_size_from_env
 
+TMPDIR_VAR = "PRTE_MCA_prte_tmpdir_base"
+SESSION_PREFIX = "breadth-mpi-"
+SESSION_SWEEP_AGE = 60.0
 TERM_GRACE = 5.0
 ABORT_GRACE = 10.0
 EXIT_GRACE = 10.0
@@ -160,6 +171,50 @@ def relaunch(parser, args, command: str) -> int:
     return run_mpiexec(cmd, mpiexec_env(flavour))
 
 
+@contextlib.contextmanager
+def private_session(env: dict):
+    """``env`` with Open MPI's session directory set to a fresh folder (inside the one ``env``
+    names, if any), removed on exit; see the module doc. The folder is locked while in use, so
+    a later launch removes the folders of launchers that were killed (``sweep_sessions``)."""
+    base = env.get(TMPDIR_VAR) or tempfile.gettempdir()
+    try:
+        folder = tempfile.mkdtemp(prefix=SESSION_PREFIX, dir=base)
+        owner = open(os.path.join(folder, ".owner"), "w")
+    except OSError as exc:
+        raise InputError(f"{TMPDIR_VAR}: cannot make Open MPI's session directory in {base}: "
+                         f"{exc.strerror}") from None
+    try:
+        fcntl.flock(owner, fcntl.LOCK_EX)
+        sweep_sessions(base)
+        yield dict(env, **{TMPDIR_VAR: folder})
+    finally:
+        owner.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def sweep_sessions(base: str, age: float = SESSION_SWEEP_AGE) -> list[str]:
+    """Remove the session folders in ``base`` older than ``age`` seconds whose launcher is gone
+    (their lock is free); returns them."""
+    gone = []
+    now = time.time()
+    try:
+        names = [n for n in os.listdir(base) if n.startswith(SESSION_PREFIX)]
+    except OSError:
+        return gone
+    for name in names:
+        folder = os.path.join(base, name)
+        try:
+            if now - os.stat(folder).st_mtime < age:
+                continue
+            with open(os.path.join(folder, ".owner")) as owner:
+                fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:             # in use, or not ours to judge
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        gone.append(folder)
+    return gone
+
+
 def log_path() -> str:
     """Where Open MPI's messages of this launch go: $BREADTH_MPI_LOG (a file, or a directory to put it in)."""
     chosen = os.environ.get(LOG_ENV)
@@ -170,8 +225,13 @@ def log_path() -> str:
 
 
 def run_mpiexec(cmd: list[str], env: dict) -> int:
-    """Run ``cmd`` (an mpiexec command line), filtering its output (module header); returns its exit
-    status, as the shell would report it (128 + N for a signal N)."""
+    """Run ``cmd`` (an mpiexec command line) in a session directory of its own, filtering its output
+    (module header); returns its exit status, as the shell would report it (128 + N for a signal N)."""
+    with private_session(env) as env:
+        return _run(cmd, env)
+
+
+def _run(cmd: list[str], env: dict) -> int:
     path = log_path()
     try:
         log = open(path, "w")

@@ -43,9 +43,12 @@ def mpi_command(nprocs, args):
 
 def run_mpi(nprocs, args, timeout=600, **env):
     """Run ``python ARGS`` on nprocs ranks; returns (CompletedProcess, seconds)."""
+    from breadth.distributed.launch import private_session
+
     t0 = time.monotonic()
-    proc = subprocess.run(mpi_command(nprocs, args), capture_output=True, text=True, timeout=timeout,
-                          env=mpi_env(**env), cwd=ROOT)
+    with private_session(mpi_env(**env)) as full:
+        proc = subprocess.run(mpi_command(nprocs, args), capture_output=True, text=True, timeout=timeout,
+                              env=full, cwd=ROOT)
     return proc, time.monotonic() - t0
 
 
@@ -60,9 +63,11 @@ def kill_rank_mid_run(nprocs, args, rank=1):
     """Run ``python ARGS`` on nprocs ranks (each writes PID_DIR/rank<r>.pid once it is searching),
     SIGKILL rank ``rank`` half a second after all have started, and wait for the job. Returns
     (exit status, stdout + stderr, seconds the job took to end after the kill)."""
-    with tempfile.TemporaryDirectory() as pid_dir:
+    from breadth.distributed.launch import private_session
+
+    with tempfile.TemporaryDirectory() as pid_dir, private_session(mpi_env(PID_DIR=pid_dir)) as env:
         proc = subprocess.Popen(mpi_command(nprocs, args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=mpi_env(PID_DIR=pid_dir))
+                                text=True, env=env)
         try:
             deadline = time.monotonic() + 90
             while not all(os.path.exists(os.path.join(pid_dir, f"rank{r}.pid")) for r in range(nprocs)):

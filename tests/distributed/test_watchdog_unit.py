@@ -109,6 +109,23 @@ def test_first_rank_failure_becomes_the_one_message():
     assert line.startswith("breadth: the MPI job failed: rank 1 of 3 (host h2) stalled in search 2, level 1")
 
 
+def test_open_mpi_failing_at_start_says_why_and_is_no_signal():
+    listener = ("--------------------------------------------------------------------------\n"
+                "The PMIx server's listener thread failed to start. We cannot\n"
+                "continue.\n"
+                "--------------------------------------------------------------------------\n")
+    out, _, shown = _filtered(listener)
+    assert shown == ""
+    assert failure_line(out, 213, "/tmp/x.log") == (
+        "breadth: the MPI job failed: mpiexec exited with status 213: The PMIx server's listener thread "
+        "failed to start. We cannot continue; Open MPI's messages: /tmp/x.log")
+    bare, _, _ = _filtered("")
+    assert failure_line(bare, 137, "/tmp/x.log") == (
+        "breadth: the MPI job failed: mpiexec ended by signal 9 (SIGKILL); Open MPI's messages: /tmp/x.log")
+    assert failure_line(bare, 3 + 128 + 64, "/tmp/x.log").startswith(
+        "breadth: the MPI job failed: mpiexec exited with status 195;")
+
+
 def test_errors_every_rank_reported_need_no_summary():
     out, _, shown = _filtered("breadth graph500: error: --edgefactor must be >= 1\n", KILLED)
     assert shown == "breadth graph500: error: --edgefactor must be >= 1\n"

@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _mpiexec(nprocs, args, env, timeout=600):
-    from breadth.distributed.launch import find_mpiexec, mpi_flavour
+    from breadth.distributed.launch import find_mpiexec, mpi_flavour, private_session
 
     try:
         exe = find_mpiexec()
@@ -27,7 +27,8 @@ def _mpiexec(nprocs, args, env, timeout=600):
         pytest.skip(f"no usable mpiexec: {exc}")
     cmd = [exe, "-n", str(nprocs)] + (["--oversubscribe"] if flavour == "openmpi" else []) + [sys.executable, *args]
     env = dict(env, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", NUMBA_NUM_THREADS="1")
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    with private_session(env) as env:
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
 
 
 @pytest.mark.parametrize("mode", ["host-buffers", "device-mpi"])

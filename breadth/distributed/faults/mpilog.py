@@ -33,6 +33,7 @@ _LOST = re.compile(r"(?:lost communication with a remote daemon.*?Remote daemon\
 _NONZERO = re.compile(r"exited with non-zero status.*?Process name:\s*\[\S*?,(\d+)\].*?Exit code:\s*(\d+)", re.S)
 _PEER = re.compile(r"peer process has unexpectedly disconnected.*?Peer host:\s*(\S+)", re.S)
 _ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d+)")
+_MAX_SIGNAL = 64           # an exit status above 128 + this is mpiexec's own (213: an error it reported), not a signal
 
 
 class MpiexecOutput:
@@ -140,12 +141,31 @@ def failure_line(out, code: int, log_path: str, status: dict | None = None) -> s
     elif _NONZERO.search(text):
         m = _NONZERO.search(text)
         what = f"rank {m.group(1)} exited with status {m.group(2)}{where}"
-    elif code < 0 or code > 128:
+    elif code < 0 or 128 < code <= 128 + _MAX_SIGNAL:
         sig = -code if code < 0 else code - 128
         what = f"mpiexec ended by signal {sig} ({_signame(sig)}){where}"
     else:
         what = f"mpiexec exited with status {code}{where}"
+        said = _first_sentence(out.mpi_text)
+        if said:
+            what += f": {said}"
     return f"breadth: the MPI job failed: {what}; Open MPI's messages: {log_path}"
+
+
+def _first_sentence(lines) -> str:
+    """Open MPI's first message, as one line: the first paragraph of its text, up to its first
+    full stop (its banners open with the problem, then explain)."""
+    words = []
+    for line in lines:
+        text = re.sub(r"^\[[\w.\-]+:\d+\]\s*", "", line).strip()
+        if not text:
+            if words:
+                break
+            continue
+        words.append(text)
+        if re.search(r"[.!]$", text):
+            break
+    return " ".join(words)[:200].rstrip(" .")
 
 
 class _NoLock:
