@@ -25,9 +25,10 @@ A ``Layout`` carries:
   ``candidates(P) -> [params]``, ``label(params)``, ``level_ops(prof, level, P, params)``,
   ``after_ops(prof, P, params)`` and optionally ``setup_bytes(prof, P, params)``, ``rule(params)`` (the
   direction rule its paper's code runs), ``state_vertices(n, P, params)`` (the vertices whose state a
-  rank keeps) and ``level_edges(prof, level, P, params) -> (top-down, bottom-up)`` (the edges a level
+  rank keeps), ``level_edges(prof, level, P, params) -> (top-down, bottom-up)`` (the edges a level
   examines, summed over ranks, where the layout's passes differ from the level's one direction)
-  (``planner.choose``);
+  and ``finish_edges(prof, P, params)`` (the arcs a rank scans after the last level, bottom-up
+  style: a parent recovery) (``planner.choose``);
 * ``default`` -- whether it is its partition's exchange when none is named; ``summary`` (the
   ``--exchange`` help) and ``about`` (the ``--partition`` help, from the partition's default layout).
 

@@ -6,7 +6,9 @@ Per level, ceil(log_(f+1) P) rounds; in round i a rank sends its global queue to
 distinct unreached targets of X/P scanned arcs; bottom-up: N/P) and grows with each round's
 merge, S_i = min(N, D (f+1)^i); a message carries min(ids * S_i, n/8) bytes (the bitmap encoding
 when smaller). Merging costs one local step per received id, and every rank applies the level's
-N discoveries to its replicated level array. No control messages.
+N discoveries to its replicated level array. No control messages. After the search, each rank
+gives a parent to the owned vertices other ranks found top-down, by a scan of their in-arcs
+(``finish_edges``).
 """
 from __future__ import annotations
 
@@ -136,6 +138,37 @@ def busiest_partners(P: int, f: int) -> tuple:
 
 def after_ops(prof, P: int, params) -> list:
     return []
+
+
+def finish_edges(prof, P: int, params) -> float:
+    """In-arcs one rank scans after the search to give a parent to the owned vertices another rank
+    found top-down (``replicated_steps.recover_parents``): of the vertices a top-down level
+    discovers, a share 1 - 1/P was found by a rank that does not own them. Each scans its
+    in-arcs until one lies in the previous frontier (``first_hit``); a bottom-up level's
+    owners record their parents themselves. The paper's code keeps levels only (Green Alg. 2
+    records no parents)."""
+    if P <= 1 or params.get("code") == "paper":
+        return 0.0
+    arcs = prof.arcs or 2.0 * prof.m
+    mean_degree = arcs / max(prof.n, 1.0)
+    total = 0.0
+    for lv in prof.levels_for(rule(params)):
+        if lv.direction == "top-down" and lv.discovered > 0:
+            total += lv.discovered * first_hit(lv.examined / arcs, mean_degree)
+    return total * (1.0 - 1.0 / P) / P
+
+
+def first_hit(p: float, k: float) -> float:
+    """Arcs scanned until the first that lies in the frontier, over a vertex's k in-arcs, each in
+    it with probability ``p`` (the frontier's share of arc endpoints), given that one does: the
+    truncated geometric mean 1/p - k (1-p)^k / (1 - (1-p)^k), at most k."""
+    k = max(float(k), 1.0)
+    if p <= 0.0:
+        return (k + 1.0) / 2.0
+    if p >= 1.0:
+        return 1.0
+    miss = (1.0 - p) ** k
+    return min(k, 1.0 / p - k * miss / (1.0 - miss))
 
 
 def setup_bytes(prof, P: int, params) -> float:

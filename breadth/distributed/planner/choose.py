@@ -5,7 +5,8 @@ For each registered layout with a cost model (``Layout.cost``) and each of its c
 
     sum over levels of  local work / measured rate  +  sum over the level's operations of
                         (latency x steps + bytes / bandwidth)
-    + the step after the last level (if the layout has one) + clearing the per-search state
+    + the step after the last level (if the layout has one: its operations, and the arcs it
+      scans, ``finish_edges``) + clearing the per-search state
     + the engine's own cost per level, per exchange round and per search (``Machine.engine``,
       ``overhead``),
 
@@ -112,7 +113,9 @@ def predict(layout, prof, machine, params) -> Prediction:
         per_level.append({"direction": lv.direction, "compute": c, "comm": t_ops, "messages": lm, "bytes": lb,
                           "words": lb / 8.0})
     t_ops, items, _, _, _ = add(model.after_ops(prof, P, params), bucket)
-    compute += machine.compute(0.0, 0.0, items) + start
+    finish = getattr(model, "finish_edges", None)
+    scanned = finish(prof, P, params) if finish is not None else 0.0
+    compute += machine.compute(0.0, scanned, items) * (machine.imbalance if scanned else 1.0) + start
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
                       prof.m / total if total > 0 else 0.0, per_level, ops_total)

@@ -155,6 +155,29 @@ def test_butterfly_round_moves_the_busiest_ranks_messages():
     assert r0.bytes == pytest.approx(3 * msg)
 
 
+def test_butterfly_parent_recovery_by_hand(monkeypatch):
+    # the first of k = 2 in-arcs lies in the frontier with p = 1/2 (position 1: 1/2, position 2:
+    # 1/4, given one of them does: 3/4): (1/2 + 2/4) / (3/4) = 4/3
+    assert butterfly_cost.first_hit(0.5, 2) == pytest.approx(4 / 3)
+    assert butterfly_cost.first_hit(1.0, 8) == 1.0 and butterfly_cost.first_hit(0.0, 9) == 5.0
+    assert butterfly_cost.first_hit(1e-6, 8) == pytest.approx(4.5, rel=1e-4)    # uniform over the 8
+    # n = 100, 800 arcs (degree 8): a top-down level examines 80 (p = 0.1) and discovers 40; the
+    # bottom-up level's owners record their parents. On 4 ranks 3/4 of the 40 were found by
+    # another rank, a quarter of them on each rank: 40 * 3/4 / 4 vertices, each scanning
+    # 1/0.1 - 8 * 0.9^8 / (1 - 0.9^8) arcs
+    prof = Profile(100, 400, [Level("top-down", 1, 80, 40, 99), Level("bottom-up", 40, 300, 50, 59)])
+    scan = 10 - 8 * 0.9 ** 8 / (1 - 0.9 ** 8)
+    assert butterfly_cost.finish_edges(prof, 4, {"fanout": 1}) == pytest.approx(40 * 0.75 / 4 * scan)
+    assert butterfly_cost.finish_edges(prof, 1, {"fanout": 1}) == 0.0
+    assert butterfly_cost.finish_edges(prof, 4, {"fanout": 1, "code": "paper"}) == 0.0   # levels only
+    m = network.Machine((0, 1, 2, 3), 1, {}, {}, 1e9, 1e9, rate_td=1e9, rate_bu=5e8, threads=1)
+    lay = registry.get("1d", "butterfly")
+    with_recovery = choose.predict(lay, prof, m, {"fanout": 1}).compute_seconds
+    monkeypatch.setattr(butterfly_cost, "finish_edges", lambda prof, P, params: 0.0)
+    without = choose.predict(lay, prof, m, {"fanout": 1}).compute_seconds
+    assert with_recovery - without == pytest.approx(40 * 0.75 / 4 * scan / 5e8)     # at the bottom-up rate
+
+
 def test_plan_cli_json_and_text(tmp_path):
     out = subprocess.run([sys.executable, "-m", "breadth", "plan", "--scale", "16", "--ranks", "16", "--hosts", "4",
                           "--network", "1gbe", "--json", "-"], capture_output=True, text=True, timeout=600)
