@@ -10,19 +10,18 @@ Per level on an R x C grid, whatever the direction (the frontier is always a bit
 * control: one small Allreduce.
 
 After the last level (breadth's layout; MapGraph's own code, ``params["code"] == "paper"``,
-computes predecessors locally from the levels and sends nothing), ``parents``: an Allgatherv of the owners' depths (P - 1 peers, 8n/P bytes:
-int64) and a min-Allreduce of the row range's candidate parents along the row (n/R int64), with
-a pass over the rank's arcs to propose them.
+computes predecessors locally from the levels and sends nothing), ``parents``: an Allgatherv of
+the owners' depths (P - 1 peers, n/P ids) and a min-Allreduce of the row range's candidate parents
+along the row (n/R ids), with a pass over the rank's arcs to propose them; ids are int32 while
+every id fits.
 """
 from __future__ import annotations
 
-from ..planner.network import Op, control_op, rounds_of, world
+from ..planner.network import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import scan_rounds
 from .fold_cost import candidates as _grid_candidates
 from .fold_cost import col, dims, row
 
-DEPTH_BYTES = 8          # the depths gathered for the parents step are int64 (``scan_search``)
-CANDIDATE_BYTES = 8      # and so are the candidate parents min-reduced along the row
 
 
 def candidates(P: int) -> list:
@@ -61,8 +60,9 @@ def after_ops(prof, P: int, params) -> list:
         return [control_op(P)]
     R, C = dims(params)
     n = prof.n
-    dep = (P - 1) * DEPTH_BYTES * n / P
-    buf = CANDIDATE_BYTES * n / R
+    idb = id_bytes(n + 1)           # depths and candidate parents travel as ids (``scan_search``)
+    dep = (P - 1) * idb * n / P
+    buf = idb * n / R
     # on the wire an Allreduce of a large buffer moves 2 (C - 1) / C of it per rank (reduce-scatter
     # and all-gather), while Comm counts C - 1 copies of the whole buffer
     return [Op("parents depths", "allgather", world(P), rounds_of("allgather", P), dep, 2 * prof.m / P,

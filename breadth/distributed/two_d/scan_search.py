@@ -17,7 +17,7 @@ visited bitmap; per level, with the column range's frontier bitmap in hand:
   (``kernels.policy.Policy``), so depths and directions are the single-node search's.
 
 No parent travels during the search. After the last level the owners' depths are
-all-gathered, every rank proposes, for its row range, the smallest in-neighbour one level
+all-gathered (as ids are sent: int32 while every id fits), every rank proposes, for its row range, the smallest in-neighbour one level
 closer found in its block, and a min-Allreduce along the row leaves each owner a BFS parent
 per reached vertex (``Scan.messages_after_levels``; reported as ``after_levels``).
 
@@ -35,6 +35,7 @@ import numpy as np
 
 from ...kernels.frontier import bitmap_to_queue, fill
 from ...kernels.top_down import frontier_edge_offsets
+from ..owned.build import vertex_dtype
 from ..search_base import DirectionSearch
 from .scan_exchange import Scan
 from .scan_steps import bu_scan, parent_candidates, settle_piece, td_scan
@@ -53,7 +54,7 @@ class ScanSearch(DirectionSearch):
         self.front = np.empty(max(grid.col_words, 1), dtype=np.uint64)
         self.rows = np.empty(max(grid.num_cols, 1), dtype=np.int64)
         self.offsets = np.empty(grid.num_cols + 1, dtype=np.int64)
-        self.cand = np.empty(grid.num_rows, dtype=np.int64)
+        self.cand = np.empty(grid.num_rows, dtype=vertex_dtype(lg.num_vertices + 1))   # ids and the sentinel n
         self.first_word = int(grid.word_bounds[grid.rank] - grid.word_bounds[grid.i * grid.cols])
         self.none = np.empty(0, dtype=np.int64)
         self.tail = np.zeros(1, dtype=np.int64)
@@ -114,10 +115,10 @@ class ScanSearch(DirectionSearch):
         """Each owned reached vertex's parent: an in-neighbour one level closer (min over the row's blocks)."""
         lg, ex = self.lg, self.exchange
         grid, n = lg.partition, lg.num_vertices
-        depth_all = ex.all_depths(depth)
+        depth_all = ex.all_depths(depth.astype(self.cand.dtype))      # depths < n: the ids' width
         parent_candidates(lg.in_indptr, lg.in_indices, grid.row_lo, depth_all, n, self.cand)
         best = ex.row_min(self.cand)
-        parent = best[grid.lo - grid.row_lo:grid.hi - grid.row_lo].copy()
+        parent = best[grid.lo - grid.row_lo:grid.hi - grid.row_lo].astype(np.int64)
         parent[parent == n] = -1
         parent[own] = seeds[grid.owns(seeds)]
         return parent

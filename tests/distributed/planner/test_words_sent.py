@@ -13,14 +13,19 @@ def _profile(skew=None):
                                      Level("bottom-up", 3000, 2000, 900, 1055)], skew or {2: (0.2, 0.8)})
 
 
-def test_scan_parents_step_moves_int64():
+def test_scan_parents_step_moves_ids():
     prof, P, R, C = _profile(), 4, 2, 2
     depths, low, _ = scan_cost.after_ops(prof, P, {"grid": f"{R}x{C}"})
-    # scan_search gathers int64 depths (8 n / P per owner to P - 1 ranks) and min-reduces int64 candidates
-    assert depths.volume == pytest.approx(P * (P - 1) * 8 * prof.n / P)
-    assert low.volume == pytest.approx(P * (C - 1) * 8 * prof.n / R)
+    # scan_search gathers the depths as int32 ids (4 n / P per owner to P - 1 ranks) and min-reduces
+    # int32 candidates
+    assert depths.volume == pytest.approx(P * (P - 1) * 4 * prof.n / P)
+    assert low.volume == pytest.approx(P * (C - 1) * 4 * prof.n / R)
     # on the wire a rank of a C-rank Allreduce moves 2 (C - 1) / C of the buffer
-    assert low.bytes == pytest.approx(2 * (C - 1) / C * 8 * prof.n / R)
+    assert low.bytes == pytest.approx(2 * (C - 1) / C * 4 * prof.n / R)
+    # once the sentinel n no longer fits in int32, int64
+    big = Profile(2.0 ** 31 - 1, 2.0 ** 35, prof.levels)
+    depths, low, _ = scan_cost.after_ops(big, P, {"grid": f"{R}x{C}"})
+    assert low.volume == pytest.approx(P * (C - 1) * 8 * big.n / R)
 
 
 def test_delegates_send_nn_ids_in_bottom_up_levels():
