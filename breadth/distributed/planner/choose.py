@@ -115,7 +115,7 @@ def predict(layout, prof, machine, params) -> Prediction:
     t_ops, items, _, _, _ = add(model.after_ops(prof, P, params), bucket)
     finish = getattr(model, "finish_edges", None)
     scanned = finish(prof, P, params) if finish is not None else 0.0
-    compute += machine.compute(0.0, scanned, items) * (machine.imbalance if scanned else 1.0) + start
+    compute += machine.compute(0.0, 0.0, items) + machine.compute(0.0, scanned) * machine.imbalance + start
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
                       prof.m / total if total > 0 else 0.0, per_level, ops_total)

@@ -23,7 +23,6 @@ from .fold_cost import candidates as _grid_candidates
 from .fold_cost import col, dims, row
 
 
-
 def candidates(P: int) -> list:
     return _grid_candidates(P)
 

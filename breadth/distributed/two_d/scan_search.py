@@ -17,9 +17,10 @@ visited bitmap; per level, with the column range's frontier bitmap in hand:
   (``kernels.policy.Policy``), so depths and directions are the single-node search's.
 
 No parent travels during the search. After the last level the owners' depths are
-all-gathered (as ids are sent: int32 while every id fits), every rank proposes, for its row range, the smallest in-neighbour one level
+all-gathered, every rank proposes, for its row range, the smallest in-neighbour one level
 closer found in its block, and a min-Allreduce along the row leaves each owner a BFS parent
-per reached vertex (``Scan.messages_after_levels``; reported as ``after_levels``).
+per reached vertex (``Scan.messages_after_levels``; reported as ``after_levels``). Depths and
+candidates travel as ids do (int32 while every id and the sentinel n fit).
 
 The layout supplies ``DistSearch``'s hooks: the two local steps on the block, ``_exchange``
 (scan, settle, broadcast, the control Allreduce) and ``_finish`` (the parent stage); the
