@@ -136,8 +136,8 @@ def _rates(g) -> dict:
 
 def engine_costs(rates: dict, refresh: bool = False, kind: str = "kronecker") -> dict:
     """{layout key: ``overhead.EngineCost`` dict} of every modelled layout on graphs of ``kind``
-    ("kronecker" or "uniform"), from the cache (beside the edge rates; a uniform graph's under "uniform") or
-    measured now (``overhead.calibrate``, at the cache's memory bandwidth)."""
+    ("kronecker" or "uniform"), from the cache (beside the edge rates; a uniform graph's under
+    "uniform") or measured now (``overhead.calibrate``, at the cache's memory bandwidth)."""
     from . import overhead
     from .choose import modelled
 
@@ -151,7 +151,7 @@ def engine_costs(rates: dict, refresh: bool = False, kind: str = "kronecker") ->
         except (OSError, ValueError):
             got = {}
     fields = set(overhead.EngineCost().as_dict())
-    here = got if kind == "kronecker" else got.get("uniform", {})
+    here = got if kind == "kronecker" else got.setdefault("uniform", {})     # where this kind's entry lives
     cached = here.get("engine", {})
     if not refresh and want <= set(cached) and all(fields <= set(cached[k]) for k in want):
         return cached                  # (an entry lacking a term measured since is measured again)
@@ -160,7 +160,6 @@ def engine_costs(rates: dict, refresh: bool = False, kind: str = "kronecker") ->
     got.update({k: rates[k] for k in ("rate_td", "rate_bu", "hot") if k in rates})
     if "uniform" in rates:                     # its rates beside a uniform engine cost already cached
         got.setdefault("uniform", {}).update({k: v for k, v in rates["uniform"].items() if k != "engine"})
-    here = got if kind == "kronecker" else got.setdefault("uniform", {})
     log.warning("measuring each layout's own cost on a %s graph for --partition auto (once per kind of "
                 "machine, kept in %s; 'breadth warmup' does it ahead)", kind, path)
     mine = rates if kind == "kronecker" else rates.get("uniform", rates)
