@@ -164,12 +164,20 @@ class Machine:
         return self.__dict__["_per"]
 
     def core_share(self, rank: int = 0) -> float:
-        """Cores one rank computes on: its threads, or its share when the host's ranks outnumber the
-        cores (a GPU rank: its device, 1)."""
+        """Cores one rank's kernels compute on: its threads, or its share when the host's ranks
+        outnumber the cores (a GPU rank: its device, 1)."""
         if self.device == "gpu":
             return 1.0
         return max(1e-3, min(float(self.threads), self.cores_per_host / self.ranks_on_host(self.hosts[rank]))
                    * self.cpu_share)
+
+    def serial_share(self, rank: int = 0) -> float:
+        """The share of one core that a rank's serial work gets (the Python level loop, its calls,
+        numpy's clears): 1 but where the host's ranks outnumber its cores or other processes hold
+        them; more threads do not speed it up."""
+        if self.device == "gpu":
+            return 1.0
+        return max(1e-3, min(1.0, self.cores_per_host / self.ranks_on_host(self.hosts[rank])) * self.cpu_share)
 
     def for_hot_share(self, hot: float | None) -> "Machine":
         """This machine for a graph whose highest-degree vertices hold ``hot`` of the arc endpoints
@@ -209,21 +217,24 @@ class Machine:
         edge, cross = got.get("edge_td", 0.0), got.get("edge_bu", 0.0)
         if not td:
             edge, cross = cross, edge
-        return (got["level_fixed"] + per * vertices + edge * edges + cross * other) / self.core_share()
+        # the sweeps and edges run in the rank's kernels, on its threads; the rest of a level is serial
+        kernels = per * vertices + edge * edges + cross * other
+        return got["level_fixed"] / self.serial_share() + kernels / self.core_share()
 
     def engine_rounds(self, layout: str, rounds: int) -> float:
         """Seconds of ``layout``'s exchange's own work in ``rounds`` rounds (``EngineCost.round_fixed``)."""
         got = self.engine.get(layout)
         if not got or self.device == "gpu" or not rounds:
             return 0.0
-        return rounds * got.get("round_fixed", 0.0) / self.core_share()
+        return rounds * got.get("round_fixed", 0.0) / self.serial_share()
 
     def engine_search(self, layout: str, vertices: float) -> float:
         """Seconds of the engine's own per-search work of ``layout`` outside its levels."""
         got = self.engine.get(layout)
         if not got or self.device == "gpu":
             return 0.0
-        return (got["search_fixed"] + got["search_vertex"] * vertices) / self.core_share()
+        # its clears run in the kernels, on the rank's threads; the rest is serial
+        return got["search_fixed"] / self.serial_share() + got["search_vertex"] * vertices / self.core_share()
 
     def alpha(self, kind: str, remote: bool) -> float:
         table = self.alpha_remote if remote else self.alpha_local

@@ -28,7 +28,9 @@ its cost model's ``self_round`` timed: one round on the one-rank communicator wi
 its own partner, the round's own work beyond the network (``round_fixed``, priced once per round
 of every level). ``Machine.engine_level``,
 ``engine_rounds`` and ``engine_search`` price a search's levels and the rest with them on
-``n / P`` vertices per rank (a bottom-up level: its ``unvisited / P``). Measured once per machine
+``n / P`` vertices per rank (a bottom-up level: its ``unvisited / P``): the per-vertex and per-edge
+terms run in numba kernels, on the rank's threads; the fixed terms (the Python level loop, its
+calls, a round's own work) on one core whatever the threads. Measured once per machine
 (cached beside the edge rates, ``probe.cache_path``); never fitted to the runs it predicts.
 """
 from __future__ import annotations

@@ -195,6 +195,24 @@ def test_cpu_share_scales_compute_and_engine_work():
     assert half.engine_search("1d/alltoall", 1000) == pytest.approx(2 * full.engine_search("1d/alltoall", 1000))
 
 
+def test_threads_speed_up_the_kernels_not_the_level_loop():
+    # one rank with 4 threads on a 4-core host: the kernels' sweeps and edges run 4 times faster,
+    # the Python level loop, its calls and the search's own setup run on one core as before
+    cost = {**COST, "edge_td": 3e-9, "round_fixed": 2e-5}
+    one = _machine(P=1, cores=4, threads=1, engine={"1d/alltoall": cost})
+    four = _machine(P=1, cores=4, threads=4, engine={"1d/alltoall": cost})
+    assert four.serial_share() == 1.0 and four.core_share() == 4.0
+    kernels = 2e-9 * 1000 + 3e-9 * 500
+    assert one.engine_level("1d/alltoall", "top-down", 1000, 500) == pytest.approx(1e-4 + kernels)
+    assert four.engine_level("1d/alltoall", "top-down", 1000, 500) == pytest.approx(1e-4 + kernels / 4)
+    assert four.engine_search("1d/alltoall", 1000) == pytest.approx(3e-4 + 1e-9 * 1000 / 4)
+    assert four.engine_rounds("1d/alltoall", 3) == pytest.approx(6e-5)
+    # four ranks on two cores: every part gets half a core
+    crowded = _machine(P=4, cores=2, threads=1, engine={"1d/alltoall": cost})
+    assert crowded.serial_share() == crowded.core_share() == 0.5
+    assert crowded.engine_level("1d/alltoall", "top-down", 1000, 500) == pytest.approx(2 * (1e-4 + kernels))
+
+
 def test_late_step_once_per_operation():
     m = _machine()
     op = network.Op("x", "alltoall", (0, 1), 3, 0.0)
