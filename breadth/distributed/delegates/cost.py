@@ -9,17 +9,21 @@ sweep of Sec. VI-B, Fig. 6); the degree model at the target scale
 between normals. Per level:
 
 * nn exchange, in every level (the nn pass is always top-down): an Alltoall of counts (with the
-  delegate count as a header) and an Alltoallv of ids: a rank sends its distinct unreached nn
-  targets among the nn arcs of its frontier share that other ranks own (``nn_ids``);
+  delegate count as a header) and an Alltoallv of ids: a rank sends each remote nn target once
+  per search, reached or not (it cannot know), when its frontier's nn arcs first hit it
+  (``nn_ids``, ``nn_targets``);
 * mask: in levels that find delegates, the d-bit mask by one Allreduce (2 (P - 1) / P of it per
   rank on the wire), or the new delegates' numbers by an Allgatherv when 4 bytes each is less than
   twice the mask (the layout's rule, ``DelegatesSearch._encode``; Pan's code, ``--paper-code``,
   always reduces the mask);
 * control: one small Allreduce.
 
-After the last level: the nn vertices' parents asked of their senders (one Alltoallv round trip
-of ids) and the parents of the delegates their owners could not settle (``UNRESOLVED``): their
-int32 numbers gathered by every rank, (delegate, parent) pairs back to the owners.
+After the last level: the parents of the normals claimed by a received nn id asked of their
+senders (one Alltoallv round trip of ids, ``remote_claims``) and the parents of the delegates their
+owners could not settle (``unresolved``): their int32 numbers gathered by every rank, (delegate,
+parent) pairs back to the owners. Both counts come from the expected levels of a search over the
+degree model's classes: a vertex needs the stage when none of its edges from the level before its
+own lies on its owner's side.
 """
 from __future__ import annotations
 
@@ -27,13 +31,14 @@ import math
 
 import numpy as np
 
+from ..planner import profile_fit
 from ..planner.degrees import poisson_cdf
 from ..planner.network import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import distinct, pan_mask_bytes
 
-# Share of the delegates whose owner cannot settle their parent from its own arcs (``delegates.parents``):
-# they are shared with every rank and their finders send (delegate, parent) pairs back. Not in the
-# level profile, so assumed (bench/dist_network.py measures it).
+# Share of the delegates whose owner cannot settle their parent from its own arcs (``delegates.parents``)
+# where the graph has no degree classes to derive it from (``unresolved``): they are shared with
+# every rank and their finders send (delegate, parent) pairs back.
 UNRESOLVED = 0.04
 
 
@@ -127,9 +132,45 @@ def level_edges(prof, lv, P: int, params) -> tuple:
 
 
 def nn_ids(prof, lv, P: int, threshold="auto") -> float:
-    """Distinct unreached targets among a rank's nn arcs: its arcs fall on all n vertices, the
-    unreached ones are hit in proportion (``words.distinct`` over n, times unvisited / n)."""
-    return distinct(nn_arcs(prof, lv, P, threshold) / P, prof.n) * lv.unvisited / prof.n
+    """Ids a rank sends in level ``lv``'s nn exchange: a rank sends each remote nn target once per
+    search, whether or not its owner has reached it already (the sender cannot know), so a level
+    sends the targets its frontier's nn arcs hit that the rank's earlier frontiers did not
+    (``nn_targets`` of the nn arcs scanned so far, less those before the level); the owner's share
+    (P - 1) / P is the caller's."""
+    before = 0.0
+    for x in prof.levels:
+        if x is lv:
+            break
+        before += nn_arcs(prof, x, P, threshold)
+    else:                                   # a level of another list: counted as the first
+        before = 0.0
+    here = nn_arcs(prof, lv, P, threshold)
+    return nn_targets(prof, P, threshold, (before + here) / P) - nn_targets(prof, P, threshold, before / P)
+
+
+def nn_targets(prof, P: int, threshold, arcs: float) -> float:
+    """Distinct normals that ``arcs`` of one rank's nn arcs lead to (of the 2m x nn / P it holds).
+    A class-k normal has Poisson(lambda_k E[D | D <= TH] / lambda_k x its neighbours' normal share)
+    nn neighbours, a 1/P share of them on each rank; a rank that has scanned a share f of its nn
+    arcs has hit it with probability 1 - exp(-f x that / P). Without degree classes: ``arcs``
+    uniform draws over the n - d normals."""
+    _, d, nn = prof.delegation(P, threshold)
+    model = prof.degrees
+    if arcs <= 0.0:
+        return 0.0
+    if model is None or model.is_measured or prof.overrides:
+        return distinct(arcs, prof.n - d)
+    th = model.auto_threshold(P) if threshold in (None, "auto") else int(threshold)
+    lam = np.maximum(model.lam, 1e-300)
+    normal = model.normal_vertex(th)
+    below = poisson_cdf(th - 1, lam)                        # a neighbour (this edge + Poisson others) is normal
+    shrink = np.divide(below, normal, out=np.zeros_like(lam), where=normal > 1e-300)   # E[D | D <= TH] / lambda
+    rows = model.joint.sum(axis=1)
+    nb_normal = np.divide(model.joint @ below, rows, out=np.zeros_like(rows), where=rows > 0)
+    per = lam * shrink * nb_normal / P                      # a normal's nn neighbours on one rank
+    count = model.n * model.weight * normal
+    f = min(1.0, arcs / max(float(count @ per), 1e-300))
+    return float(count @ -np.expm1(-f * per))
 
 
 def level_ops(prof, lv, P: int, params) -> list:
@@ -156,14 +197,79 @@ def level_ops(prof, lv, P: int, params) -> list:
 
 def after_ops(prof, P: int, params) -> list:
     g, idb = world(P), id_bytes(prof.n)
-    reached = prof.n - (prof.levels[-1].unvisited - prof.levels[-1].discovered if prof.levels else 0.0)
-    _, d, nn = prof.delegation(P, params.get("threshold", "auto"))
-    asks = reached * nn / P * (P - 1) / P
-    nb = 2 * idb * asks + 8 * (P - 1)
-    u = UNRESOLVED * d
+    asks = remote_claims(prof, P, params.get("threshold", "auto")) / P
+    # the requests out and the answers back, one id each, in two Alltoallvs whose count Alltoalls
+    # carry 16 and 8 bytes per peer
+    nb = 2 * idb * asks + 24 * (P - 1)
+    u = unresolved(prof, P, params.get("threshold", "auto"))
     # the unresolved delegates' numbers (int32) to every rank, then (delegate, parent) pairs to the owners
     nbu = 4 * u / P * (P - 1)
-    return [Op("nn parents", "alltoall", g, 4 * rounds_of("alltoall", P), 2 * nb, 2 * asks, 4 * P * (P - 1),
-               2 * P * nb),
+    return [Op("nn parents", "alltoall", g, 4 * rounds_of("alltoall", P), nb, 2 * asks, 4 * P * (P - 1), P * nb),
             Op("delegate parents", "allgather", g, rounds_of("allgather", P), nbu + 2 * idb * u / P, 0.0,
                P * (P - 1), P * nbu + 2 * idb * u * (P - 1) / P)]
+
+
+def unresolved(prof, P: int, threshold="auto") -> float:
+    """Reached delegates whose owner sees none of their parents (``delegates.parents``): the owner
+    holds the arcs into a delegate from the normals it owns (nd: a 1/P share of its normal
+    neighbours) and the dd edges placed with it (half of them by the parity of their ends, and
+    1/P of the other half). ``UNRESOLVED`` x d where the graph has no degree classes."""
+    _, d, _ = prof.delegation(P, threshold)
+    got = _missed(prof, P, threshold, delegates=True)
+    return UNRESOLVED * d if got is None else got
+
+
+def remote_claims(prof, P: int, threshold="auto") -> float:
+    """Reached normals whose parent came in the nn exchange, on no rank's arc to them from their
+    owner's own side: their owner asks the sender after the search (``delegates.parents``). A
+    normal's delegate neighbours are all on its owner (dn is stored with the normal), and a 1/P
+    share of its normal ones; the owner's visits run before the received ids are applied. Without
+    degree classes: the reached normals' nn share, remote with probability (P - 1) / P."""
+    got = _missed(prof, P, threshold, delegates=False)
+    if got is not None:
+        return got
+    reached = prof.n - (prof.levels[-1].unvisited - prof.levels[-1].discovered if prof.levels else 0.0)
+    return reached * prof.delegation(P, threshold)[2] * (P - 1) / P
+
+
+def _missed(prof, P: int, threshold, delegates: bool):
+    """Reached delegates (or normals) none of whose edges from the level before theirs is on their
+    owner's side, over the degree model's classes and the expected levels of a search
+    (``profile_fit.steps``); None without degree classes.
+
+    A class-k vertex reached in a level has mu = lambda_k (theta_k - theta'_k) edges from the
+    level's frontier (Poisson, at least one); with a share s of its edges on its owner's side,
+    none of them is there with probability (e^(-mu s) - e^(-mu)) / (1 - e^(-mu)). A delegate (a
+    normal) of a class has the class's degree conditioned on > TH (<= TH)."""
+    model = prof.degrees
+    if P <= 1:
+        return 0.0
+    if model is None or model.is_measured or prof.overrides:
+        return None
+    th = model.auto_threshold(P) if threshold in (None, "auto") else int(threshold)
+    key = ("missed", int(P), th, bool(delegates))
+    if key in model._memo:
+        return model._memo[key]
+    lam = np.maximum(model.lam, 1e-300)
+    normal = model.normal_vertex(th)
+    below = poisson_cdf(th - 1, lam)                          # degree <= TH given one edge more
+    rows = model.joint.sum(axis=1)
+    nb_delegate = np.divide(model.joint @ (1.0 - below), rows, out=np.zeros_like(rows), where=rows > 0)
+    if delegates:
+        share = 1.0 - normal
+        scale = np.divide(1.0 - below, share, out=np.ones_like(lam), where=share > 1e-300)   # E[D | D > TH] / lambda
+        seen = nb_delegate * (0.5 + 0.5 / P) + (1.0 - nb_delegate) / P
+    else:
+        share = normal
+        scale = np.divide(below, share, out=np.zeros_like(lam), where=share > 1e-300)        # E[D | D <= TH] / lambda
+        seen = nb_delegate + (1.0 - nb_delegate) / P
+    count = model.n * model.weight * share
+    got = np.zeros_like(lam)
+    for theta, new_theta in profile_fit.steps(model):
+        mu = lam * scale * (theta - new_theta)                # edges from the level's frontier
+        before = np.exp(-lam * scale * (1.0 - theta))          # still unreached before the level
+        got += before * np.maximum(np.exp(-mu * seen) - np.exp(-mu), 0.0)
+        if float(count @ (before * -np.expm1(-mu))) < 0.5:
+            break
+    model._memo[key] = float(count @ got)
+    return model._memo[key]

@@ -159,12 +159,44 @@ def expected(model, levels_max: int = 64, root_degree: float | None = None) -> L
     1 - exp(-lambda_j (1 - theta_j)) (its other edges are Poisson(lambda_j) too), plus the root's
     own edges. A bottom-up level scans an unvisited vertex's edges (Poisson(lambda theta) of them
     are still open) until the first that leads into the frontier."""
+    w, lam, n = model.weight, np.maximum(model.lam, 1e-300), model.n
+    arcs = float((n * w * lam).sum())
+    front, td, bu = [1.0], [0.0], []
+    for theta, new_theta in steps(model, levels_max, root_degree, td):
+        p = np.divide(theta - new_theta, theta, out=np.zeros_like(theta), where=theta > 0)
+        open_ = lam * theta
+        scan = np.where(p > 1e-12, -np.expm1(-open_ * p) / np.maximum(p, 1e-300), open_)
+        bu.append(float((n * w * unreached(lam, theta) * scan).sum()))
+        found = n * w * (unreached(lam, theta) - unreached(lam, new_theta))
+        if found.sum() < 0.5:
+            break
+        front.append(float(found.sum()))
+        td.append(float((n * w * (open_degree(lam, theta) - open_degree(lam, new_theta))).sum()))
+    bu = bu[:len(front)] + [0.0] * (len(front) - len(bu))
+    f = np.array(front)
+    return LevelTable(f / n, np.array(td) / arcs, np.array(bu) / arcs, int(np.argmax(f)), float(f.sum() / n))
+
+
+def unreached(lam, theta):
+    """A class's probability of being unreached: none of its Poisson(lambda) edges has brought it a
+    parent (``expected``)."""
+    return np.exp(-lam * (1.0 - theta))
+
+
+def open_degree(lam, theta):
+    """E[D theta^D], D ~ Poisson(lambda): a class's edges still open (``expected``)."""
+    return lam * theta * np.exp(-lam * (1.0 - theta))
+
+
+def steps(model, levels_max: int = 64, root_degree: float | None = None, root_td: list | None = None):
+    """The edge-based recursion of ``expected``: per level, (theta, new_theta) per degree class,
+    theta before the level and after it. ``root_td``'s first entry is set to the root's expected
+    edges (the first level's top-down arcs). Stops after ``levels_max`` levels; the caller stops
+    sooner when a level finds nothing."""
     w, lam = model.weight, np.maximum(model.lam, 1e-300)
-    n = model.n
     rows = model.joint.sum(axis=1, keepdims=True)
     q = np.divide(model.joint, rows, out=np.zeros_like(model.joint), where=rows > 0)
-    slots = n * w * lam                                   # edge endpoints (arcs) of each class
-    arcs = slots.sum()
+    slots = model.n * w * lam                             # edge endpoints (arcs) of each class
     if root_degree is None:
         live = w * -np.expm1(-lam)
         root = live / live.sum()                          # the root's class: degree >= 1
@@ -174,32 +206,14 @@ def expected(model, levels_max: int = 64, root_degree: float | None = None) -> L
         like = w * poisson.pmf(int(round(root_degree)), lam)
         root = like / like.sum() if like.sum() > 0 else w
         spread = root * float(root_degree)
+    if root_td is not None:
+        root_td[0] = float(spread.sum())
     root_arcs = spread @ q                                # its edges, by the class they lead to
     from_root = np.divide(root_arcs, slots, out=np.zeros_like(slots), where=slots > 0)
-
-    def unreached(theta):
-        return np.exp(-lam * (1.0 - theta))
-
-    def open_degree(theta):                               # E[D theta^D], D ~ Poisson(lambda)
-        return lam * theta * np.exp(-lam * (1.0 - theta))
-
     theta = np.ones_like(lam)
-    front, td = [1.0], [float(spread.sum())]
-    bu = []
     reached_other = np.zeros_like(lam)                    # 1 - exp(-lambda_j (1 - theta_j)) one level back
-    while len(front) < levels_max:
+    for _ in range(levels_max - 1):
         new_theta = np.clip(1.0 - from_root - q @ reached_other, 0.0, 1.0)
-        p = np.divide(theta - new_theta, theta, out=np.zeros_like(theta), where=theta > 0)
-        open_ = lam * theta
-        scan = np.where(p > 1e-12, -np.expm1(-open_ * p) / np.maximum(p, 1e-300), open_)
-        bu.append(float((n * w * unreached(theta) * scan).sum()))
-        found = n * w * (unreached(theta) - unreached(new_theta))
-        if found.sum() < 0.5:
-            break
-        front.append(float(found.sum()))
-        td.append(float((n * w * (open_degree(theta) - open_degree(new_theta))).sum()))
-        reached_other = 1.0 - unreached(new_theta)
+        yield theta, new_theta
+        reached_other = 1.0 - unreached(lam, new_theta)
         theta = new_theta
-    bu = bu[:len(front)] + [0.0] * (len(front) - len(bu))
-    f = np.array(front)
-    return LevelTable(f / n, np.array(td) / arcs, np.array(bu) / arcs, int(np.argmax(f)), float(f.sum() / n))

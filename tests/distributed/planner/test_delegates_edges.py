@@ -84,3 +84,45 @@ def test_choose_prices_a_layouts_own_edges_else_the_levels():
     assert choose.level_edges(Plain, prof, prof.levels[2], 4, {}) == (0.0, 6000)
     assert choose.level_edges(Plain, prof, prof.levels[1], 4, {}) == (1000, 0.0)
     assert choose.level_edges(cost, prof, prof.levels[2], 4, {"threshold": 32})[0] > 0
+
+
+def _one_class(monkeypatch, steps, lam=10.0, n=1000.0):
+    """A one-class graph whose search takes the levels ``steps`` ((theta, theta') pairs)."""
+    from breadth.distributed.planner import profile_fit
+    model = degrees.DegreeModel(n, n * lam / 2, [1.0], [lam], [[1.0]], "one class")
+    monkeypatch.setattr(profile_fit, "steps", lambda m, *a, **k: iter([(np.array([t]), np.array([u]))
+                                                                       for t, u in steps]))
+    return Profile(n, n * lam / 2, [Level("top-down", 1, lam, lam, n - 1)], degrees=model)
+
+
+def test_remote_claims_by_hand(monkeypatch):
+    # no delegates (TH above every degree): a normal's edges lie on its owner's side with share
+    # 1/P; reached in a level with mu frontier edges, none of them is there with e^-(mu/P) - e^-mu
+    P, lam, n = 4, 10.0, 1000.0
+    prof = _one_class(monkeypatch, [(1.0, 0.9), (0.9, 0.2)], lam, n)
+    mu1, mu2, before2 = lam * 0.1, lam * 0.7, math.exp(-lam * 0.1)
+    want = n * ((math.exp(-mu1 / P) - math.exp(-mu1)) + before2 * (math.exp(-mu2 / P) - math.exp(-mu2)))
+    assert cost.remote_claims(prof, P, 1 << 20) == pytest.approx(want, rel=1e-9)
+    assert cost.remote_claims(prof, 1, 1 << 20) == 0.0
+    ops = {o.name: o for o in cost.after_ops(prof, P, {"threshold": 1 << 20})}
+    # requests out and answers back, one 4-byte id each, and the two count Alltoalls' headers
+    assert ops["nn parents"].bytes == pytest.approx(2 * 4 * want / P + 24 * (P - 1))
+    assert ops["nn parents"].volume == pytest.approx(P * ops["nn parents"].bytes)
+
+
+def test_unresolved_delegates_by_hand(monkeypatch):
+    # TH = 0: every vertex of degree >= 1 is a delegate and so is every neighbour; the owner holds
+    # half of a delegate's dd edges and 1/P of the other half; a delegate's degree is the class's
+    # conditioned on >= 1
+    P, lam, n = 2, 3.0, 1000.0
+    prof = _one_class(monkeypatch, [(1.0, 0.5), (0.5, 0.1)], lam, n)
+    seen = 0.5 + 0.5 / P
+    scale = 1.0 / (1.0 - math.exp(-lam))
+    mu1, mu2 = lam * scale * 0.5, lam * scale * 0.4
+    before2 = math.exp(-lam * scale * 0.5)
+    want = n * (1 - math.exp(-lam)) * ((math.exp(-mu1 * seen) - math.exp(-mu1))
+                                       + before2 * (math.exp(-mu2 * seen) - math.exp(-mu2)))
+    assert cost.unresolved(prof, P, 0) == pytest.approx(want, rel=1e-9)
+    # without degree classes: the assumed share of the delegates
+    bare = Profile(n, n * lam / 2, prof.levels, {1: (0.5, 0.5)})
+    assert cost.unresolved(bare, P, "auto") == pytest.approx(cost.UNRESOLVED * n / P)

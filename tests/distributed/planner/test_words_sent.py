@@ -28,19 +28,22 @@ def test_scan_parents_step_moves_ids():
     assert low.volume == pytest.approx(P * (C - 1) * 8 * big.n / R)
 
 
-def test_delegates_send_nn_ids_in_bottom_up_levels():
+def test_delegates_send_each_nn_target_once_per_search():
+    # a rank sends a remote nn target when its frontier's nn arcs first hit it, reached or not:
+    # without degree classes, distinct targets among the n - d normals of its nn arcs so far
     prof, P = _profile(), 4
-    bu = prof.levels[2]
-    ops = {o.name: o for o in delegates_cost.level_ops(prof, bu, P, {"threshold": "auto"})}
     d = prof.n / P
-    arcs = bu.frontier * (1 - d / prof.n) * 2 * prof.m * 0.2 / (prof.n - d)
-    ids = words.distinct(arcs / P, prof.n) * bu.unvisited / prof.n * (P - 1) / P
-    assert ids > 1 and ops["nn ids"].bytes == pytest.approx(16 * (P - 1) + 4 * ids)
-    # a top-down level's ids come from its examined nn arcs
-    td = prof.levels[0]
-    ops = {o.name: o for o in delegates_cost.level_ops(prof, td, P, {"threshold": "auto"})}
-    expect = words.distinct(td.examined * 0.2 / P, prof.n) * td.unvisited / prof.n * (P - 1) / P
-    assert ops["nn ids"].bytes == pytest.approx(16 * (P - 1) + 4 * expect)
+    nn = [prof.levels[0].examined * 0.2] + [lv.frontier * (1 - d / prof.n) * 2 * prof.m * 0.2 / (prof.n - d)
+                                            for lv in prof.levels[1:]]
+    sent = []
+    for i, lv in enumerate(prof.levels):
+        ops = {o.name: o for o in delegates_cost.level_ops(prof, lv, P, {"threshold": "auto"})}
+        before, upto = sum(nn[:i]) / P, sum(nn[:i + 1]) / P
+        ids = (words.distinct(upto, prof.n - d) - words.distinct(before, prof.n - d)) * (P - 1) / P
+        assert ids > 1 and ops["nn ids"].bytes == pytest.approx(16 * (P - 1) + 4 * ids)
+        sent.append(ids)
+    # over the search: the rank's distinct targets of all its nn arcs, the remote share of them
+    assert sum(sent) == pytest.approx(words.distinct(sum(nn) / P, prof.n - d) * (P - 1) / P)
 
 
 def test_delegate_parents_are_gathered_numbers_not_a_reduction_of_every_delegate():
