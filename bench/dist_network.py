@@ -8,7 +8,8 @@ default grid, delegates at TH=auto; all in one job, searches interleaved root by
 search seconds (slowest rank), TEPS (edge tuples / time), bytes and messages per search as the
 engine counts them, communication seconds (slowest rank's time in MPI calls), the model's
 communication seconds and bytes priced on the levels the searches ran ("measured profile": the
-network model alone), measured / model, the share of the model's communication that is bytes /
+network model alone; its bytes counted as the engine counts them, an Allreduce as q - 1 copies a
+rank), measured / model, the share of the model's communication that is bytes /
 bandwidth ("bw share": a run is bandwidth-bound when it is over one half), and the model's search
 seconds from the down-scaled estimate ``--partition auto`` uses. Per setting and graph: the
 measured ranking. Per capped setting: the token-bucket counters of every host link (drops).
@@ -137,13 +138,15 @@ def summarise(setting, kind, got, qdisc, wall):
     rows = []
     for d in got["layouts"]:
         mp, est = d["measured_profile"], d["estimate"]
+        counted = mp.get("counted_bytes", mp["bytes"])      # the model's bytes as the engine counts them
         bw_share = 1 - mp["comm_latency_seconds"] / mp["comm_seconds"] if mp["comm_seconds"] > 0 else 0.0
         rows.append({"layout": mp["label"], "searches": d["searches"], "seconds": d["seconds"], "teps": d["teps"],
                      "bytes": d["bytes"], "messages": d["messages"], "comm_seconds": d["comm_seconds"],
                      "model_comm_seconds": mp["comm_seconds"], "model_bytes": mp["bytes"],
+                     "model_counted_bytes": counted,
                      "model_messages": mp["messages"], "model_seconds": mp["seconds"],
                      "comm_ratio": d["comm_seconds"] / mp["comm_seconds"] if mp["comm_seconds"] else None,
-                     "bytes_ratio": d["bytes"] / mp["bytes"] if mp["bytes"] else None,
+                     "bytes_ratio": d["bytes"] / counted if counted else None,
                      "seconds_ratio": d["seconds"] / mp["seconds"], "bw_share": bw_share,
                      "estimate_seconds": est["seconds"], "estimate_comm_seconds": est["comm_seconds"],
                      "operations": d["operations"], "model_operations": mp["operations"],

@@ -62,13 +62,14 @@ def price(model, prof, machine, mp):
     lat = choose.predict(model, prof, fast, mp)
     return {"seconds": pr.seconds, "comm_seconds": pr.comm_seconds, "compute_seconds": pr.compute_seconds,
             "comm_latency_seconds": lat.comm_seconds, "messages": pr.messages, "bytes": pr.bytes,
-            "operations": pr.operations, "label": pr.label}
+            "counted_bytes": pr.counted_bytes, "operations": pr.operations, "label": pr.label}
 
 
 def mean_dicts(rows):
     """Field-wise mean of prediction dicts (operations merged by name)."""
     out = {k: float(np.mean([r[k] for r in rows])) for k in ("seconds", "comm_seconds", "compute_seconds",
-                                                             "comm_latency_seconds", "messages", "bytes")}
+                                                             "comm_latency_seconds", "messages", "bytes",
+                                                             "counted_bytes")}
     ops = {}
     for r in rows:
         for name, o in r["operations"].items():

@@ -42,6 +42,7 @@ class Prediction:
     messages: float
     bytes: float               # bytes on the wire in the whole job (``network.wire_bytes``)
     teps: float
+    counted_bytes: float = 0.0  # bytes as ``Comm`` counts them (an Allreduce: q - 1 copies a rank)
     levels: list = field(default_factory=list)       # per level: {"direction", "compute", "comm", "messages", "bytes", "words"}
     operations: dict = field(default_factory=dict)   # per operation name: {"seconds", "messages", "bytes"}
     fits: bool = True          # within ``--memory`` per host (``breadth plan``)
@@ -63,11 +64,11 @@ def predict(layout, prof, machine, params) -> Prediction:
     """``layout``'s predicted search (its cost model ``layout.cost`` with ``params``)."""
     model, P = layout.cost, machine.size
     machine = with_memory_rates(machine.for_hot_share(prof.hot_share()), model, prof, params)
-    compute = comm = msgs = vol = 0.0
+    compute = comm = msgs = vol = counted = 0.0
     per_level, ops_total = [], {}
 
     def add(ops, credit=0.0):
-        nonlocal comm, msgs, vol
+        nonlocal comm, msgs, vol, counted
         t_ops = items = lv_msgs = lv_bytes = 0.0
         for op in ops:
             t = machine.op_seconds(op, credit)
@@ -78,6 +79,7 @@ def predict(layout, prof, machine, params) -> Prediction:
             items += op.items
             msgs += mw
             vol += w
+            counted += op.volume
             lv_msgs += mw
             lv_bytes += w
             o = ops_total.setdefault("rounds" if op.is_round else op.name,
@@ -118,7 +120,7 @@ def predict(layout, prof, machine, params) -> Prediction:
     compute += machine.compute(0.0, 0.0, items) + machine.compute(0.0, scanned) * machine.imbalance + start
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
-                      prof.m / total if total > 0 else 0.0, per_level, ops_total)
+                      prof.m / total if total > 0 else 0.0, counted, per_level, ops_total)
 
 
 def level_edges(model, prof, lv, P: int, params) -> tuple:
