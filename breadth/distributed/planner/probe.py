@@ -370,8 +370,8 @@ def _slope(timed, block) -> float:
     """Bytes/s from ``timed(block) -> (bytes, seconds)`` (see ``_bandwidth``): grow the block by 4
     until a call takes ``MIN_SECONDS`` (or the block reaches ``MAX_BLOCK``), then the bytes added
     over the seconds added since the previous size (when the first size took that long already:
-    from the next smaller size), kept within a factor 4 of bytes/seconds of
-    the larger call (timing noise on fast links)."""
+    up to the next larger size), kept within a factor 4 of bytes/seconds of the larger call
+    (timing noise on fast links)."""
     prev = None
     while True:
         sent, t = timed(block)
@@ -379,10 +379,12 @@ def _slope(timed, block) -> float:
             break
         prev = (sent, t)
         block *= 4
-    if prev is None and block >= 4 * MIN_BLOCK:
-        # the first size was slow already: the second point is the next smaller size, near the
-        # few-KiB messages a search's levels send (their per-message headers weigh as much)
-        prev = timed(block // 4)
+    if prev is None and block < MAX_BLOCK:
+        # the first size was slow already, so it overflowed a shaper's bucket: so does the next
+        # larger one, and the burst cancels in the slope (a smaller size may pass in the bucket
+        # whole and make the slope several times the rate)
+        prev = (sent, t)
+        sent, t = timed(4 * block)
     if t <= 0:
         return PRESETS["shm"][1]
     plain = sent / t
