@@ -20,10 +20,10 @@ between normals. Per level:
 
 After the last level: the parents of the normals claimed by a received nn id asked of their
 senders (one Alltoallv round trip of ids, ``remote_claims``) and the parents of the delegates their
-owners could not settle (``unresolved``): their int32 numbers gathered by every rank, (delegate,
-parent) pairs back to the owners. Both counts come from the expected levels of a search over the
-degree model's classes: a vertex needs the stage when none of its edges from the level before its
-own lies on its owner's side.
+owners could not settle (``unresolved``): their int32 numbers gathered by every rank (or their mask
+reduced, when that is less), (delegate, parent) pairs back to the owners. Both counts come from the
+expected levels of a search over the degree model's classes: a vertex needs the stage when none of
+its edges from the level before its own lies on its owner's side.
 """
 from __future__ import annotations
 
@@ -201,12 +201,21 @@ def after_ops(prof, P: int, params) -> list:
     # the requests out and the answers back, one id each, in two Alltoallvs whose count Alltoalls
     # carry 16 and 8 bytes per peer
     nb = 2 * idb * asks + 24 * (P - 1)
+    _, d, _ = prof.delegation(P, params.get("threshold", "auto"))
     u = unresolved(prof, P, params.get("threshold", "auto"))
-    # the unresolved delegates' numbers (int32) to every rank, then (delegate, parent) pairs to the owners
-    nbu = 4 * u / P * (P - 1)
-    return [Op("nn parents", "alltoall", g, 4 * rounds_of("alltoall", P), nb, 2 * asks, 4 * P * (P - 1), P * nb),
-            Op("delegate parents", "allgather", g, rounds_of("allgather", P), nbu + 2 * idb * u / P, 0.0,
-               P * (P - 1), P * nbu + 2 * idb * u * (P - 1) / P)]
+    pairs = 2 * idb * u / P             # (delegate, parent) pairs from their finders to the owners
+    ops = [Op("nn parents", "alltoall", g, 4 * rounds_of("alltoall", P), nb, 2 * asks, 4 * P * (P - 1), P * nb)]
+    # the unresolved delegates shared as a level's mask is: their int32 numbers, or the mask
+    # Allreduce when 4 bytes each is more than twice the mask (``DelegatesSearch._encode``)
+    mask = pan_mask_bytes(d)
+    if 4 * u < 2 * mask:
+        nbu = 4 * u / P * (P - 1)
+        ops.append(Op("delegate parents", "allgather", g, rounds_of("allgather", P), nbu + pairs, 0.0,
+                      P * (P - 1), P * nbu + pairs * (P - 1)))
+    else:
+        ops.append(Op("delegate parents", "allreduce", g, rounds_of("allreduce", P),
+                      2 * (P - 1) / P * mask + pairs, 0.0, P * (P - 1), P * (P - 1) * mask + pairs * (P - 1)))
+    return ops
 
 
 def unresolved(prof, P: int, threshold="auto") -> float:
