@@ -154,7 +154,7 @@ def nn_targets(prof, P: int, threshold, arcs: float) -> float:
     nn neighbours, a 1/P share of them on each rank; a rank that has scanned a share f of its nn
     arcs has hit it with probability 1 - exp(-f x that / P). Without degree classes: ``arcs``
     uniform draws over the n - d normals."""
-    _, d, nn = prof.delegation(P, threshold)
+    _, d, _ = prof.delegation(P, threshold)
     model = prof.degrees
     if arcs <= 0.0:
         return 0.0
