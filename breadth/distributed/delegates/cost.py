@@ -137,15 +137,27 @@ def nn_ids(prof, lv, P: int, threshold="auto") -> float:
     sends the targets its frontier's nn arcs hit that the rank's earlier frontiers did not
     (``nn_targets`` of the nn arcs scanned so far, less those before the level); the owner's share
     (P - 1) / P is the caller's."""
-    before = 0.0
-    for x in prof.levels:
-        if x is lv:
-            break
-        before += nn_arcs(prof, x, P, threshold)
-    else:                                   # a level of another list: counted as the first
-        before = 0.0
+    before = _nn_before(prof, lv, P, threshold)
     here = nn_arcs(prof, lv, P, threshold)
     return nn_targets(prof, P, threshold, (before + here) / P) - nn_targets(prof, P, threshold, before / P)
+
+
+def _nn_before(prof, lv, P: int, threshold) -> float:
+    """The nn arcs of ``prof.levels`` before ``lv`` (0 for a level of another list), summed once per
+    levels list, P and threshold: the planner prices a profile's levels one by one. The sums are
+    kept on the profile by level identity, checked on use (a profile sent to another rank arrives
+    with new objects)."""
+    memo = prof.__dict__.setdefault("_nn_before", {})
+    levels, sums = memo.get((P, threshold), (None, {}))
+    got = sums.get(id(lv))
+    if levels is not prof.levels or got is None or got[0] is not lv:
+        sums, total = {}, 0.0
+        for x in prof.levels:
+            sums[id(x)] = (x, total)
+            total += nn_arcs(prof, x, P, threshold)
+        memo[(P, threshold)] = (prof.levels, sums)
+        got = sums.get(id(lv))
+    return got[1] if got is not None and got[0] is lv else 0.0
 
 
 def nn_targets(prof, P: int, threshold, arcs: float) -> float:
@@ -154,23 +166,29 @@ def nn_targets(prof, P: int, threshold, arcs: float) -> float:
     nn neighbours, a 1/P share of them on each rank; a rank that has scanned a share f of its nn
     arcs has hit it with probability 1 - exp(-f x that / P). Without degree classes: ``arcs``
     uniform draws over the n - d normals."""
-    _, d, _ = prof.delegation(P, threshold)
+    th, d, _ = prof.delegation(P, threshold)
     model = prof.degrees
     if arcs <= 0.0:
         return 0.0
     if model is None or model.is_measured or prof.overrides:
         return distinct(arcs, prof.n - d)
-    th = model.auto_threshold(P) if threshold in (None, "auto") else int(threshold)
-    lam = np.maximum(model.lam, 1e-300)
-    normal = model.normal_vertex(th)
-    below = poisson_cdf(th - 1, lam)                        # a neighbour (this edge + Poisson others) is normal
+    lam, normal, below, nb_delegate = _classes(model, th)
     shrink = np.divide(below, normal, out=np.zeros_like(lam), where=normal > 1e-300)   # E[D | D <= TH] / lambda
-    rows = model.joint.sum(axis=1)
-    nb_normal = np.divide(model.joint @ below, rows, out=np.zeros_like(rows), where=rows > 0)
-    per = lam * shrink * nb_normal / P                      # a normal's nn neighbours on one rank
+    per = lam * shrink * (1.0 - nb_delegate) / P            # a normal's nn neighbours on one rank
     count = model.n * model.weight * normal
     f = min(1.0, arcs / max(float(count @ per), 1e-300))
     return float(count @ -np.expm1(-f * per))
+
+
+def _classes(model, th: int) -> tuple:
+    """Per degree class at threshold TH: (lambda, the share of normals (degree <= TH), the share of
+    a neighbour's ends that are normal (this edge and Poisson others: <= TH), the share of the
+    class's neighbours that are delegates)."""
+    lam = np.maximum(model.lam, 1e-300)
+    below = poisson_cdf(th - 1, lam)
+    rows = model.joint.sum(axis=1)
+    nb_delegate = np.divide(model.joint @ (1.0 - below), rows, out=np.zeros_like(rows), where=rows > 0)
+    return lam, model.normal_vertex(th), below, nb_delegate
 
 
 def level_ops(prof, lv, P: int, params) -> list:
@@ -255,15 +273,11 @@ def _missed(prof, P: int, threshold, delegates: bool):
         return 0.0
     if model is None or model.is_measured or prof.overrides:
         return None
-    th = model.auto_threshold(P) if threshold in (None, "auto") else int(threshold)
+    th = prof.delegation(P, threshold)[0]
     key = ("missed", int(P), th, bool(delegates))
     if key in model._memo:
         return model._memo[key]
-    lam = np.maximum(model.lam, 1e-300)
-    normal = model.normal_vertex(th)
-    below = poisson_cdf(th - 1, lam)                          # degree <= TH given one edge more
-    rows = model.joint.sum(axis=1)
-    nb_delegate = np.divide(model.joint @ (1.0 - below), rows, out=np.zeros_like(rows), where=rows > 0)
+    lam, normal, below, nb_delegate = _classes(model, th)
     if delegates:
         share = 1.0 - normal
         scale = np.divide(1.0 - below, share, out=np.ones_like(lam), where=share > 1e-300)   # E[D | D > TH] / lambda

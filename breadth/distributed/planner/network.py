@@ -166,18 +166,20 @@ class Machine:
     def core_share(self, rank: int = 0) -> float:
         """Cores one rank's kernels compute on: its threads, or its share when the host's ranks
         outnumber the cores (a GPU rank: its device, 1)."""
-        if self.device == "gpu":
-            return 1.0
-        return max(1e-3, min(float(self.threads), self.cores_per_host / self.ranks_on_host(self.hosts[rank]))
-                   * self.cpu_share)
+        return self._cores(rank, float(self.threads))
 
     def serial_share(self, rank: int = 0) -> float:
         """The share of one core that a rank's serial work gets (the Python level loop, its calls,
         numpy's clears): 1 but where the host's ranks outnumber its cores or other processes hold
         them; more threads do not speed it up."""
+        return self._cores(rank, 1.0)
+
+    def _cores(self, rank: int, most: float) -> float:
+        """Cores a rank's work runs on, at most ``most``: its host's cores shared by the host's
+        ranks, times the share of a core the probe found it gets (a GPU rank: its device, 1)."""
         if self.device == "gpu":
             return 1.0
-        return max(1e-3, min(1.0, self.cores_per_host / self.ranks_on_host(self.hosts[rank])) * self.cpu_share)
+        return max(1e-3, min(most, self.cores_per_host / self.ranks_on_host(self.hosts[rank])) * self.cpu_share)
 
     def for_hot_share(self, hot: float | None) -> "Machine":
         """This machine for a graph whose highest-degree vertices hold ``hot`` of the arc endpoints
