@@ -73,8 +73,9 @@ def register(sub):
                    help="share of the vertices that are delegates (default: the degree model's at the threshold)")
     p.add_argument("--levels", metavar="FILE", default=None,
                    help="a JSON list of levels replacing the estimated profile, each {direction: top-down or "
-                        "bottom-up, frontier, examined, discovered, unvisited} (as plan --json writes under "
-                        "graph.levels)")
+                        "bottom-up, frontier, examined, discovered, unvisited} and optionally biased (the "
+                        "frontier's sum(d^2)/sum(d), which sets how unevenly its arcs fall on the ranks; "
+                        "default: its mean degree + 1), as plan --json writes under graph.levels")
     seen = set()
     for lay in registry.layouts():
         for prm in lay.params:
@@ -278,14 +279,15 @@ def _levels(path) -> list:
     try:
         with open(path) as f:
             got = json.load(f)
-        out = [Level(str(x["direction"]), *(float(x[k]) for k in keys[1:])) for x in got]
+        out = [Level(str(x["direction"]), *(float(x[k]) for k in keys[1:]),
+                     float(x["biased"]) if x.get("biased") is not None else None) for x in got]
     except OSError as exc:
         raise InputError(f"--levels: cannot read {path}: {exc.strerror}") from None
     except (ValueError, TypeError, KeyError) as exc:
         raise InputError(f"--levels: {path} is not a JSON list of levels with {', '.join(keys)} ({exc})") from None
     if not out or any(x.direction not in ("top-down", "bottom-up") for x in out):
         raise InputError(f"--levels: {path} needs at least one level, each top-down or bottom-up")
-    if any(min(x.frontier, x.examined, x.discovered, x.unvisited) < 0 for x in out):
+    if any(min(x.frontier, x.examined, x.discovered, x.unvisited, x.biased or 0.0) < 0 for x in out):
         raise InputError(f"--levels: {path} has a negative count")
     return out
 

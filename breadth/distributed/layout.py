@@ -26,9 +26,10 @@ A ``Layout`` carries:
   ``after_ops(prof, P, params)`` and optionally ``setup_bytes(prof, P, params)``, ``rule(params)`` (the
   direction rule its paper's code runs), ``state_vertices(n, P, params)`` (the vertices whose state a
   rank keeps), ``level_edges(prof, level, P, params) -> (top-down, bottom-up)`` (the edges a level
-  examines, summed over ranks, where the layout's passes differ from the level's one direction)
-  and ``finish_edges(prof, P, params)`` (the arcs a rank scans after the last level, bottom-up
-  style: a parent recovery) (``planner.choose``);
+  examines, summed over ranks, where the layout's passes differ from the level's one direction),
+  ``finish_edges(prof, P, params)`` (the arcs a rank scans after the last level, bottom-up
+  style: a parent recovery) and ``spread(direction, P, params)`` (the ranks one vertex's arcs fall
+  on, 1 where absent: ``planner.balance``) (``planner.choose``);
 * ``default`` -- whether it is its partition's exchange when none is named; ``summary`` (the
   ``--exchange`` help) and ``about`` (the ``--partition`` help, from the partition's default layout).
 

@@ -10,8 +10,8 @@ only) and builds the global ``LevelStats`` and the ``communication`` report:
   seconds and comm_seconds the slowest rank's, messages and bytes summed over ranks
   and categories;
 * ``communication``: the exchange's description, totals over the search, per-rank
-  totals and, per level, every rank's messages/bytes/seconds and the per-category
-  counts (``exchange_*``, ``control_*``; see ``comm.CATEGORIES``).
+  totals and, per level, every rank's messages/bytes/communication seconds, edges examined
+  and level seconds (the load balance) and the per-category counts (``exchange_*``, ``control_*``; see ``comm.CATEGORIES``).
 
 Two optional parts, present only for searches that produce them:
 
@@ -98,7 +98,8 @@ def gather_levels(comm, records: list[LevelStats], log, describe: dict, ops=None
                               messages=int(msgs[:, i].sum()), bytes=int(nbytes[:, i].sum()),
                               comm_seconds=float(csec[:, i].max())))
         entry = {"level": i, "messages": msgs[:, i].tolist(), "bytes": nbytes[:, i].tolist(),
-                 "comm_seconds": csec[:, i].tolist()}
+                 "comm_seconds": csec[:, i].tolist(), "edges_examined": examined[:, i].tolist(),
+                 "seconds": seconds[:, i].tolist()}
         for c in CATEGORIES:
             entry[f"{c}_messages"] = per_cat[c, "messages"][:, i].tolist()
             entry[f"{c}_bytes"] = per_cat[c, "bytes"][:, i].tolist()

@@ -108,6 +108,9 @@ def check_counts(comm, state, result, exchange, fanout, name):
         ct = sum(per["control_messages"])
         assert lv.messages == ex + ct, (name, lv.level)
         assert lv.bytes == sum(per["bytes"]), (name, lv.level)
+        # every rank's own edges and level seconds: they sum to the level's edges, its slowest is the level's
+        assert len(per["edges_examined"]) == P and sum(per["edges_examined"]) == lv.edges_examined, (name, lv.level)
+        assert len(per["seconds"]) == P and max(per["seconds"]) == lv.seconds, (name, lv.level)
         direction = TD if lv.direction == "top-down" else BU
         assert (ex, ct) == state.expected_messages(lv.level, direction), (name, lv.level, ex, ct)
         if exchange == "butterfly":

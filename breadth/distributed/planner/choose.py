@@ -3,14 +3,15 @@
 For each registered layout with a cost model (``Layout.cost``) and each of its candidate parameters
 (grids, fanouts, thresholds), the predicted time of one search is
 
-    sum over levels of  local work / measured rate  +  sum over the level's operations of
+    sum over levels of  the busiest rank's local work / measured rate  +  sum over the level's operations of
                         (latency x steps + bytes / bandwidth)
     + the step after the last level (if the layout has one: its operations, and the arcs it
       scans, ``finish_edges``) + clearing the per-search state
     + the engine's own cost per level, per exchange round and per search (``Machine.engine``,
       ``overhead``),
 
-from a ``graph.Profile`` and a ``network.Machine``. ``predict_all`` returns every candidate,
+from a ``graph.Profile`` and a ``network.Machine``. A level's edges are the busiest rank's, not the
+average's: the level waits for it (``balance``). ``predict_all`` returns every candidate,
 fastest first; ``table`` formats them for ``-v`` and ``breadth plan``.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ import logging
 from dataclasses import dataclass, field
 
 from .. import registry
-from . import overhead
+from . import balance, overhead
 
 log = logging.getLogger("breadth.planner")
 
@@ -91,6 +92,10 @@ def predict(layout, prof, machine, params) -> Prediction:
         return t_ops, items, lv_msgs, lv_bytes, credit
 
     rule = getattr(model, "rule", None)          # the direction rule the layout's code runs (None: breadth's)
+    ranks_of = getattr(model, "spread", None)
+
+    def spread(direction):                       # the ranks one vertex's arcs fall on (``balance``)
+        return ranks_of(direction, P, params) if ranks_of is not None else 1
     levels = prof.levels_for(rule(params) if rule is not None else None)
     engine = overhead.key(layout.partition, layout.exchange)          # ``Machine.engine``'s key
     setup = getattr(model, "setup_bytes", None)
@@ -101,11 +106,11 @@ def predict(layout, prof, machine, params) -> Prediction:
     bucket = machine.refilled(start)
     for lv in levels:
         ops = model.level_ops(prof, lv, P, params)
-        td, bu = level_edges(model, prof, lv, P, params)
+        td, bu = balance.level_edges(*level_edges(model, prof, lv, P, params), lv, P, spread)   # the busiest rank's
         swept = prof.n if lv.direction == "top-down" else lv.unvisited      # the vertices its engine work sweeps
         own, other = (td, bu) if lv.direction == "top-down" else (bu, td)
-        step = machine.compute(td / P, bu / P) * machine.imbalance + machine.engine_level(engine, lv.direction,
-                                                                                        swept / P, own / P, other / P)
+        step = machine.compute(td, bu) * machine.imbalance + machine.engine_level(engine, lv.direction,
+                                                                                swept / P, own, other)
         t_ops, items, lm, lb, bucket = add(ops, machine.refilled(step, bucket))   # refilled during the step
         rounds = sum(1 for op in ops if op.is_round)
         after = machine.compute(0.0, 0.0, items) * machine.imbalance + machine.engine_rounds(engine, rounds)

@@ -74,7 +74,8 @@ class Profile:
         if self.table is not None:
             return profile_fit.directed(self.table, self.n, self.m, "top-down", self.arcs)
         arcs = 2.0 * self.m / max(self.n, 1.0)
-        return [Level("top-down", x.frontier, x.frontier * arcs, x.discovered, x.unvisited) for x in self.levels]
+        return [Level("top-down", x.frontier, x.frontier * arcs, x.discovered, x.unvisited, x.biased)
+                for x in self.levels]
 
     def nn_share(self, P: int) -> float:
         """Share of arcs between normals when the n/P highest-degree vertices are delegates."""
@@ -109,7 +110,7 @@ class Profile:
         """The same profile for a graph ``factor`` times larger (every count multiplied; the level
         table's shares unchanged)."""
         grown = [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
-                       x.unvisited * factor) for x in self.levels]
+                       x.unvisited * factor, x.biased) for x in self.levels]
         return Profile(self.n * factor, self.m * factor, grown, dict(self.skew), source, self.degrees,
                        dict(self.overrides), self.table, self.arcs * factor, self.hot)
 
@@ -174,8 +175,29 @@ def sample(graph, roots, source) -> Profile:
         return levels
     arcs = int(graph.indptr[-1])
     m = arcs / (1 if graph.directed else 2)
-    return Profile(float(graph.num_vertices), float(m), mean("do"), skew_table(graph), source,
+    levels = mean("do")
+    for lv, k in zip(levels, biased_by_depth(graph, roots)):
+        lv.biased = float(k) or None
+    return Profile(float(graph.num_vertices), float(m), levels, skew_table(graph), source,
                    degrees.measured(graph), {}, profile_fit.measure(graph, roots), float(arcs), hot_share_of(graph))
+
+
+def biased_by_depth(graph, roots) -> np.ndarray:
+    """Per depth, sum(d^2) / sum(d) over the vertices at that depth, summed over searches from
+    ``roots`` (``balance``: how unevenly a top-down level's arcs fall on the ranks)."""
+    from ...search import bfs
+
+    deg = np.diff(np.asarray(graph.indptr)).astype(np.float64)
+    sq, td = np.zeros(0), np.zeros(0)
+    for r in roots:
+        d = np.asarray(bfs(graph, int(r), "td").depth)
+        hit = d >= 0
+        a = np.bincount(d[hit], weights=deg[hit] ** 2)
+        b = np.bincount(d[hit], weights=deg[hit], minlength=a.size)
+        size = max(a.size, sq.size)
+        sq = np.pad(sq, (0, size - sq.size)) + np.pad(a, (0, size - a.size))
+        td = np.pad(td, (0, size - td.size)) + np.pad(b, (0, size - b.size))
+    return profile_fit.size_biased(sq, td)
 
 
 def hot_share_of(graph) -> float:

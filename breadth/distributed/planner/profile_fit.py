@@ -41,6 +41,7 @@ class Level:
     examined: float
     discovered: float
     unvisited: float          # vertices not reached before this level
+    biased: float | None = None   # sum(d^2) / sum(d) over the frontier (None: unknown; ``balance``)
 
 
 @dataclass
@@ -54,6 +55,7 @@ class LevelTable:
     bu: np.ndarray
     peak: int
     reached: float
+    biased: np.ndarray | None = None   # per level, sum(d^2) / sum(d) over the frontier (``balance``)
 
     def counts(self, n: float, arcs: float) -> dict:
         """Absolute per-level counts: frontier, td, bu, discovered, unvisited (not reached before
@@ -81,17 +83,23 @@ def measure(graph, roots) -> LevelTable:
         hit = d >= 0
         f = np.bincount(d[hit], minlength=1).astype(np.float64)
         td = np.bincount(d[hit], weights=deg[hit], minlength=f.size)
+        sq = np.bincount(d[hit], weights=deg[hit] ** 2, minlength=f.size)
         bu = np.array([lv.edges_examined for lv in bfs(graph, int(r), "bu").levels], dtype=np.float64)
         bu = np.pad(bu, (0, max(0, f.size - bu.size)))[:f.size]
-        runs.append((int(np.argmax(f)), f / n, td / arcs, bu / arcs, hit.mean()))
+        runs.append((int(np.argmax(f)), f / n, td / arcs, bu / arcs, sq / arcs, hit.mean()))
     before = max(p for p, *_ in runs)
     after = max(len(f) - p for p, f, *_ in runs)
-    table = {k: np.zeros(before + after) for k in FIELDS}
+    table = {k: np.zeros(before + after) for k in FIELDS + ("sq",)}
     for p, *arrays, _ in runs:
-        for k, a in zip(FIELDS, arrays):
+        for k, a in zip(FIELDS + ("sq",), arrays):
             table[k][before - p: before - p + a.size] += a / len(runs)
     return LevelTable(table["frontier"], table["td"], table["bu"], before,
-                      float(np.mean([x[-1] for x in runs])))
+                      float(np.mean([x[-1] for x in runs])), size_biased(table["sq"], table["td"]))
+
+
+def size_biased(sq, td) -> np.ndarray:
+    """Per level, sum(d^2) / sum(d) (0 where a level has no arcs)."""
+    return np.divide(sq, td, out=np.zeros_like(td), where=td > 0)
 
 
 @dataclass(frozen=True)
@@ -128,6 +136,7 @@ def directed(table: LevelTable, n: float, m: float, rule: str = "breadth", arcs:
     beta = r.beta * (m / n) if r.beta_degree else r.beta
     pol = Policy(TOP_DOWN if rule == "top-down" else DIRECTION_OPTIMIZING, r.alpha, beta, n, arcs, r.stay_at_limit)
     out = []
+    biased = table.biased if table.biased is not None else np.zeros(c["frontier"].size)
     for i in range(c["frontier"].size):
         if r.total_edges:
             pol.measured(arcs)
@@ -135,10 +144,12 @@ def directed(table: LevelTable, n: float, m: float, rule: str = "breadth", arcs:
         else:                               # Beamer's bookkeeping, as breadth's drivers keep m_u
             up = pol.direction(c["td"][i])
         if up:
-            out.append(Level("bottom-up", c["frontier"][i], c["bu"][i], c["discovered"][i], c["unvisited"][i]))
+            out.append(Level("bottom-up", c["frontier"][i], c["bu"][i], c["discovered"][i], c["unvisited"][i],
+                             float(biased[i]) or None))
             pol.after_bottom_up(c["discovered"][i], c["frontier"][i])
         else:
-            out.append(Level("top-down", c["frontier"][i], c["td"][i], c["discovered"][i], c["unvisited"][i]))
+            out.append(Level("top-down", c["frontier"][i], c["td"][i], c["discovered"][i], c["unvisited"][i],
+                             float(biased[i]) or None))
     return out
 
 
@@ -161,8 +172,8 @@ def expected(model, levels_max: int = 64, root_degree: float | None = None) -> L
     are still open) until the first that leads into the frontier."""
     w, lam, n = model.weight, np.maximum(model.lam, 1e-300), model.n
     arcs = float((n * w * lam).sum())
-    front, td, bu = [1.0], [0.0], []
-    for theta, new_theta in steps(model, levels_max, root_degree, td):
+    front, td, bu, sq = [1.0], [0.0], [], [0.0]
+    for theta, new_theta in steps(model, levels_max, root_degree, td, sq):
         p = np.divide(theta - new_theta, theta, out=np.zeros_like(theta), where=theta > 0)
         open_ = lam * theta
         scan = np.where(p > 1e-12, -np.expm1(-open_ * p) / np.maximum(p, 1e-300), open_)
@@ -171,10 +182,13 @@ def expected(model, levels_max: int = 64, root_degree: float | None = None) -> L
         if found.sum() < 0.5:
             break
         front.append(float(found.sum()))
-        td.append(float((n * w * (open_degree(lam, theta) - open_degree(lam, new_theta))).sum()))
+        by_class = n * w * (open_degree(lam, theta) - open_degree(lam, new_theta))
+        td.append(float(by_class.sum()))
+        sq.append(float((by_class * (lam + 1.0)).sum()))       # a class's degrees: Poisson, size-biased
     bu = bu[:len(front)] + [0.0] * (len(front) - len(bu))
     f = np.array(front)
-    return LevelTable(f / n, np.array(td) / arcs, np.array(bu) / arcs, int(np.argmax(f)), float(f.sum() / n))
+    return LevelTable(f / n, np.array(td) / arcs, np.array(bu) / arcs, int(np.argmax(f)), float(f.sum() / n),
+                      size_biased(np.array(sq), np.array(td)))
 
 
 def unreached(lam, theta):
@@ -188,11 +202,12 @@ def open_degree(lam, theta):
     return lam * theta * np.exp(-lam * (1.0 - theta))
 
 
-def steps(model, levels_max: int = 64, root_degree: float | None = None, root_td: list | None = None):
+def steps(model, levels_max: int = 64, root_degree: float | None = None, root_td: list | None = None,
+          root_sq: list | None = None):
     """The edge-based recursion of ``expected``: per level, (theta, new_theta) per degree class,
     theta before the level and after it. ``root_td``'s first entry is set to the root's expected
-    edges (the first level's top-down arcs). Stops after ``levels_max`` levels; the caller stops
-    sooner when a level finds nothing."""
+    edges (the first level's top-down arcs), ``root_sq``'s to the expected square of its degree.
+    Stops after ``levels_max`` levels; the caller stops sooner when a level finds nothing."""
     w, lam = model.weight, np.maximum(model.lam, 1e-300)
     rows = model.joint.sum(axis=1, keepdims=True)
     q = np.divide(model.joint, rows, out=np.zeros_like(model.joint), where=rows > 0)
@@ -208,6 +223,8 @@ def steps(model, levels_max: int = 64, root_degree: float | None = None, root_td
         spread = root * float(root_degree)
     if root_td is not None:
         root_td[0] = float(spread.sum())
+    if root_sq is not None:
+        root_sq[0] = float(spread.sum() * root_degree if root_degree is not None else (spread * (lam + 1.0)).sum())
     root_arcs = spread @ q                                # its edges, by the class they lead to
     from_root = np.divide(root_arcs, slots, out=np.zeros_like(slots), where=slots > 0)
     theta = np.ones_like(lam)

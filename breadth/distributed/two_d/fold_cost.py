@@ -41,6 +41,13 @@ def state_vertices(n: float, P: int, params) -> float:
     return n / dims(params)[1]
 
 
+def spread(direction: str, P: int, params) -> int:
+    """The ranks one vertex's arcs fall on (``planner.balance``): top-down, the R ranks of its
+    processor column expand it; bottom-up, the C ranks of its processor row scan its in-arcs."""
+    R, C = dims(params)
+    return R if direction == "top-down" else C
+
+
 def label(params) -> str:
     return f"2d fold {params['grid']}"
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from ..planner.network import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import scan_rounds
 from .fold_cost import candidates as _grid_candidates
-from .fold_cost import col, dims, row
+from .fold_cost import col, dims, row, spread  # noqa: F401  (the grid spreads a vertex's arcs alike)
 
 
 def candidates(P: int) -> list:

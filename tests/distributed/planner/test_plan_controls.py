@@ -100,12 +100,15 @@ def test_plan_bad_controls_are_one_line():
 
 
 def test_plan_levels_file_replaces_the_profile(tmp_path):
-    levels = [{"direction": "top-down", "frontier": 1, "examined": 30, "discovered": 30, "unvisited": 65535},
-              {"direction": "bottom-up", "frontier": 30, "examined": 9e5, "discovered": 6e4, "unvisited": 65505}]
+    levels = [{"direction": "top-down", "frontier": 1, "examined": 30, "discovered": 30, "unvisited": 65535,
+               "biased": 30},
+              {"direction": "bottom-up", "frontier": 30, "examined": 9e5, "discovered": 6e4, "unvisited": 65505,
+               "biased": None}]
     f = tmp_path / "levels.json"
     f.write_text(json.dumps(levels))
     d = json.loads(_plan("--levels", str(f), "--json", "-").stdout)
-    assert d["graph"]["levels"] == [{k: float(v) if k != "direction" else v for k, v in x.items()} for x in levels]
+    assert d["graph"]["levels"] == [{k: float(v) if k != "direction" and v is not None else v for k, v in x.items()}
+                                    for x in levels]
     assert all(len(c["levels"]) == 2 for c in d["candidates"] if c["exchange"] != "butterfly")
     f.write_text('[{"direction": "sideways"}]')
     bad = _plan("--levels", str(f))

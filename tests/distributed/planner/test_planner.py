@@ -10,7 +10,7 @@ import pytest
 
 from breadth.distributed import registry
 from breadth.distributed.one_d import alltoall_cost, butterfly_cost
-from breadth.distributed.planner import choose, network, words
+from breadth.distributed.planner import balance, choose, network, words
 from breadth.distributed.two_d import fold_cost, scan_cost
 from breadth.distributed.planner.graph import Level, Profile
 
@@ -75,11 +75,13 @@ def test_a_links_burst_passes_the_first_bytes_of_a_level_at_once():
     burst = choose.predict(lay, prof, m, {"fanout": 1})
     saved = [a["comm"] - b["comm"] for a, b in zip(plain.levels, burst.levels)]
     ops = [butterfly_cost.level_ops(prof, lv, 2, {"fanout": 1})[0] for lv in prof.levels]
-    # no engine cost here: a step is its edges at 1e8 (top-down) or 2e8 (bottom-up) edges/s, a merge
-    # its items at 1e8
+    # no engine cost here: a step is the busiest rank's edges at 1e8 (top-down) or 2e8 (bottom-up)
+    # edges/s, a merge its items at 1e8
     bucket, want = min(200.0, butterfly_cost.setup_bytes(prof, 2, {"fanout": 1}) / m.memory_bandwidth * 1e6), []
     for lv, op in zip(prof.levels, ops):
-        bucket = min(200.0, bucket + lv.examined / 2 / (1e8 if lv.direction == "top-down" else 2e8) * 1e6)
+        td, bu = (lv.examined, 0.0) if lv.direction == "top-down" else (0.0, lv.examined)
+        td, bu = balance.level_edges(td, bu, lv, 2, lambda direction: 1)
+        bucket = min(200.0, bucket + (td / 1e8 + bu / 2e8) * 1e6)
         want.append(min(bucket, op.bytes) / 1e6)
         bucket = min(200.0, max(0.0, bucket - op.bytes) + op.items / 1e8 * 1e6)
     assert saved == pytest.approx(want)
