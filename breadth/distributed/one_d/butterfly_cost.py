@@ -8,7 +8,8 @@ merge, S_i = min(N, D (f+1)^i); a message carries min(ids * S_i, n/8) bytes (the
 when smaller). Merging costs one local step per received id, and every rank applies the level's
 N discoveries to its replicated level array. No control messages. After the search, each rank
 gives a parent to the owned vertices other ranks found top-down, by a scan of their in-arcs
-(``finish_edges``).
+(``finish_edges``), priced at the recovery's own cost per arc (``self_finish``, measured on one
+rank: its random reads of the level array cost 2-3x a bottom-up kernel's edge).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import numpy as np
 from ..planner.network import Op, id_bytes
 from ..planner.words import distinct
 from .butterfly_exchange import butterfly_schedule, self_round  # noqa: F401  (the planner times it)
+from .butterfly_search import self_finish  # noqa: F401  (the planner times it)
 
 FANOUTS = (1, 2, 3, 4, 7)
 SCHEDULE_RANKS = 4096          # above this many ranks the messages are counted with arrays

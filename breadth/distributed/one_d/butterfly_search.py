@@ -112,3 +112,47 @@ class ButterflySearch(DirectionSearch):
         steps.recover_parents(lg.in_indptr, lg.in_indices, self.pmap, self.lvl, self.parent, depth, small_range,
                               small_vals)
         return self.parent, depth
+
+
+def scanned_arcs(in_indptr, in_indices, lvl, nl: int) -> int:
+    """The in-arcs ``recover_parents`` scans when no parent is known and no small frontier is kept:
+    for each of the ``nl`` owned vertices at depth d > 0, up to and including its first in-neighbour
+    at depth d - 1 (vertex ids are local = global on one rank)."""
+    ip, ix = np.asarray(in_indptr, dtype=np.int64), np.asarray(in_indices, dtype=np.int64)
+    d = np.asarray(lvl[:nl], dtype=np.int64)
+    deg = np.diff(ip)
+    rows = np.repeat(np.arange(nl), deg)
+    hit = (np.asarray(lvl)[ix].astype(np.int64) == d[rows] - 1) & (d[rows] > 0)
+    first = np.full(nl, ix.size, dtype=np.int64)
+    np.minimum.at(first, rows[hit], np.flatnonzero(hit))
+    found = (d > 0) & (first < ix.size)
+    return int((first[found] - ip[:-1][found] + 1).sum())
+
+
+def self_finish(engine, root: int, reps: int = 7) -> float:
+    """Seconds per in-arc that the parent recovery scans, on a one-rank ``engine`` of this layout
+    (a search on one rank recovers nothing; ``planner.overhead`` prices a run's recovery with it):
+    after a search from ``root``, ``recover_parents`` with every parent forgotten, as if another
+    rank had found every vertex, less the same with every parent known (the sweep alone), over
+    ``scanned_arcs``; medians of ``reps`` calls each."""
+    import time
+
+    st = engine.state
+    res = engine.search(root)
+    lg, nl = st.lg, st.lg.num_local
+    lvl = st.lvl.copy()
+    known = np.asarray(res.parent, dtype=np.int64).copy()
+    forgot = np.where(lvl[:nl] == 0, known, -1).astype(np.int64)
+    depth = np.empty(nl, dtype=np.int64)
+    no_small, none = np.full((0, 2), -1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+
+    def timed(parent):
+        p = parent.copy()
+        t = time.perf_counter()
+        steps.recover_parents(lg.in_indptr, lg.in_indices, st.pmap, lvl, p, depth, no_small, none)
+        return time.perf_counter() - t
+
+    timed(forgot)                                       # loads the kernel
+    spent = np.median([timed(forgot) for _ in range(reps)]) - np.median([timed(known) for _ in range(reps)])
+    arcs = scanned_arcs(lg.in_indptr, lg.in_indices, lvl, nl)
+    return float(max(spent, 0.0) / arcs) if arcs else 0.0

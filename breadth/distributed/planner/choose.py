@@ -122,7 +122,9 @@ def predict(layout, prof, machine, params) -> Prediction:
     t_ops, items, _, _, _ = add(model.after_ops(prof, P, params), bucket)
     finish = getattr(model, "finish_edges", None)
     scanned = finish(prof, P, params) if finish is not None else 0.0
-    compute += machine.compute(0.0, 0.0, items) + machine.compute(0.0, scanned) * machine.imbalance + start
+    own = machine.engine_finish(engine, scanned) if scanned else 0.0     # its measured cost per arc, else a
+    finished = own if own is not None else machine.compute(0.0, scanned)  # bottom-up kernel's rate
+    compute += machine.compute(0.0, 0.0, items) + finished * machine.imbalance + start
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
                       prof.m / total if total > 0 else 0.0, counted, per_level, ops_total)

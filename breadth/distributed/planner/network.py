@@ -230,6 +230,14 @@ class Machine:
             return 0.0
         return rounds * got.get("round_fixed", 0.0) / self.serial_share()
 
+    def engine_finish(self, layout: str, arcs: float) -> float | None:
+        """Seconds of ``layout``'s step after the search over ``arcs`` arcs on this rank's cores
+        (``EngineCost.finish_edge``); None where the layout's own cost per arc was not measured."""
+        got = self.engine.get(layout)
+        if not got or self.device == "gpu" or not got.get("finish_edge"):
+            return None
+        return arcs * got["finish_edge"] / self.core_share()
+
     def engine_search(self, layout: str, vertices: float) -> float:
         """Seconds of the engine's own per-search work of ``layout`` outside its levels."""
         got = self.engine.get(layout)

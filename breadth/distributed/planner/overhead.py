@@ -26,7 +26,9 @@ slows moves a least-squares term by a factor of 2 to 4, and the cache keeps what
 layout whose exchange works in rounds that a search on one rank never makes (ButterFly) also has
 its cost model's ``self_round`` timed: one round on the one-rank communicator with the rank as
 its own partner, the round's own work beyond the network (``round_fixed``, priced once per round
-of every level). ``Machine.engine_level``,
+of every level). A layout whose step after the search scans arcs only when other ranks exist
+(ButterFly's parent recovery, ``finish_edges``) has its ``self_finish`` timed: seconds per arc
+scanned, on the larger graph with every parent forgotten (``finish_edge``). ``Machine.engine_level``,
 ``engine_rounds`` and ``engine_search`` price a search's levels and the rest with them on
 ``n / P`` vertices per rank (a bottom-up level: its ``unvisited / P``): the per-vertex and per-edge
 terms run in numba kernels, on the rank's threads; the fixed terms (the Python level loop, its
@@ -63,6 +65,7 @@ class EngineCost:
     search_fixed: float = 0.0
     search_vertex: float = 0.0
     round_fixed: float = 0.0       # one exchange round's own work (layouts whose model has ``self_round``)
+    finish_edge: float = 0.0       # one arc of the step after the search (layouts whose model has ``self_finish``)
 
     def level_seconds(self, direction: str, vertices: float, edges: float = 0.0) -> float:
         """One level's engine cost on a rank holding ``vertices`` vertices (top-down) or
@@ -192,5 +195,7 @@ def _fits(MPI, DistEngine, graphs, lay, rates, memory_bandwidth) -> list:
                 searches.append((n, wall - sum(lv.seconds for lv in res.levels) - cleared))
     probe_round = getattr(lay.cost, "self_round", None)
     round_fixed = probe_round(MPI.COMM_SELF) if probe_round is not None else 0.0
+    probe_finish = getattr(lay.cost, "self_finish", None)       # on the last (largest) graph
+    finish = [probe_finish(eng, roots[1]) if probe_finish is not None else 0.0 for _ in rows]
     return [EngineCost(*fit_levels(levels, rates["rate_td"], rates["rate_bu"]), *fit_searches(searches),
-                       round_fixed).as_dict() for levels, searches in rows]
+                       round_fixed, f).as_dict() for (levels, searches), f in zip(rows, finish)]

@@ -98,6 +98,55 @@ def test_butterfly_rounds_add_their_own_work():
     assert m(COST).engine_rounds("1d/butterfly", 3) == 0.0 and m(cost).engine_rounds("1d/butterfly", 0) == 0.0
 
 
+def test_butterfly_recovery_is_priced_at_its_own_cost_per_arc():
+    # the recovery's arcs (finish_edges) cost finish_edge each where it was measured, else the
+    # bottom-up kernel's rate (2e8 edges/s here)
+    prof = Profile(4096.0, 65536.0, [Level("top-down", 1, 16, 20, 4095), Level("top-down", 20, 3000, 2000, 4075),
+                                     Level("bottom-up", 2000, 9000, 1500, 2075)])
+    lay = registry.get("1d", "butterfly")
+    arcs = lay.cost.finish_edges(prof, 2, {"fanout": 1})
+    assert arcs > 0
+    cost = {**COST, "finish_edge": 3e-9}
+    m = lambda c: _machine(engine={"1d/butterfly": c})   # noqa: E731
+    plain = choose.predict(lay, prof, m(COST), {"fanout": 1})
+    priced = choose.predict(lay, prof, m(cost), {"fanout": 1})
+    assert priced.seconds - plain.seconds == pytest.approx(arcs * 3e-9 - arcs / 2e8)
+    assert m(cost).engine_finish("1d/butterfly", 1000.0) == pytest.approx(3e-6)
+    assert m(COST).engine_finish("1d/butterfly", 1000.0) is None
+
+
+SELF_FINISH = """
+import numpy as np
+from mpi4py import MPI
+from breadth.distributed.engine import DistEngine
+from breadth.distributed.one_d.butterfly_search import scanned_arcs, self_finish
+from breadth.graph.generators import uniform_random_edges
+# the path 0-3-1-2: from 0, vertex 3 is at depth 1, 1 at 2, 2 at 3
+src, dst = np.array([0, 3, 1]), np.array([3, 1, 2])
+eng = DistEngine(comm=MPI.COMM_SELF, partition="1d", exchange="butterfly", threads=1)
+eng.build_from_edges(src, dst, 4, directed=False)
+eng.search(0)
+st = eng.state
+print(scanned_arcs(st.lg.in_indptr, st.lg.in_indices, st.lvl, 4))
+s = 13
+src, dst = uniform_random_edges(s, 16, 1, 0, 16 << s)
+eng = DistEngine(comm=MPI.COMM_SELF, partition="1d", exchange="butterfly", threads=1)
+eng.build_from_edges(src, dst, 1 << s, directed=False)
+print(self_finish(eng, int(np.flatnonzero(eng.nonisolated(np.arange(64)))[0])))
+"""
+
+
+def test_self_finish_times_the_recovery_per_arc():
+    proc = subprocess.run([sys.executable, "-c", SELF_FINISH], capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"))
+    assert proc.returncode == 0, proc.stderr
+    arcs, per_arc = proc.stdout.split()[-2:]
+    # 3 scans its in-arcs 0, 1 and stops at 0 (1 arc); 1 scans 2 (depth 3), then 3 (depth 1): 2 arcs;
+    # 2 scans 1: 1 arc
+    assert int(arcs) == 4
+    assert 1e-11 < float(per_arc) < 1e-7
+
+
 SELF_ROUND = """
 from mpi4py import MPI
 from breadth.distributed.one_d.butterfly_exchange import self_round
