@@ -84,7 +84,7 @@ def mean_dicts(rows):
 def conditions(machine) -> dict:
     """What a probe saw (``BENCH_REPROBE``): latencies, bandwidths, memory bandwidth."""
     return {k: getattr(machine, k) for k in ("alpha_local", "alpha_remote", "beta_local", "beta_remote",
-                                             "memory_bandwidth", "cpu_share", "late_step", "burst_bytes")}
+                                             "memory_bandwidth", "cpu_share", "late_step", "burst_bytes", "speed")}
 
 
 def build_engines(comm, layouts, src, dst, n, threads) -> list:

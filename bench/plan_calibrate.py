@@ -95,11 +95,13 @@ def summarise(setting, kind, got, before, after, wall) -> dict:
     alphas = [step_latency(p) for p in got.get("probes", [])] or [step_latency(got["machine"])]
     shares = [p.get("cpu_share", 1.0) for p in got.get("probes", [])] or [1.0]
     lates = [p.get("late_step", 0.0) for p in got.get("probes", [])] or [0.0]
+    speeds = [p.get("speed", 1.0) for p in got.get("probes", [])] or [1.0]
     return {"setting": setting["text"], "kind": kind, "scale": got["scale"], "ranks": got["ranks"],
             "hosts": got["hosts"], "roots": got["roots"], "steady": len(keep), "layouts": rows, "fastest": fastest["layout"],
             "pick": pick["layout"], "pick_over_fastest": pick["measured"] / fastest["measured"],
             "alpha_min": min(alphas), "alpha_max": max(alphas), "cpu_share_min": min(shares),
-            "late_min": min(lates), "late_max": max(lates), "load_before": before, "load_after": after,
+            "late_min": min(lates), "late_max": max(lates), "speed_min": min(speeds), "speed_max": max(speeds),
+            "load_before": before, "load_after": after,
             "memory_bandwidth": got["machine"].get("memory_bandwidth"), "wall_seconds": wall}
 
 
@@ -107,7 +109,7 @@ def format_config(c) -> str:
     lines = [f"== {c['setting']} {c['kind']} scale {c['scale']} P={c['ranks']} ({c['roots']} rounds, {c['steady']} steady, "
              f"{c['wall_seconds']:.0f} s; load {c['load_before']:.2f}->{c['load_after']:.2f}; probe's step latency "
              f"{c['alpha_min'] * 1e6:.3g}-{c['alpha_max'] * 1e6:.3g} us, late step {c['late_min'] * 1e3:.3g}-{c['late_max'] * 1e3:.3g} ms, "
-             f"core share >= {c['cpu_share_min']:.2f})",
+             f"core share >= {c['cpu_share_min']:.2f}, speed {c.get('speed_min', 1):.2f}-{c.get('speed_max', 1):.2f})",
              f"{'layout':<20}{'measured ms':>12}{'predicted ms':>13}{'ratio':>7}{'auto ms':>9}{'ratio':>7}"
              f"{'(compute':>10}{'comm)':>8}{'profile ms':>11}{'ratio':>7}{'mean ratio':>11}"]
     for r in c["layouts"]:
@@ -131,15 +133,17 @@ def verdict(rows) -> str:
 
 
 def markdown(rows) -> str:
-    out = ["| setting | graph | scale | load | steady rounds | step latency us | late step ms | core share | layout | measured ms "
-           "| predicted ms | ratio | auto's estimate ms | ratio | from measured levels: ratio | means: ratio |",
-           "|---|---|---:|---|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    out = ["| setting | graph | scale | load | steady rounds | step latency us | late step ms | core share | speed "
+           "| layout | measured ms | predicted ms | ratio | auto's estimate ms | ratio | from measured levels: ratio "
+           "| means: ratio |",
+           "|---|---|---:|---|---:|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for c in rows:
         for r in c["layouts"]:
             out.append(f"| {c['setting']} | {c['kind']} | {c['scale']} | {c['load_before']:.1f}-{c['load_after']:.1f} "
                        f"| {c['steady']} of {c['roots']} "
                        f"| {c['alpha_min'] * 1e6:.3g}-{c['alpha_max'] * 1e6:.3g} "
-                       f"| {c['late_min'] * 1e3:.3g}-{c['late_max'] * 1e3:.3g} | {c['cpu_share_min']:.2f} | {r['layout']} "
+                       f"| {c['late_min'] * 1e3:.3g}-{c['late_max'] * 1e3:.3g} | {c['cpu_share_min']:.2f} "
+                       f"| {c.get('speed_min', 1):.2f}-{c.get('speed_max', 1):.2f} | {r['layout']} "
                        f"| {r['measured'] * 1e3:.2f} | {r['predicted'] * 1e3:.2f} | {r['ratio']:.2f} "
                        f"| {r.get('expected', r['predicted']) * 1e3:.2f} | {r.get('expected_ratio', r['ratio']):.2f} "
                        f"| {r['profile_ratio']:.2f} | {r['mean_ratio']:.2f} |")

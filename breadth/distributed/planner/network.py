@@ -117,6 +117,10 @@ class Machine:
     # the share of a core a busy rank gets while other processes hold the host's cores (CPU time
     # over wall time in the probe's busy latency window, the least of the ranks'; 1: a core of its own)
     cpu_share: float = 1.0
+    # how fast a core computes now against when the rates and engine costs were measured: the
+    # calibration's reference step over the slowest rank's at the probe (``probe.reference_seconds``;
+    # a shared host's cores slow down while its other tenants compete for caches and memory); 1: as then
+    speed: float = 1.0
     # seconds a blocking step loses when its ranks arrive apart, as a search's do: the rank that
     # waits yields or is descheduled and resumes a scheduler slice after its peer's data came
     # (``probe._late_step``: a step with one rank late by ``probe.LATE_DELAY``); 0: not measured
@@ -176,10 +180,12 @@ class Machine:
 
     def _cores(self, rank: int, most: float) -> float:
         """Cores a rank's work runs on, at most ``most``: its host's cores shared by the host's
-        ranks, times the share of a core the probe found it gets (a GPU rank: its device, 1)."""
+        ranks, times the share of a core the probe found it gets and the cores' speed against the
+        calibration's (a GPU rank: its device, 1)."""
         if self.device == "gpu":
             return 1.0
-        return max(1e-3, min(most, self.cores_per_host / self.ranks_on_host(self.hosts[rank])) * self.cpu_share)
+        share = min(most, self.cores_per_host / self.ranks_on_host(self.hosts[rank])) * self.cpu_share
+        return max(1e-3, share * self.speed)
 
     def for_hot_share(self, hot: float | None) -> "Machine":
         """This machine for a graph whose highest-degree vertices hold ``hot`` of the arc endpoints

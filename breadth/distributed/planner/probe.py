@@ -16,6 +16,9 @@ one host and across hosts, and the local kernels' edge rates (``network.Machine`
   more of a capped link than an Alltoall's every peer at once: ``Machine.beta_remote_p2p``);
 * the conditions of the run: the share of a core each rank gets while every rank computes
   (CPU time over wall time: other processes holding the cores lower it; ``Machine.cpu_share``),
+  how fast a core computes against when the rates were measured (a fixed memory-bound step, in
+  the thread's CPU time, every rank at once, the slowest; ``reference_seconds``, ``Machine.speed``:
+  a shared host's cores slow down while other tenants compete for its caches and memory),
   what a step loses when one rank comes late (the others wait, yield or are descheduled, and
   resume a scheduler slice later; ``Machine.late_step``), and the bandwidth of clearing memory
   with every rank at it at once (``Machine.memory_bandwidth``);
@@ -62,6 +65,9 @@ BURST_SPAN = 0.002    # ``_burst``'s message: this many seconds of traffic at th
 BURST_NOISE = 0.02    # a burst under this share of the message is timing noise: no bucket
 BURST_TRIES = 4       # ``_burst`` keeps the fastest of this many messages
 CAL_SCALE = 14
+REF_GATHERS = 6       # ``reference_seconds``: gathers per round (about 1 ms each here)
+REF_ROUNDS = 5        # rounds at a probe (the median)
+REF_CAL_ROUNDS = 21   # rounds beside the calibration's rates
 
 
 def cache_path() -> str:
@@ -93,21 +99,47 @@ def calibrate_rates(refresh: bool = False) -> dict:
     the same roots). A prediction interpolates between the two by its graph's hot
     share (``Machine.for_hot_share``): the hubs' state stays in cache, a uniform graph's does not."""
     path = cache_path()
-    if not refresh and os.path.exists(path):
+    got = {}
+    if os.path.exists(path):
         try:
             with open(path) as f:
                 got = json.load(f)
-            if {"rate_td", "rate_bu", "hot", "uniform"} <= set(got):
-                return got
         except (OSError, ValueError):
-            pass
+            got = {}
+    if not refresh and {"rate_td", "rate_bu", "hot", "uniform", "reference"} <= set(got):
+        return got
     from ...graph import generators
 
     out = _rates(generators.kronecker(CAL_SCALE, 16, 1))
     out["uniform"] = _rates(generators.uniform_random(CAL_SCALE, 16, 1))
     out["scale"] = CAL_SCALE
+    out["reference"] = reference_seconds(REF_CAL_ROUNDS)         # the cores' speed as the rates were measured
+    for k in ("engine", "memory_bandwidth"):         # kept: measured again only when they lack a term
+        if k in got:
+            out[k] = got[k]
+    if "engine" in got.get("uniform", {}):
+        out["uniform"]["engine"] = got["uniform"]["engine"]
     _write_cache(path, out)
     return out
+
+
+def reference_seconds(rounds: int = REF_ROUNDS) -> float:
+    """This thread's CPU seconds for a fixed memory-bound step (``REF_GATHERS`` gathers of 2^18
+    random entries of a 4 MiB table, as a search's state accesses), the median of ``rounds``: the
+    calibration keeps one beside its rates, the probe compares the run's (``Machine.speed``). CPU
+    time, so that time other processes take from the core (``Machine.cpu_share``) is not counted."""
+    rng = np.random.default_rng(0)
+    table = rng.integers(0, 1 << 30, 1 << 20, dtype=np.int32)
+    idx = rng.integers(0, table.size, 1 << 18)
+    out = np.empty(idx.size, dtype=np.int32)
+    np.take(table, idx, out=out)                                  # its pages in, its lines warm
+    times = []
+    for _ in range(rounds):
+        c0 = time.thread_time()
+        for _ in range(REF_GATHERS):
+            np.take(table, idx, out=out)
+        times.append(time.thread_time() - c0)
+    return float(np.median(times))
 
 
 def _rates(g) -> dict:
@@ -409,6 +441,7 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
         world_small = _small(mpi, MPI) if mpi.Get_size() > 1 else {}
         late = _late_step(mpi, MPI, world_small) if mpi.Get_size() > 1 else 0.0
         share = mpi.allreduce(_busy_share(), op=MPI.MIN)
+        slowest = mpi.allreduce(reference_seconds(), op=MPI.MAX)        # every rank at once, as in a search
         node_small = _small(node, MPI) if node.Get_size() > 1 else {}
         node_bw = _bandwidth(node, MPI, "p2p") if node.Get_size() > 1 else PRESETS["shm"][1]
         world_bw = _bandwidth(mpi, MPI, "alltoall") if mpi.Get_size() > 1 else node_bw
@@ -442,11 +475,20 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
     machine = Machine(hosts, host_cores(), alpha_local, alpha_remote, beta_local, beta_remote,
                       rates["rate_td"], rates["rate_bu"], threads, "probe", beta_remote_bulk=beta_bulk,
                       beta_remote_p2p=beta_p2p, memory_bandwidth=memory, engine=dict(rates.get("engine", {})),
-                      cpu_share=share, late_step=late, burst_bytes=burst, uniform=uniform_part(rates))
+                      cpu_share=share, late_step=late, burst_bytes=burst, uniform=uniform_part(rates),
+                      speed=run_speed(rates.get("reference"), slowest))
     machine = mpi.bcast(machine, root=0)
     machine.threads = threads
     log.info("probe: %d ranks on %d hosts in %.3f s", len(hosts), len(order), time.perf_counter() - t0)
     return machine
+
+
+def run_speed(calibrated: float | None, now: float) -> float:
+    """``Machine.speed``: the calibration's reference step over the run's slowest (1 without one),
+    within [1/4, 4]: a step a page fault or an interrupt slowed is not taken for the machine."""
+    if not calibrated or now <= 0:
+        return 1.0
+    return float(min(4.0, max(0.25, calibrated / now)))
 
 
 def uniform_part(rates: dict) -> dict:

@@ -244,6 +244,24 @@ def test_cpu_share_scales_compute_and_engine_work():
     assert half.engine_search("1d/alltoall", 1000) == pytest.approx(2 * full.engine_search("1d/alltoall", 1000))
 
 
+def test_a_slower_core_than_the_calibrations_slows_every_local_term():
+    prof = Profile(4096.0, 65536.0, [Level("top-down", 1, 16, 20, 4095), Level("bottom-up", 20, 3000, 2000, 2075)])
+    lay = registry.get("1d", "alltoall")
+    same, slow = _machine(engine={"1d/alltoall": COST}), _machine(engine={"1d/alltoall": COST})
+    slow.speed = 0.5
+    a, b = choose.predict(lay, prof, same, {}), choose.predict(lay, prof, slow, {})
+    # every local term takes twice as long; clearing the state runs at the memory bandwidth the probe measured
+    setup = getattr(lay.cost, "setup_bytes", None)
+    clear = setup(prof, 2, {}) / same.memory_bandwidth if setup is not None else 0.0
+    assert b.compute_seconds - clear == pytest.approx(2 * (a.compute_seconds - clear), rel=1e-9)
+    assert b.comm_seconds == pytest.approx(a.comm_seconds)
+    # the probe's factor: the calibration's reference step over the run's slowest, within [1/4, 4]
+    assert probe.run_speed(2e-3, 4e-3) == 0.5 and probe.run_speed(None, 4e-3) == 1.0
+    assert probe.run_speed(2e-3, 1.0) == 0.25 and probe.run_speed(2e-3, 1e-6) == 4.0
+    t = probe.reference_seconds(3)
+    assert 0 < t < 0.5
+
+
 def test_threads_speed_up_the_kernels_not_the_level_loop():
     # one rank with 4 threads on a 4-core host: the kernels' sweeps and edges run 4 times faster,
     # the Python level loop, its calls and the search's own setup run on one core as before
