@@ -199,7 +199,7 @@ def _planner(graphs):
 
     if importlib.util.find_spec("mpi4py") is None:
         return
-    code = "from breadth.distributed.planner import probe; probe.machine_costs()"
+    code = "from breadth.distributed.planner import calibration; calibration.machine_costs()"
     subprocess.run([sys.executable, "-c", code], check=True, stdin=subprocess.DEVNULL)
 
 

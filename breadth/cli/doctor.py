@@ -64,7 +64,7 @@ def _line(label: str, value: str) -> str:
 
 def _planner_rates() -> dict:
     """The local kernels' edge rates ``--partition auto`` uses (measured once, then cached)."""
-    from ..distributed.planner.probe import cache_path, calibrate_rates
+    from ..distributed.planner.calibration import cache_path, calibrate_rates
 
     rates = calibrate_rates()
     return {"rate_td": rates["rate_td"], "rate_bu": rates["rate_bu"], "cache": cache_path()}

@@ -296,7 +296,7 @@ def _rates(args) -> dict:
     import json
     import os
 
-    from ..distributed.planner.probe import cache_path
+    from ..distributed.planner.calibration import cache_path
 
     rates = {"rate_td": 1e8, "rate_bu": 1e8}
     if os.path.exists(cache_path()) and not args.gpus:

@@ -118,7 +118,7 @@ class Machine:
     # over wall time in the probe's busy latency window, the least of the ranks'; 1: a core of its own)
     cpu_share: float = 1.0
     # how fast a core computes now against when the rates and engine costs were measured: the
-    # calibration's reference step over the slowest rank's at the probe (``probe.reference_seconds``;
+    # calibration's reference step over the slowest rank's at the probe (``calibration.reference_seconds``;
     # a shared host's cores slow down while its other tenants compete for caches and memory); 1: as then
     speed: float = 1.0
     # seconds a blocking step loses when its ranks arrive apart, as a search's do: the rank that

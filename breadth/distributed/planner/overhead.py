@@ -33,7 +33,7 @@ scanned, on the larger graph with every parent forgotten (``finish_edge``). ``Ma
 ``n / P`` vertices per rank (a bottom-up level: its ``unvisited / P``): the per-vertex and per-edge
 terms run in numba kernels, on the rank's threads; the fixed terms (the Python level loop, its
 calls, a round's own work) on one core whatever the threads. Measured once per machine
-(cached beside the edge rates, ``probe.cache_path``); never fitted to the runs it predicts.
+(cached beside the edge rates, ``calibration.cache_path``); never fitted to the runs it predicts.
 """
 from __future__ import annotations
 

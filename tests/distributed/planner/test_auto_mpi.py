@@ -42,7 +42,7 @@ def test_graph500_auto_picks_a_layout_and_validates(tmp_path, warm_kernels):
 
 def test_probe_is_bounded(tmp_path):
     (tmp_path / "cache").mkdir()
-    from breadth.distributed.planner.probe import machine_kind
+    from breadth.distributed.planner.calibration import machine_kind
 
     name = f"planner-{machine_kind()}.json"
     from breadth.distributed.planner import overhead

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from breadth.distributed import registry
-from breadth.distributed.planner import choose, network, overhead, probe
+from breadth.distributed.planner import calibration, choose, network, overhead, probe
 from breadth.distributed.planner.graph import Level, Profile
 
 COST = {"level_fixed": 1e-4, "level_vertex_td": 2e-9, "level_unvisited_bu": 5e-9, "search_fixed": 3e-4,
@@ -168,17 +168,17 @@ def test_an_engine_cache_without_a_newer_term_is_measured_again(tmp_path, monkey
     want = {overhead.key(lay.partition, lay.exchange) for lay in choose.modelled()}
     path.write_text(json.dumps({"rate_td": 1e9, "rate_bu": 1e9, "memory_bandwidth": 5e9,
                                 "engine": {k: old for k in want}}))
-    monkeypatch.setattr(probe, "cache_path", lambda: str(path))
+    monkeypatch.setattr(calibration, "cache_path", lambda: str(path))
     fresh = {k: overhead.EngineCost(level_fixed=1.0).as_dict() for k in want}
     monkeypatch.setattr(overhead, "calibrate", lambda rates, bw, layouts, kind="kronecker": fresh)
-    assert probe.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == fresh
-    assert probe.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == fresh       # now cached whole
+    assert calibration.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == fresh
+    assert calibration.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == fresh       # now cached whole
     assert json.loads(path.read_text())["engine"] == fresh
 
 
 def test_the_uniform_graphs_engine_cost_is_kept_beside_the_kronecker_one(tmp_path, monkeypatch):
     path = tmp_path / "planner.json"
-    monkeypatch.setattr(probe, "cache_path", lambda: str(path))
+    monkeypatch.setattr(calibration, "cache_path", lambda: str(path))
     want = {overhead.key(lay.partition, lay.exchange) for lay in choose.modelled()}
     seen = []
 
@@ -187,16 +187,16 @@ def test_the_uniform_graphs_engine_cost_is_kept_beside_the_kronecker_one(tmp_pat
         return {k: overhead.EngineCost(level_fixed=1.0 if kind == "kronecker" else 2.0).as_dict() for k in want}
     monkeypatch.setattr(overhead, "calibrate", calibrate)
     rates = {"rate_td": 1e9, "rate_bu": 1e9, "hot": 0.3, "uniform": {"rate_td": 5e8, "rate_bu": 1e9, "hot": 0.02}}
-    kron = probe.engine_costs(rates)
-    unif = probe.engine_costs(rates, kind="uniform")
+    kron = calibration.engine_costs(rates)
+    unif = calibration.engine_costs(rates, kind="uniform")
     assert seen == [("kronecker", 1e9), ("uniform", 5e8)]        # each graph at its own edge rates
     assert {v["level_fixed"] for v in kron.values()} == {1.0} and {v["level_fixed"] for v in unif.values()} == {2.0}
     cached = json.loads(path.read_text())
     assert cached["engine"] == kron and cached["uniform"]["engine"] == unif and cached["uniform"]["rate_td"] == 5e8
-    assert probe.engine_costs(rates, kind="uniform") == unif and len(seen) == 2       # cached now
-    part = probe.uniform_part({**rates, "uniform": {**rates["uniform"], "engine": unif}})
+    assert calibration.engine_costs(rates, kind="uniform") == unif and len(seen) == 2       # cached now
+    part = calibration.uniform_part({**rates, "uniform": {**rates["uniform"], "engine": unif}})
     assert part == {"rate_td": 5e8, "rate_bu": 1e9, "engine": unif, "hot_uniform": 0.02, "hot_kronecker": 0.3}
-    assert probe.uniform_part({"rate_td": 1e9, "rate_bu": 1e9}) == {}          # a cache from before: Kronecker only
+    assert calibration.uniform_part({"rate_td": 1e9, "rate_bu": 1e9}) == {}          # a cache from before: Kronecker only
 
 
 def test_latency_window_batches():
@@ -225,7 +225,7 @@ def test_latency_window_is_bounded_when_operations_slow_down():
 
 
 def test_memory_bandwidth_measures_a_clear():
-    got = probe.memory_bandwidth(8 << 20)
+    got = calibration.memory_bandwidth(8 << 20)
     assert 1e8 < got < 1e12                                   # bytes/s of a real fill, not a default
 
 
@@ -256,9 +256,9 @@ def test_a_slower_core_than_the_calibrations_slows_every_local_term():
     assert b.compute_seconds - clear == pytest.approx(2 * (a.compute_seconds - clear), rel=1e-9)
     assert b.comm_seconds == pytest.approx(a.comm_seconds)
     # the probe's factor: the calibration's reference step over the run's slowest, within [1/4, 4]
-    assert probe.run_speed(2e-3, 4e-3) == 0.5 and probe.run_speed(None, 4e-3) == 1.0
-    assert probe.run_speed(2e-3, 1.0) == 0.25 and probe.run_speed(2e-3, 1e-6) == 4.0
-    t = probe.reference_seconds(3)
+    assert calibration.run_speed(2e-3, 4e-3) == 0.5 and calibration.run_speed(None, 4e-3) == 1.0
+    assert calibration.run_speed(2e-3, 1.0) == 0.25 and calibration.run_speed(2e-3, 1e-6) == 4.0
+    t = calibration.reference_seconds(3)
     assert 0 < t < 0.5
 
 
