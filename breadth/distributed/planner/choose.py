@@ -96,6 +96,7 @@ def predict(layout, prof, machine, params) -> Prediction:
 
     def spread(direction):                       # the ranks one vertex's arcs fall on (``balance``)
         return ranks_of(direction, P, params) if ranks_of is not None else 1
+
     levels = prof.levels_for(rule(params) if rule is not None else None)
     engine = overhead.key(layout.partition, layout.exchange)          # ``Machine.engine``'s key
     setup = getattr(model, "setup_bytes", None)
@@ -122,8 +123,10 @@ def predict(layout, prof, machine, params) -> Prediction:
     t_ops, items, _, _, _ = add(model.after_ops(prof, P, params), bucket)
     finish = getattr(model, "finish_edges", None)
     scanned = finish(prof, P, params) if finish is not None else 0.0
-    own = machine.engine_finish(engine, scanned) if scanned else 0.0     # its measured cost per arc, else a
-    finished = own if own is not None else machine.compute(0.0, scanned)  # bottom-up kernel's rate
+    # the step after the search at its own measured cost per arc, else at the bottom-up kernel's rate
+    finished = machine.engine_finish(engine, scanned) if scanned else 0.0
+    if finished is None:
+        finished = machine.compute(0.0, scanned)
     compute += machine.compute(0.0, 0.0, items) + finished * machine.imbalance + start
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
