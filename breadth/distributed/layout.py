@@ -28,8 +28,9 @@ A ``Layout`` carries:
   rank keeps), ``level_edges(prof, level, P, params) -> (top-down, bottom-up)`` (the edges a level
   examines, summed over ranks, where the layout's passes differ from the level's one direction),
   ``finish_edges(prof, P, params)`` (the arcs a rank scans after the last level, bottom-up
-  style: a parent recovery) and ``spread(direction, P, params)`` (the ranks one vertex's arcs fall
-  on, 1 where absent: ``planner.balance``) (``planner.choose``);
+  style: a parent recovery), ``spread(direction, P, params)`` (the ranks one vertex's arcs fall
+  on, 1 where absent: ``planner.balance``) and ``replicated_frontier`` (True where every rank
+  handles the whole frontier, not its share) (``planner.choose``);
 * ``default`` -- whether it is its partition's exchange when none is named; ``summary`` (the
   ``--exchange`` help) and ``about`` (the ``--partition`` help, from the partition's default layout).
 

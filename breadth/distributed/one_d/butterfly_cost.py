@@ -142,6 +142,11 @@ def after_ops(prof, P: int, params) -> list:
     return []
 
 
+# every rank rebuilds the level's frontier bitmap from the global queue and picks its owned part out
+# of it (``butterfly_search``): the engine's cost per frontier vertex is the whole frontier's on each
+replicated_frontier = True
+
+
 def finish_edges(prof, P: int, params) -> float:
     """In-arcs one rank scans after the search to give a parent to the owned vertices another rank
     found top-down (``replicated_steps.recover_parents``): of the vertices a top-down level

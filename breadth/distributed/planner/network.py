@@ -211,12 +211,12 @@ class Machine:
         return (edges_td + items) / (self.rate_td * share) + edges_bu / (self.rate_bu * share)
 
     def engine_level(self, layout: str, direction: str, vertices: float, edges: float = 0.0,
-                     other: float = 0.0) -> float:
+                     other: float = 0.0, frontier: float = 0.0) -> float:
         """Seconds of the engine's own work in one level of ``layout`` on a rank holding ``vertices``
         vertices (in a bottom-up level, ``vertices`` not yet reached) and examining ``edges`` edges
         in the level's direction and ``other`` in a pass of the other direction (the delegates'
-        top-down nn pass in a bottom-up level), each at its direction's cost per edge
-        (``overhead.EngineCost``, on this rank's cores)."""
+        top-down nn pass in a bottom-up level), each at its direction's cost per edge, with
+        ``frontier`` frontier vertices to handle (``overhead.EngineCost``, on this rank's cores)."""
         got = self.engine.get(layout)
         if not got or self.device == "gpu":
             return 0.0
@@ -226,7 +226,7 @@ class Machine:
         if not td:
             edge, cross = cross, edge
         # the sweeps and edges run in the rank's kernels, on its threads; the rest of a level is serial
-        kernels = per * vertices + edge * edges + cross * other
+        kernels = per * vertices + edge * edges + cross * other + got.get("level_frontier", 0.0) * frontier
         return got["level_fixed"] / self.serial_share() + kernels / self.core_share()
 
     def engine_rounds(self, layout: str, rounds: int) -> float:

@@ -12,9 +12,10 @@ squares over the recorded levels
     level seconds - edges / edge rate  =  level_fixed + n x level_vertex_td + edges x edge_td   (top-down)
                                        =  level_fixed + unvisited x level_unvisited_bu
                                                       + edges x edge_bu                          (bottom-up)
+                                          + frontier x level_frontier                            (either)
 
 (a bottom-up level sweeps every vertex not yet reached, whether or not it has edges; a top-down one
-its queue and the rank's bitmaps; ``edge_td`` and ``edge_bu`` are what the layout's own step spends
+its queue and the rank's bitmaps; either turns its frontier between a queue and a bitmap; ``edge_td`` and ``edge_bu`` are what the layout's own step spends
 on an edge beyond the single-node kernels' edge rate), and over the searches
 
     search seconds - sum of its levels  =  search_fixed + vertices x search_vertex
@@ -66,6 +67,7 @@ class EngineCost:
     search_vertex: float = 0.0
     round_fixed: float = 0.0       # one exchange round's own work (layouts whose model has ``self_round``)
     finish_edge: float = 0.0       # one arc of the step after the search (layouts whose model has ``self_finish``)
+    level_frontier: float = 0.0    # one vertex of the level's frontier (its queue, its bitmap), either direction
 
     def level_seconds(self, direction: str, vertices: float, edges: float = 0.0) -> float:
         """One level's engine cost on a rank holding ``vertices`` vertices (top-down) or
@@ -88,13 +90,14 @@ def key(partition: str, exchange: str) -> str:
 
 
 def fit_levels(rows, rate_td: float, rate_bu: float) -> tuple:
-    """(level_fixed, level_vertex_td, level_unvisited_bu, edge_td, edge_bu) from ``rows`` of
-    (direction, vertices (top-down: the rank's; bottom-up: those not yet reached), edges examined,
-    seconds): least squares of seconds less edges / rate, each kept >= 0."""
+    """(level_fixed, level_vertex_td, level_unvisited_bu, edge_td, edge_bu, level_frontier) from
+    ``rows`` of (direction, vertices (top-down: the rank's; bottom-up: those not yet reached), edges
+    examined, seconds[, frontier]): least squares of seconds less edges / rate, each kept >= 0."""
     a, y = [], []
-    for direction, vertices, edges, seconds in rows:
+    for direction, vertices, edges, seconds, *front in rows:
         td = direction == "top-down"
-        a.append([1.0, vertices if td else 0.0, 0.0 if td else vertices, edges if td else 0.0, 0.0 if td else edges])
+        a.append([1.0, vertices if td else 0.0, 0.0 if td else vertices, edges if td else 0.0, 0.0 if td else edges,
+                  float(front[0]) if front else 0.0])
         y.append(seconds - edges / (rate_td if td else rate_bu))
     return _nonnegative(np.asarray(a), np.asarray(y))
 
@@ -168,7 +171,8 @@ def _level_rows(n, levels) -> list:
     for lv in levels:
         if lv.level == 0:
             unvisited -= lv.frontier
-        rows.append((lv.direction, n if lv.direction == "top-down" else unvisited, lv.edges_examined, lv.seconds))
+        rows.append((lv.direction, n if lv.direction == "top-down" else unvisited, lv.edges_examined, lv.seconds,
+                     lv.frontier))
         unvisited -= lv.discovered
     return rows
 
@@ -197,5 +201,9 @@ def _fits(MPI, DistEngine, graphs, lay, rates, memory_bandwidth) -> list:
     round_fixed = probe_round(MPI.COMM_SELF) if probe_round is not None else 0.0
     probe_finish = getattr(lay.cost, "self_finish", None)       # on the last (largest) graph
     finish = [probe_finish(eng, roots[1]) if probe_finish is not None else 0.0 for _ in rows]
-    return [EngineCost(*fit_levels(levels, rates["rate_td"], rates["rate_bu"]), *fit_searches(searches),
-                       round_fixed, f).as_dict() for (levels, searches), f in zip(rows, finish)]
+    out = []
+    for (levels, searches), f in zip(rows, finish):
+        fixed, vertex_td, unvisited_bu, edge_td, edge_bu, front = fit_levels(levels, rates["rate_td"], rates["rate_bu"])
+        out.append(EngineCost(fixed, vertex_td, unvisited_bu, edge_td, edge_bu, *fit_searches(searches), round_fixed,
+                              f, front).as_dict())
+    return out

@@ -28,10 +28,13 @@ def test_fit_levels_recovers_exact_coefficients():
         for v, e in ((1000, 500), (4000, 100), (16000, 9000), (64000, 20)):
             rows.append((direction, v, e, 1e-4 + per * v + e / rate))
     got = overhead.fit_levels(rows, 1e8, 2e8)
-    assert got == pytest.approx((1e-4, 2e-9, 5e-9, 0.0, 0.0), abs=1e-12)
+    assert got == pytest.approx((1e-4, 2e-9, 5e-9, 0.0, 0.0, 0.0), abs=1e-12)
     # a layout's step slower per edge than the single-node kernels: 3 ns (top-down), 4 ns (bottom-up) more
     slow = [(d, v, e, s + e * (3e-9 if d == "top-down" else 4e-9)) for d, v, e, s in rows]
-    assert overhead.fit_levels(slow, 1e8, 2e8) == pytest.approx((1e-4, 2e-9, 5e-9, 3e-9, 4e-9), rel=1e-6)
+    assert overhead.fit_levels(slow, 1e8, 2e8) == pytest.approx((1e-4, 2e-9, 5e-9, 3e-9, 4e-9, 0.0), abs=1e-12)
+    # and 7 ns per frontier vertex, in either direction
+    front = [(d, v, e, s + 7e-9 * f, f) for (d, v, e, s), f in zip(slow, (3, 700, 50, 9000, 20, 4000, 800, 5))]
+    assert overhead.fit_levels(front, 1e8, 2e8) == pytest.approx((1e-4, 2e-9, 5e-9, 3e-9, 4e-9, 7e-9), rel=1e-5)
     cost = overhead.EngineCost(1e-4, 2e-9, 5e-9, 3e-9, 4e-9)
     assert cost.level_seconds("bottom-up", 1000, 500) == pytest.approx(1e-4 + 5e-6 + 2e-6)
     m = _machine(engine={"1d/alltoall": cost.as_dict()})
@@ -47,8 +50,8 @@ def test_level_rows_count_the_vertices_a_bottom_up_level_sweeps():
               L(level=2, direction="bottom-up", frontier=600, discovered=50, edges_examined=80, seconds=1e-4),
               L(level=3, direction="top-down", frontier=50, discovered=0, edges_examined=60, seconds=1e-5)]
     # 1024 vertices: 1023 not reached after the root, 993 before level 1, 393 before level 2
-    assert overhead._level_rows(1024, levels) == [("top-down", 1024, 5, 1e-5), ("bottom-up", 993.0, 900, 2e-4),
-                                                  ("bottom-up", 393.0, 80, 1e-4), ("top-down", 1024, 60, 1e-5)]
+    assert overhead._level_rows(1024, levels) == [("top-down", 1024, 5, 1e-5, 1), ("bottom-up", 993.0, 900, 2e-4, 30),
+                                                  ("bottom-up", 393.0, 80, 1e-4, 600), ("top-down", 1024, 60, 1e-5, 50)]
 
 
 def test_fit_searches_and_the_nonnegative_rule():
@@ -96,6 +99,18 @@ def test_butterfly_rounds_add_their_own_work():
     assert priced.seconds - plain.seconds == pytest.approx(2 * 3 * 1e-5)
     assert m(cost).engine_rounds("1d/butterfly", 3) == pytest.approx(3e-5)
     assert m(COST).engine_rounds("1d/butterfly", 3) == 0.0 and m(cost).engine_rounds("1d/butterfly", 0) == 0.0
+
+
+def test_butterflys_ranks_each_handle_the_whole_frontier():
+    # 1 ns per frontier vertex: ButterFly's ranks pay it on the whole frontier, 1D all-to-all's on their share
+    prof = Profile(4096.0, 65536.0, [Level("top-down", 1, 16, 20, 4095), Level("bottom-up", 20, 3000, 2000, 2075)])
+    front = sum(lv.frontier for lv in prof.levels)
+    for (part, ex, params), per in ((("1d", "butterfly", {"fanout": 1}), front), (("1d", "alltoall", {}), front / 4)):
+        lay = registry.get(part, ex)
+        m = lambda c: _machine(P=4, cores=4, engine={f"{part}/{ex}": c})   # noqa: E731
+        plain = choose.predict(lay, prof, m(COST), params)
+        priced = choose.predict(lay, prof, m({**COST, "level_frontier": 1e-9}), params)
+        assert priced.seconds - plain.seconds == pytest.approx(per * 1e-9)
 
 
 def test_butterfly_recovery_is_priced_at_its_own_cost_per_arc():
