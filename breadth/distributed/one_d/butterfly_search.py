@@ -21,6 +21,8 @@ frontier (level ``level``) in the same set on every rank.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ...kernels.frontier import fill, num_words, queue_to_bitmap
@@ -135,8 +137,6 @@ def self_finish(engine, root: int, reps: int = 7) -> float:
     after a search from ``root``, ``recover_parents`` with every parent forgotten, as if another
     rank had found every vertex, less the same with every parent known (the sweep alone), over
     ``scanned_arcs``; medians of ``reps`` calls each."""
-    import time
-
     st = engine.state
     res = engine.search(root)
     lg, nl = st.lg, st.lg.num_local

@@ -14,8 +14,8 @@ variance W k (1 - g/P) / (g P) (a sum of many independent pieces); the busiest o
 ``max_normal(P)`` standard deviations above the mean (the expected maximum of P independent
 normals; the ranks' shares sum to W, which the (1 - g/P) factor accounts for).
 
-Invariants: the busiest rank's work is at least W / P and at most W; it is W / P exactly on one
-rank, when the work is spread over every rank, or when there is no work.
+Invariants: the busiest rank's work is at least W / P and at most W; it equals W / P when P = 1,
+when every piece is spread over all the ranks, and when there is no work.
 """
 from __future__ import annotations
 

@@ -184,7 +184,7 @@ def expected(model, levels_max: int = 64, root_degree: float | None = None) -> L
         front.append(float(found.sum()))
         by_class = n * w * (open_degree(lam, theta) - open_degree(lam, new_theta))
         td.append(float(by_class.sum()))
-        sq.append(float((by_class * (lam + 1.0)).sum()))       # a class's degrees: Poisson, size-biased
+        sq.append(float((by_class * (lam + 1.0)).sum()))       # E[d^2] / E[d] of a Poisson(lambda) class
     bu = bu[:len(front)] + [0.0] * (len(front) - len(bu))
     f = np.array(front)
     return LevelTable(f / n, np.array(td) / arcs, np.array(bu) / arcs, int(np.argmax(f)), float(f.sum() / n),
