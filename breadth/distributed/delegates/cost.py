@@ -35,6 +35,7 @@ from ..planner import profile_fit
 from ..planner.degrees import poisson_cdf
 from ..planner.network import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import distinct, pan_mask_bytes
+from .partition import auto_threshold, degree_histogram
 
 # Share of the delegates whose owner cannot settle their parent from its own arcs (``delegates.parents``)
 # where the graph has no degree classes to derive it from (``unresolved``): they are shared with
@@ -43,6 +44,18 @@ UNRESOLVED = 0.04
 
 
 THRESHOLDS = (16, 32, 64, 128, 256, 512, 1024)     # Pan Sec. VI-B sweeps TH over such a range (Fig. 6)
+
+
+CALIBRATION_RANKS = 2     # ``calibration_params``: the job whose automatic threshold the calibration runs at
+
+
+def calibration_params(src, dst, n: int) -> dict:
+    """The parameters the planner's one-rank calibration runs the layout with (``planner.overhead``):
+    the automatic threshold of a two-rank job on that graph, not of one rank, where TH = 1 makes
+    nearly every vertex a delegate and the per-vertex costs belong to a split no distributed run
+    has (degrees counted from the edge list, duplicates included)."""
+    deg = np.bincount(np.asarray(src), minlength=n) + np.bincount(np.asarray(dst), minlength=n)
+    return {"threshold": auto_threshold(degree_histogram(deg), n, CALIBRATION_RANKS)}
 
 
 def candidates(P: int) -> list:

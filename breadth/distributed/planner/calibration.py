@@ -148,8 +148,9 @@ def engine_costs(rates: dict, refresh: bool = False, kind: str = "kronecker") ->
     fields = set(overhead.EngineCost().as_dict())
     here = got if kind == "kronecker" else got.setdefault("uniform", {})     # where this kind's entry lives
     cached = here.get("engine", {})
-    if not refresh and want <= set(cached) and all(fields <= set(cached[k]) for k in want):
-        return cached                  # (an entry lacking a term measured since is measured again)
+    if (not refresh and here.get("engine_version") == overhead.VERSION and want <= set(cached)
+            and all(fields <= set(cached[k]) for k in want)):
+        return cached                  # (an entry lacking a term, or measured another way, is measured again)
     if "memory_bandwidth" not in got:
         got["memory_bandwidth"] = memory_bandwidth()
     got.update({k: rates[k] for k in ("rate_td", "rate_bu", "hot") if k in rates})
@@ -159,6 +160,7 @@ def engine_costs(rates: dict, refresh: bool = False, kind: str = "kronecker") ->
                 "machine, kept in %s; 'breadth warmup' does it ahead)", kind, path)
     mine = rates if kind == "kronecker" else rates.get("uniform", rates)
     here["engine"] = overhead.calibrate(mine, got["memory_bandwidth"], modelled(), kind)
+    here["engine_version"] = overhead.VERSION
     _write_cache(path, got)
     return here["engine"]
 

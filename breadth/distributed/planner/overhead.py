@@ -49,6 +49,7 @@ from ...errors import BreadthError
 
 log = logging.getLogger("breadth.planner")
 
+VERSION = 2            # how the costs are measured: a cache of another version is measured again
 CAL_SCALES = (11, 15)
 CAL_SEARCHES = 8
 CAL_REPEATS = 3
@@ -182,9 +183,11 @@ def _fits(MPI, DistEngine, graphs, lay, rates, memory_bandwidth) -> list:
     each fit over its own roots."""
     rows = [([], []) for _ in range(CAL_REPEATS)]           # per fit: level rows, search rows
     setup = getattr(lay.cost, "setup_bytes", None)
+    tune = getattr(lay.cost, "calibration_params", None)     # a layout whose one-rank defaults no run has
     for scale, (src, dst) in graphs:
         n = 1 << scale
-        eng = DistEngine(comm=MPI.COMM_SELF, partition=lay.partition, exchange=lay.exchange, threads=1)
+        eng = DistEngine(comm=MPI.COMM_SELF, partition=lay.partition, exchange=lay.exchange, threads=1,
+                         params=tune(src, dst, n) if tune is not None else None)
         eng.build_from_edges(src, dst, n, directed=False)
         cleared = setup(SimpleNamespace(n=n), 1, {}) / memory_bandwidth if setup is not None else 0.0
         for rep, (levels, searches) in enumerate(rows):

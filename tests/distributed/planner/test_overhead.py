@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from breadth.distributed import registry
@@ -189,6 +190,25 @@ def test_an_engine_cache_without_a_newer_term_is_measured_again(tmp_path, monkey
     assert calibration.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == fresh
     assert calibration.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == fresh       # now cached whole
     assert json.loads(path.read_text())["engine"] == fresh
+    # every term present, but measured another way (an older version): measured again
+    got = json.loads(path.read_text())
+    path.write_text(json.dumps({**got, "engine_version": overhead.VERSION - 1}))
+    again = {k: overhead.EngineCost(level_fixed=2.0).as_dict() for k in want}
+    monkeypatch.setattr(overhead, "calibrate", lambda rates, bw, layouts, kind="kronecker": again)
+    assert calibration.engine_costs({"rate_td": 1e9, "rate_bu": 1e9}) == again
+
+
+def test_delegates_calibrate_at_a_two_rank_jobs_threshold():
+    from breadth.distributed.delegates import cost
+    from breadth.distributed.delegates.partition import AUTO_DIVISOR
+
+    # a star of 64 leaves and a path of 200: 265 vertices; degree 64 once, 2 on the path, 1 on the leaves
+    src = np.concatenate([np.zeros(64, dtype=np.int64), np.arange(65, 264)])
+    dst = np.concatenate([np.arange(1, 65), np.arange(66, 265)])
+    # (AUTO_DIVISOR 1): one rank allows 265 delegates, so TH = 1 (199 of degree > 1); two ranks allow
+    # 132, so TH = 2 (only the centre has degree > 2)
+    assert AUTO_DIVISOR == 1
+    assert cost.calibration_params(src, dst, 265) == {"threshold": 2}
 
 
 def test_the_uniform_graphs_engine_cost_is_kept_beside_the_kronecker_one(tmp_path, monkeypatch):
