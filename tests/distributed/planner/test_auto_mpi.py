@@ -49,9 +49,11 @@ def test_probe_is_bounded(tmp_path):
     from breadth.distributed.planner.choose import modelled
 
     engine = {overhead.key(lay.partition, lay.exchange): overhead.EngineCost().as_dict() for lay in modelled()}
-    (tmp_path / "cache" / name).write_text(json.dumps({
-        "rate_td": 1e8, "rate_bu": 1e8, "hot": 0.3, "engine": engine,
-        "uniform": {"rate_td": 1e8, "rate_bu": 1e8, "hot": 0.02, "engine": engine}}))
+    (tmp_path / "cache" / name).write_text(json.dumps({             # a whole cache: nothing to measure
+        "rate_td": 1e8, "rate_bu": 1e8, "hot": 0.3, "reference": 2e-3, "engine": engine,
+        "engine_version": overhead.VERSION,
+        "uniform": {"rate_td": 1e8, "rate_bu": 1e8, "hot": 0.02, "engine": engine,
+                    "engine_version": overhead.VERSION}}))
     script = tmp_path / "probe.py"
     script.write_text(PROBE)
     proc, _ = run_mpi(4, [str(script)], timeout=300, BREADTH_CACHE_DIR=str(tmp_path / "cache"))
