@@ -11,7 +11,8 @@ only) and builds the global ``LevelStats`` and the ``communication`` report:
   and categories;
 * ``communication``: the exchange's description, totals over the search, per-rank
   totals and, per level, every rank's messages/bytes/communication seconds, edges examined
-  and level seconds (the load balance) and the per-category counts (``exchange_*``, ``control_*``; see ``comm.CATEGORIES``).
+  and level seconds (the load balance) and the per-category counts (``exchange_*``,
+  ``control_*``; see ``comm.CATEGORIES``).
 
 Two optional parts, present only for searches that produce them:
 

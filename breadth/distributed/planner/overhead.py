@@ -15,8 +15,9 @@ squares over the recorded levels
                                           + frontier x level_frontier                            (either)
 
 (a bottom-up level sweeps every vertex not yet reached, whether or not it has edges; a top-down one
-its queue and the rank's bitmaps; either turns its frontier between a queue and a bitmap; ``edge_td`` and ``edge_bu`` are what the layout's own step spends
-on an edge beyond the single-node kernels' edge rate), and over the searches
+its queue and the rank's bitmaps; either turns its frontier between a queue and a bitmap;
+``edge_td`` and ``edge_bu`` are what the layout's own step spends on an edge beyond the single-node
+kernels' edge rate), and over the searches
 
     search seconds - sum of its levels  =  search_fixed + vertices x search_vertex
 
@@ -29,7 +30,10 @@ its cost model's ``self_round`` timed: one round on the one-rank communicator wi
 its own partner, the round's own work beyond the network (``round_fixed``, priced once per round
 of every level). A layout whose step after the search scans arcs only when other ranks exist
 (ButterFly's parent recovery, ``finish_edges``) has its ``self_finish`` timed: seconds per arc
-scanned, on the larger graph with every parent forgotten (``finish_edge``). ``Machine.engine_level``,
+scanned, on the larger graph with every parent forgotten (``finish_edge``). A layout whose one-rank
+defaults no distributed run has (the delegates' automatic threshold, TH = 1 on one rank) runs with
+its cost model's ``calibration_params``. ``VERSION`` names how the costs are measured: a cache of
+another version is measured again. ``Machine.engine_level``,
 ``engine_rounds`` and ``engine_search`` price a search's levels and the rest with them on
 ``n / P`` vertices per rank (a bottom-up level: its ``unvisited / P``): the per-vertex and per-edge
 terms run in numba kernels, on the rank's threads; the fixed terms (the Python level loop, its
