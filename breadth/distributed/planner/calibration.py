@@ -20,6 +20,7 @@ import logging
 import os
 import socket
 import time
+from functools import lru_cache
 
 import numpy as np
 
@@ -62,13 +63,7 @@ def calibrate_rates(refresh: bool = False) -> dict:
     the same roots). A prediction interpolates between the two by its graph's hot
     share (``Machine.for_hot_share``): the hubs' state stays in cache, a uniform graph's does not."""
     path = cache_path()
-    got = {}
-    if os.path.exists(path):
-        try:
-            with open(path) as f:
-                got = json.load(f)
-        except (OSError, ValueError):
-            got = {}
+    got = _read_cache(path)
     if not refresh and {"rate_td", "rate_bu", "hot", "uniform", "reference"} <= set(got):
         return got
     from ...graph import generators
@@ -91,11 +86,8 @@ def reference_seconds(rounds: int = REF_ROUNDS) -> float:
     random entries of a 4 MiB table, as a search's state accesses), the median of ``rounds``: the
     calibration keeps one beside its rates, the probe compares the run's (``Machine.speed``). CPU
     time, so that time other processes take from the core (``Machine.cpu_share``) is not counted."""
-    rng = np.random.default_rng(0)
-    table = rng.integers(0, 1 << 30, 1 << 20, dtype=np.int32)
-    idx = rng.integers(0, table.size, 1 << 18)
-    out = np.empty(idx.size, dtype=np.int32)
-    np.take(table, idx, out=out)                                  # its pages in, its lines warm
+    table, idx, out = _reference_arrays()
+    np.take(table, idx, out=out)                                  # its lines warm
     times = []
     for _ in range(rounds):
         c0 = time.thread_time()
@@ -103,6 +95,15 @@ def reference_seconds(rounds: int = REF_ROUNDS) -> float:
             np.take(table, idx, out=out)
         times.append(time.thread_time() - c0)
     return float(np.median(times))
+
+
+@lru_cache(maxsize=1)
+def _reference_arrays() -> tuple:
+    """``reference_seconds``'s table, indices and output, made once a process (the same every time)."""
+    rng = np.random.default_rng(0)
+    table = rng.integers(0, 1 << 30, 1 << 20, dtype=np.int32)
+    idx = rng.integers(0, table.size, 1 << 18)
+    return table, idx, np.empty(idx.size, dtype=np.int32)
 
 
 def _rates(g) -> dict:
@@ -138,13 +139,7 @@ def engine_costs(rates: dict, refresh: bool = False, kind: str = "kronecker") ->
 
     path = cache_path()
     want = {overhead.key(lay.partition, lay.exchange) for lay in modelled()}
-    got = {}
-    if os.path.exists(path):
-        try:
-            with open(path) as f:
-                got = json.load(f)
-        except (OSError, ValueError):
-            got = {}
+    got = _read_cache(path)
     fields = set(overhead.EngineCost().as_dict())
     here = got if kind == "kronecker" else got.setdefault("uniform", {})     # where this kind's entry lives
     cached = here.get("engine", {})
@@ -173,6 +168,17 @@ def machine_costs(refresh: bool = False) -> dict:
     out = {**rates, "engine": engine_costs(rates, refresh)}
     out["uniform"] = {**rates["uniform"], "engine": engine_costs(rates, refresh, kind="uniform")}
     return out
+
+
+def _read_cache(path) -> dict:
+    """The cache at ``path``; {} where there is none or it cannot be read (measured again then)."""
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
 
 
 def _write_cache(path, got) -> None:

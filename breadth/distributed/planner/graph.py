@@ -176,21 +176,20 @@ def sample(graph, roots, source) -> Profile:
     arcs = int(graph.indptr[-1])
     m = arcs / (1 if graph.directed else 2)
     levels = mean("do")
-    for lv, k in zip(levels, biased_by_depth(graph, roots)):
+    depths = profile_fit.td_depths(graph, roots)            # one top-down search per root serves both
+    for lv, k in zip(levels, biased_by_depth(graph, roots, depths)):
         lv.biased = float(k) or None
-    return Profile(float(graph.num_vertices), float(m), levels, skew_table(graph), source,
-                   degrees.measured(graph), {}, profile_fit.measure(graph, roots), float(arcs), hot_share_of(graph))
+    return Profile(float(graph.num_vertices), float(m), levels, skew_table(graph), source, degrees.measured(graph),
+                   {}, profile_fit.measure(graph, roots, depths), float(arcs), hot_share_of(graph))
 
 
-def biased_by_depth(graph, roots) -> np.ndarray:
+def biased_by_depth(graph, roots, depths=None) -> np.ndarray:
     """Per depth, sum(d^2) / sum(d) over the vertices at that depth, summed over searches from
-    ``roots`` (``balance``: how unevenly a top-down level's arcs fall on the ranks)."""
-    from ...search import bfs
-
+    ``roots`` (``balance``: how unevenly a top-down level's arcs fall on the ranks); ``depths``:
+    their ``profile_fit.td_depths`` where the caller has them."""
     deg = np.diff(np.asarray(graph.indptr)).astype(np.float64)
     sq, td = np.zeros(0), np.zeros(0)
-    for r in roots:
-        d = np.asarray(bfs(graph, int(r), "td").depth)
+    for d in depths if depths is not None else profile_fit.td_depths(graph, roots):
         hit = d >= 0
         a = np.bincount(d[hit], weights=deg[hit] ** 2)
         b = np.bincount(d[hit], weights=deg[hit], minlength=a.size)

@@ -70,16 +70,23 @@ class LevelTable:
                 "unexplored": unexplored}
 
 
-def measure(graph, roots) -> LevelTable:
-    """The table of ``graph``, averaged over searches from ``roots`` (each aligned at its peak)."""
+def td_depths(graph, roots) -> list:
+    """Each root's depth array from a top-down search of ``graph`` (the levels are the same in any
+    direction)."""
+    from ...search import bfs
+
+    return [np.asarray(bfs(graph, int(r), "td").depth) for r in roots]
+
+
+def measure(graph, roots, depths=None) -> LevelTable:
+    """The table of ``graph``, averaged over searches from ``roots`` (each aligned at its peak);
+    ``depths``: their ``td_depths`` where the caller has them."""
     from ...search import bfs
 
     deg = np.diff(np.asarray(graph.indptr)).astype(np.float64)
     n, arcs = float(deg.size), float(deg.sum()) or 1.0
     runs = []
-    for r in roots:
-        res = bfs(graph, int(r), "td")
-        d = np.asarray(res.depth)
+    for r, d in zip(roots, depths if depths is not None else td_depths(graph, roots)):
         hit = d >= 0
         f = np.bincount(d[hit], minlength=1).astype(np.float64)
         td = np.bincount(d[hit], weights=deg[hit], minlength=f.size)
