@@ -27,8 +27,6 @@ its edges from the level before its own lies on its owner's side.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..planner import profile_fit
@@ -83,36 +81,20 @@ def reverse_scans(model, th: float, P: int, unvisited: float, examined: float, f
     starts with ``unvisited`` (share of n) unreached and whose one scan per vertex examines
     ``examined`` edges (per vertex of the graph).
 
-    The unreached: every edge end reached with the same probability y (a random graph's mixing),
-    so a class of Poisson(lam) degrees keeps exp(-lam y) of its vertices unreached, with degrees
-    Poisson(mu = lam (1 - y)); y solves the unvisited share. Each open edge leads into the frontier
-    with probability p, which solves ``examined``. One scan of D edges to the first frontier
-    neighbour examines (1 - (1 - p)^D) / p. A delegate (D > TH) has its in-arcs on all P ranks,
-    each scanning its share alone: P (1 - (1 - p)^(D/P)) / p. A normal is scanned only when the
-    level's nn pass, which runs first, has not claimed it from a frontier normal on its own rank
-    ((1 - p (1 - s) / P)^D, its nn arcs being 1 - s of them), and then over its arcs from delegates,
-    s = ``from_delegates`` of them: (1 - (1 - p s)^D) / p. Truncated sums close by thinning:
-    E[z^D; D > TH] = exp(-mu (1 - z)) P(Poisson(mu z) > TH)."""
-    w, lam = model.weight, model.lam
+    The unreached classes (shares a, open degrees Poisson(mu)) and the probability p that an open
+    edge leads into the frontier are ``DegreeModel.bottom_up_level``'s. One scan of D edges to the
+    first frontier neighbour examines (1 - (1 - p)^D) / p. A delegate (D > TH) has its in-arcs on
+    all P ranks, each scanning its share alone: P (1 - (1 - p)^(D/P)) / p. A normal is scanned
+    only when the level's nn pass, which runs first, has not claimed it from a frontier normal on
+    its own rank ((1 - p (1 - s) / P)^D, its nn arcs being 1 - s of them), and then over its arcs
+    from delegates, s = ``from_delegates`` of them: (1 - (1 - p s)^D) / p. Truncated sums close by
+    thinning: E[z^D; D > TH] = exp(-mu (1 - z)) P(Poisson(mu z) > TH)."""
     if unvisited <= 0 or examined <= 0:
         return 0.0, 0.0, 0.0
+    a, mu, p = model.bottom_up_level(unvisited, examined)
 
     def over(mu):                        # P(Poisson(mu) > TH)
         return 1.0 - poisson_cdf(th, mu)
-
-    lo, hi = 0.0, 1.0                    # y: the unvisited share falls as y grows
-    for _ in range(60):
-        y = 0.5 * (lo + hi)
-        lo, hi = (y, hi) if float(w @ np.exp(-lam * y)) > unvisited else (lo, y)
-    a, mu = w * np.exp(-lam * y), lam * (1.0 - y)
-
-    def one_scan(p):                     # falls as p grows, from the open edges (p -> 0) to the vertices
-        return float(a @ -np.expm1(-mu * p)) / p
-
-    lo, hi = 1e-12, 1.0
-    for _ in range(60):
-        p = math.sqrt(lo * hi)
-        lo, hi = (p, hi) if one_scan(p) > examined else (lo, p)
 
     def normals(z):                      # E[z^D; D <= TH] per class
         return np.exp(-mu * (1.0 - z)) * (1.0 - over(mu * z))
@@ -122,7 +104,7 @@ def reverse_scans(model, th: float, P: int, unvisited: float, examined: float, f
     z = 1.0 - p * from_delegates
     dele = P / p * float(a @ (over(mu) - np.exp(-mu * (1.0 - r)) * over(mu * r)))
     normal = float(a @ (normals(kept) - normals(kept * z))) / p
-    return dele, normal, one_scan(p)
+    return dele, normal, float(a @ -np.expm1(-mu * p)) / p
 
 
 def level_edges(prof, lv, P: int, params) -> tuple:

@@ -94,6 +94,7 @@ def predict(layout, prof, machine, params) -> Prediction:
     rule = getattr(model, "rule", None)          # the direction rule the layout's code runs (None: breadth's)
     ranks_of = getattr(model, "spread", None)
     replicated = getattr(model, "replicated_frontier", False)      # every rank handles the whole frontier
+    sweeps = getattr(model, "swept", None)       # the share of a level's swept vertices one rank sweeps
 
     def spread(direction):                       # the ranks one vertex's arcs fall on (``balance``)
         return ranks_of(direction, P, params) if ranks_of is not None else 1
@@ -112,8 +113,9 @@ def predict(layout, prof, machine, params) -> Prediction:
         swept = prof.n if lv.direction == "top-down" else lv.unvisited      # the vertices its engine work sweeps
         own, other = (td, bu) if lv.direction == "top-down" else (bu, td)
         front = lv.frontier if replicated else lv.frontier / P          # the frontier a rank's engine handles
+        share = sweeps(lv.direction, P, params) if sweeps is not None else 1.0 / P
         step = machine.compute(td, bu) * machine.imbalance + machine.engine_level(engine, lv.direction,
-                                                                                swept / P, own, other, front)
+                                                                                swept * share, own, other, front)
         t_ops, items, lm, lb, bucket = add(ops, machine.refilled(step, bucket))   # refilled during the step
         rounds = sum(1 for op in ops if op.is_round)
         after = machine.compute(0.0, 0.0, items) * machine.imbalance + machine.engine_rounds(engine, rounds)

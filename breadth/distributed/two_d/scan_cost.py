@@ -9,6 +9,11 @@ Per level on an R x C grid, whatever the direction (the frontier is always a bit
   or two ranks of the column hold it all: they send it to R - 1 peers);
 * control: one small Allreduce.
 
+A bottom-up level's unreached row-range vertices are swept by every rank of the processor row
+(``swept``), each against its own block's in-arcs, and no rank hears of another's find until the
+scan: a vertex's arcs are cut into C pieces, each scanned to its own first frontier neighbour
+(``level_edges``, ``DegreeModel.split_scans``); on a 1 x 2 grid, 1.7x the edges one rank examines.
+
 After the last level (breadth's layout; MapGraph's own code, ``params["code"] == "paper"``,
 computes predecessors locally from the levels and sends nothing), ``parents``: an Allgatherv of
 the owners' depths (P - 1 peers, n/P ids) and a min-Allreduce of the row range's candidate parents
@@ -36,6 +41,27 @@ def rule(params):
 def state_vertices(n: float, P: int, params) -> float:
     """A rank's edges point into its grid column's n / C vertices, whose frontier state it holds."""
     return n / dims(params)[1]
+
+
+def swept(direction: str, P: int, params) -> float:
+    """The share of a level's swept vertices one rank sweeps: bottom-up, its row range's unreached
+    (1/R: ``scan_steps.bu_scan`` walks the row range); top-down, its share of the vertices."""
+    return 1.0 / dims(params)[0] if direction == "bottom-up" else 1.0 / P
+
+
+def level_edges(prof, lv, P: int, params) -> tuple:
+    """(top-down, bottom-up) edges of a level, summed over ranks (``choose.level_edges``): a
+    bottom-up level's scans over C pieces of every unreached vertex's arcs, weighed against one scan
+    per vertex by the degree model (module header); the level's own count where there is none."""
+    if lv.direction == "top-down":
+        return lv.examined, 0.0
+    C = dims(params)[1]
+    model = prof.degrees
+    if model is None or C == 1 or lv.examined <= 0 or lv.unvisited <= 0:
+        return 0.0, lv.examined
+    unvisited, one = lv.unvisited / prof.n, lv.examined / prof.n
+    base = model.split_scans(unvisited, one, 1)
+    return 0.0, lv.examined * (model.split_scans(unvisited, one, C) / base if base > 0 else 1.0)
 
 
 def label(params) -> str:
