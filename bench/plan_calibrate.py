@@ -26,9 +26,10 @@ measured and predicted milliseconds (medians over the steady rounds; over all wh
 ratio (measured / predicted; also auto's estimate, the prediction from the levels the searches
 actually ran, which isolates the graph estimate, and the ratio of the means, which keeps the
 bursts), the probe's latency range over the rounds, the load average, and
-auto's pick (the lowest of auto's estimates) with its measured time over the fastest layout's. Ends with
-the number of layout runs within 1.5x and configurations where auto's pick is within 10% of the
-fastest. ``--report FILE`` prints the docs' markdown table of an earlier ``--json FILE``.
+auto's pick (the lowest of auto's estimates) with its mean measured time over the fastest layout's
+(auto's estimate is the expectation over roots, so the pick is judged by the mean over the same
+roots; the medians' ratio is printed beside it). Ends with the number of layout runs within 1.5x and
+configurations where auto's pick is within 10% of the fastest. ``--report FILE`` prints the docs' markdown table of an earlier ``--json FILE``.
 Needs root for the cluster settings; every cluster it starts it takes down.
 """
 from __future__ import annotations
@@ -82,6 +83,7 @@ def summarise(setting, kind, got, before, after, wall) -> dict:
         by_root = d.get("root_rounds") or d["estimate_rounds"]
         predicted = float(np.median([by_root[i] for i in use]))
         rows.append({"layout": mp["label"], "measured": measured, "predicted": predicted,
+                     "measured_steady_mean": float(np.mean([d["times"][i] for i in use])),
                      "ratio": measured / predicted if predicted > 0 else float("inf"),
                      "expected": expected, "expected_ratio": measured / expected if expected > 0 else float("inf"),
                      "measured_mean": d["seconds"], "predicted_mean": float(np.mean(by_root)),
@@ -90,15 +92,21 @@ def summarise(setting, kind, got, before, after, wall) -> dict:
                      "profile_predicted": mp["seconds"],
                      "profile_ratio": measured / mp["seconds"] if mp["seconds"] > 0 else float("inf"),
                      "measured_comm": d["comm_seconds"], "levels": d.get("levels"), "searches": d["searches"]})
-    fastest = min(rows, key=lambda r: r["measured"])
-    pick = min(rows, key=lambda r: r["expected"])             # auto prices before any root is known
+    # auto prices before any root is known: its estimate is the expected search over roots drawn as
+    # Graph500 draws them, so its pick is judged by the mean over the same roots (what a run of
+    # many searches, and Graph500's harmonic-mean TEPS, pays), not by the median root's search
+    fastest = min(rows, key=lambda r: r["measured_steady_mean"])
+    pick = min(rows, key=lambda r: r["expected"])
+    by_median = min(rows, key=lambda r: r["measured"])
     alphas = [step_latency(p) for p in got.get("probes", [])] or [step_latency(got["machine"])]
     shares = [p.get("cpu_share", 1.0) for p in got.get("probes", [])] or [1.0]
     lates = [p.get("late_step", 0.0) for p in got.get("probes", [])] or [0.0]
     speeds = [p.get("speed", 1.0) for p in got.get("probes", [])] or [1.0]
     return {"setting": setting["text"], "kind": kind, "scale": got["scale"], "ranks": got["ranks"],
             "hosts": got["hosts"], "roots": got["roots"], "steady": len(keep), "layouts": rows, "fastest": fastest["layout"],
-            "pick": pick["layout"], "pick_over_fastest": pick["measured"] / fastest["measured"],
+            "pick": pick["layout"],
+            "pick_over_fastest": pick["measured_steady_mean"] / fastest["measured_steady_mean"],
+            "fastest_median": by_median["layout"], "pick_over_fastest_median": pick["measured"] / by_median["measured"],
             "alpha_min": min(alphas), "alpha_max": max(alphas), "cpu_share_min": min(shares),
             "late_min": min(lates), "late_max": max(lates), "speed_min": min(speeds), "speed_max": max(speeds),
             "load_before": before, "load_after": after,
@@ -117,7 +125,9 @@ def format_config(c) -> str:
                      f"{r.get('expected', r['predicted']) * 1e3:>9.2f}{r.get('expected_ratio', r['ratio']):>7.2f}"
                      f"{r['predicted_compute'] * 1e3:>10.2f}{r['predicted_comm'] * 1e3:>8.2f}"
                      f"{r['profile_predicted'] * 1e3:>11.2f}{r['profile_ratio']:>7.2f}{r['mean_ratio']:>11.2f}")
-    lines.append(f"auto picks {c['pick']}: {c['pick_over_fastest']:.2f}x the fastest ({c['fastest']})")
+    lines.append(f"auto picks {c['pick']}: {c['pick_over_fastest']:.2f}x the fastest by the mean ({c['fastest']}), "
+                 f"{c.get('pick_over_fastest_median', c['pick_over_fastest']):.2f}x by the median "
+                 f"({c.get('fastest_median', c['fastest'])})")
     return "\n".join(lines)
 
 
@@ -147,10 +157,12 @@ def markdown(rows) -> str:
                        f"| {r['measured'] * 1e3:.2f} | {r['predicted'] * 1e3:.2f} | {r['ratio']:.2f} "
                        f"| {r.get('expected', r['predicted']) * 1e3:.2f} | {r.get('expected_ratio', r['ratio']):.2f} "
                        f"| {r['profile_ratio']:.2f} | {r['mean_ratio']:.2f} |")
-    out += ["", "| setting | graph | scale | fastest measured | auto's pick | pick / fastest |", "|---|---|---:|---|---|---:|"]
+    out += ["", "| setting | graph | scale | fastest measured (mean) | auto's pick | pick / fastest (means) "
+            "| fastest (median) | pick / fastest (medians) |", "|---|---|---:|---|---|---:|---|---:|"]
     for c in rows:
         out.append(f"| {c['setting']} | {c['kind']} | {c['scale']} | {c['fastest']} | {c['pick']} "
-                   f"| {c['pick_over_fastest']:.2f} |")
+                   f"| {c['pick_over_fastest']:.2f} | {c.get('fastest_median', '')} "
+                   f"| {c.get('pick_over_fastest_median', float('nan')):.2f} |")
     return "\n".join(out + ["", verdict(rows)])
 
 
