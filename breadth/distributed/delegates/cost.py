@@ -31,7 +31,7 @@ import numpy as np
 
 from ..planner import profile_fit
 from ..planner.degrees import poisson_cdf
-from ..planner.network import Op, control_op, id_bytes, rounds_of, world
+from ..planner.ops import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import distinct, pan_mask_bytes
 from .partition import auto_threshold, degree_histogram
 

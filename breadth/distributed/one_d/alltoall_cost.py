@@ -12,7 +12,7 @@ Per level on P ranks (counted as ``owned.alltoall`` does):
 """
 from __future__ import annotations
 
-from ..planner.network import Op, control_op, id_bytes, rounds_of, world
+from ..planner.ops import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import alltoall_messages, distinct
 
 def candidates(P: int) -> list:

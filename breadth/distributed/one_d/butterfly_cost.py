@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..planner.network import Op, id_bytes
+from ..planner.ops import Op, id_bytes
 from ..planner.words import distinct
 from .butterfly_exchange import butterfly_schedule, self_round  # noqa: F401  (the planner times it)
 from .butterfly_search import self_finish  # noqa: F401  (the planner times it)

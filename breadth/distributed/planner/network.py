@@ -1,9 +1,6 @@
-"""The alpha-beta machine the cost models run on, and the cost of one operation.
+"""The alpha-beta machine the cost models run on, and the cost of one operation (``ops.Op``).
 
-An operation (``Op``) is one communication step of a level as the layouts perform it: a kind
-("p2p", "alltoall", "allgather", "allreduce"), the group it runs in (a list of ranks: the world,
-a grid row or column, a butterfly partner set), the latency steps it takes (``rounds``) and the
-bytes the busiest rank sends. Its time on a ``Machine`` is
+An operation's time on a ``Machine`` is
 
     rounds * alpha[kind, scope] + local bytes / beta_local + remote bytes / beta_remote(rank's host)
 
@@ -26,7 +23,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-KINDS = ("p2p", "alltoall", "allgather", "allreduce")
+from .ops import KINDS, Op, message_bytes, rounds_of
+
+SMALL_MESSAGE = 16 * 1024      # bytes to one peer still at the small-message rate (``Machine.remote_rate``)
+BULK_MESSAGE = 64 * 1024       # bytes to one peer at the bulk rate: the probe's bulk block
 
 # Named networks for ``breadth plan`` (latency in seconds per message, bandwidth in bytes/s per host link).
 PRESETS = {
@@ -37,36 +37,6 @@ PRESETS = {
     "200mbit": (100e-6, 2.5e7),
     "10mbit": (200e-6, 1.25e6),
 }
-
-
-def rounds_of(kind: str, q: int) -> int:
-    """Latency steps of a collective on q ranks (pairwise all-to-all, recursive doubling otherwise)."""
-    if q <= 1:
-        return 0
-    if kind == "alltoall":
-        return q - 1
-    if kind in ("allgather", "allreduce"):
-        return max(1, math.ceil(math.log2(q)))
-    return 1
-
-
-@dataclass(frozen=True)
-class Op:
-    """One communication step of a level (see the module header)."""
-
-    name: str
-    kind: str
-    group: tuple
-    rounds: int
-    bytes: float              # bytes the busiest rank of the group sends in this step
-    items: float = 0.0        # ids the busiest rank packs or merges (local work, like edges)
-    messages: float = 0.0     # messages of this step in the whole job (every group), as ``Comm`` counts
-    volume: float = 0.0       # bytes of this step in the whole job
-
-    @property
-    def is_round(self) -> bool:
-        """A round of an exchange that works in rounds (ButterFly's "round i" steps)."""
-        return self.name.startswith("round")
 
 
 @dataclass
@@ -425,19 +395,6 @@ def block_counts(group: range, per: int) -> tuple:
     return h[keep], here[keep]
 
 
-SMALL_MESSAGE = 16 * 1024      # bytes to one peer still at the small-message rate (``Machine.remote_rate``)
-BULK_MESSAGE = 64 * 1024       # bytes to one peer at the bulk rate: the probe's bulk block
-
-
-def message_bytes(op: Op) -> float:
-    """Bytes of one message of ``op`` (to one peer): a collective's per-peer block, a point-to-point
-    step's bytes per round and partner."""
-    peers = max(1, len(op.group) - 1)
-    if op.kind == "p2p":
-        return op.bytes / max(1, op.rounds) / peers
-    return op.bytes / peers
-
-
 def assumed(P: int, hosts: int, cores: int, latency: float, bandwidth: float, rate_td=1.0e8, rate_bu=2.0e8,
             threads=None, memory_bandwidth: float = 5e9) -> Machine:
     """A machine for ``breadth plan``: P ranks in blocks over ``hosts`` hosts, one latency for every
@@ -451,19 +408,3 @@ def assumed(P: int, hosts: int, cores: int, latency: float, bandwidth: float, ra
                    memory_bandwidth=memory_bandwidth)
 
 
-def id_bytes(n: float) -> int:
-    """Bytes of a vertex id in messages (int32 while every id fits, as ``owned.build.vertex_dtype``)."""
-    return 4 if n < 2 ** 31 else 8
-
-
-def world(P: int) -> range:
-    """Every rank (a ``range``: groups are ranges wherever they are progressions, so that
-    ``Machine`` counts them per host in closed form)."""
-    return range(int(P))
-
-
-def control_op(P: int, nbytes: int = 16) -> Op:
-    """The small Allreduce most layouts run each level (frontier size, scout count)."""
-    q = int(P)
-    return Op("control", "allreduce", world(q), rounds_of("allreduce", q), nbytes, 0.0, q * (q - 1),
-              q * (q - 1) * nbytes)

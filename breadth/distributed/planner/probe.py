@@ -4,7 +4,7 @@ one host and across hosts, and the local kernels' edge rates (``network.Machine`
 * hosts: every rank's hostname (one ``allgather``): ranks with the same name share a host;
 * latency per kind ("p2p" ring Sendrecv, "alltoall", "allgather", "allreduce"): the mean time of
   small operations over a window of ``SMALL_SECONDS`` (``_window_mean``), divided by the
-  operation's latency steps (``network.rounds_of``), on the world (across hosts when it spans
+  operation's latency steps (``ops.rounds_of``), on the world (across hosts when it spans
   several) and on the ranks of this host (``COMM_TYPE_SHARED``);
 * bandwidth: an Alltoall of large blocks on the world and a ring Sendrecv on the host, the block
   grown by 4 until one takes ``MIN_SECONDS``: the bytes added over the time added between the
@@ -40,7 +40,8 @@ import time
 import numpy as np
 
 from .calibration import machine_costs, memory_bandwidth, reference_seconds, run_speed, uniform_part
-from .network import BULK_MESSAGE, KINDS, PRESETS, Machine, rounds_of
+from .network import BULK_MESSAGE, PRESETS, Machine
+from .ops import KINDS, rounds_of
 
 log = logging.getLogger("breadth.planner")
 

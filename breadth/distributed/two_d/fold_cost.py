@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..planner.network import Op, control_op, id_bytes, rounds_of
+from ..planner.ops import Op, control_op, id_bytes, rounds_of
 from ..planner.words import distinct
 
 

@@ -22,7 +22,7 @@ every id fits.
 """
 from __future__ import annotations
 
-from ..planner.network import Op, control_op, id_bytes, rounds_of, world
+from ..planner.ops import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import scan_rounds
 from .fold_cost import candidates as _grid_candidates
 from .fold_cost import col, dims, row, spread  # noqa: F401  (the grid spreads a vertex's arcs alike)

@@ -3,14 +3,14 @@ together), and a torus's bisection carries the traffic of groups spread over the
 each against a hand-computed case."""
 import pytest
 
-from breadth.distributed.planner import network
-from breadth.distributed.planner.network import Op
+from breadth.distributed.planner import network, ops
+from breadth.distributed.planner.ops import Op
 
 
 def _machine(P, H, bw=1e9, **kw):
     m = network.assumed(P, H, 8, 1e-6, bw)
-    m.alpha_local = {k: 0.0 for k in network.KINDS}
-    m.alpha_remote = {k: 0.0 for k in network.KINDS}
+    m.alpha_local = {k: 0.0 for k in ops.KINDS}
+    m.alpha_remote = {k: 0.0 for k in ops.KINDS}
     for k, v in kw.items():
         setattr(m, k, v)
     return m
@@ -54,7 +54,7 @@ def test_a_group_on_neighbouring_hosts_crosses_little():
 
 def test_an_allreduce_counts_its_wire_bytes_not_its_copies():
     m = _machine(64, 64, bw=10e9, torus=(4, 4, 4), torus_link=1e9)
-    op = network.control_op(64, 16)
+    op = ops.control_op(64, 16)
     assert m.bisection_seconds(op, (1,)) == pytest.approx(64 * 16 * 0.5 / (2 * 32 * 1e9))
 
 

@@ -3,7 +3,7 @@ against hand-computed cases and counts on generated graphs."""
 import pytest
 
 from breadth.distributed import registry
-from breadth.distributed.planner import choose, graph, network, overhead
+from breadth.distributed.planner import choose, graph, network, ops, overhead
 from breadth.graph.generators import kronecker, uniform_random
 
 KRON = {"1d/alltoall": overhead.EngineCost(level_fixed=1e-5, edge_td=1e-9).as_dict()}
@@ -11,7 +11,7 @@ UNIF = {"1d/alltoall": overhead.EngineCost(level_fixed=3e-5, edge_td=5e-9).as_di
 
 
 def _machine(uniform=None):
-    return network.Machine((0, 0), 2, {k: 1e-6 for k in network.KINDS}, {k: 1e-6 for k in network.KINDS},
+    return network.Machine((0, 0), 2, {k: 1e-6 for k in ops.KINDS}, {k: 1e-6 for k in ops.KINDS},
                            1e9, 1e9, 1e9, 1.2e9, 1, engine=dict(KRON),
                            uniform={"rate_td": 5e8, "rate_bu": 1.2e9, "engine": UNIF, "hot_uniform": 0.02,
                                     "hot_kronecker": 0.34} if uniform is None else uniform)

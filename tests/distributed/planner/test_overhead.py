@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from breadth.distributed import registry
-from breadth.distributed.planner import calibration, choose, network, overhead, probe
+from breadth.distributed.planner import calibration, choose, network, ops, overhead, probe
 from breadth.distributed.planner.graph import Level, Profile
 
 COST = {"level_fixed": 1e-4, "level_vertex_td": 2e-9, "level_unvisited_bu": 5e-9, "search_fixed": 3e-4,
@@ -17,8 +17,8 @@ COST = {"level_fixed": 1e-4, "level_vertex_td": 2e-9, "level_unvisited_bu": 5e-9
 
 
 def _machine(P=2, cores=2, threads=1, engine=None, device="cpu"):
-    return network.Machine(tuple(0 for _ in range(P)), cores, {k: 1e-6 for k in network.KINDS},
-                           {k: 1e-6 for k in network.KINDS}, 1e9, 1e9, 1e8, 2e8, threads, engine=engine or {},
+    return network.Machine(tuple(0 for _ in range(P)), cores, {k: 1e-6 for k in ops.KINDS},
+                           {k: 1e-6 for k in ops.KINDS}, 1e9, 1e9, 1e8, 2e8, threads, engine=engine or {},
                            device=device)
 
 
@@ -317,11 +317,11 @@ def test_threads_speed_up_the_kernels_not_the_level_loop():
 
 def test_late_step_once_per_operation():
     m = _machine()
-    op = network.Op("x", "alltoall", (0, 1), 3, 0.0)
+    op = ops.Op("x", "alltoall", (0, 1), 3, 0.0)
     base = m.op_seconds(op)
     m.late_step = 2e-3
     assert m.op_seconds(op) == pytest.approx(base + 2e-3)          # once, not per round
-    assert m.op_seconds(network.Op("y", "p2p", (0, 1), 0, 0.0)) == pytest.approx(0.0)
+    assert m.op_seconds(ops.Op("y", "p2p", (0, 1), 0, 0.0)) == pytest.approx(0.0)
     m.device = "gpu"
     assert m.op_seconds(op) == pytest.approx(base)
     # a crowded host's constant wait and the measured one are the same wait: the larger counts

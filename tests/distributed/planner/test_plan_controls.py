@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from breadth.distributed import registry
-from breadth.distributed.planner import choose, network
+from breadth.distributed.planner import choose, network, ops
 from breadth.distributed.planner.graph import Level, Profile
 from breadth.distributed.two_d import scan_cost
 
@@ -26,9 +26,9 @@ def _profile():
 
 
 def test_allreduce_wire_bytes_are_the_busiest_ranks_times_p():
-    op = network.Op("mask", "allreduce", range(8), 3, 2 * 1024.0, 0.0, 56, 56 * 1024.0)
+    op = ops.Op("mask", "allreduce", range(8), 3, 2 * 1024.0, 0.0, 56, 56 * 1024.0)
     assert choose.wire_bytes(op, 8) == 8 * 2048          # not P (P - 1) copies of the 1 KiB mask
-    other = network.Op("x", "alltoall", range(8), 7, 700.0, 0.0, 56, 5600.0)
+    other = ops.Op("x", "alltoall", range(8), 7, 700.0, 0.0, 56, 5600.0)
     assert choose.wire_bytes(other, 8) == 5600.0
     # recursive doubling: 3 steps of one message per rank on 8 ranks, not 7 per rank
     assert choose.wire_messages(op, 8) == 24 and choose.wire_messages(other, 8) == 56
@@ -39,7 +39,7 @@ def test_gpu_rank_staged_transfer_and_memory_bandwidth():
     m.device, m.staging_bandwidth = "gpu", 4e10
     # a GPU rank computes at its device's rate, whatever the host's cores per rank (4 ranks, 4 cores)
     assert m.compute(1e9, 0.0) == pytest.approx(1.0)
-    op = network.Op("x", "p2p", (0, 5), 1, 4e6)
+    op = ops.Op("x", "p2p", (0, 5), 1, 4e6)
     direct = m.op_seconds(op) - 2 * 4e6 / 4e10
     m.staging_bandwidth = None
     assert m.op_seconds(op) == pytest.approx(direct)

@@ -13,6 +13,7 @@ from breadth.distributed.one_d import alltoall_cost, butterfly_cost
 from breadth.distributed.planner import balance, choose, network, words
 from breadth.distributed.two_d import fold_cost, scan_cost
 from breadth.distributed.planner.graph import Level, Profile
+from breadth.distributed.planner.ops import Op
 
 
 def test_b2d_section_v_break_even():
@@ -44,22 +45,22 @@ def test_alltoall_ops_by_hand():
 
 def test_alpha_beta_cost_by_hand():
     m = network.Machine((0, 0, 1, 1), 8, {"alltoall": 1e-6}, {"alltoall": 1e-4}, 1e9, 1e6, threads=1)
-    op = network.Op("x", "alltoall", (0, 1, 2, 3), 3, 3000.0)
+    op = Op("x", "alltoall", (0, 1, 2, 3), 3, 3000.0)
     # per rank: 1/3 of its bytes stay on the host, 2/3 leave over a link two ranks share
     assert m.op_seconds(op) == pytest.approx(3 * 1e-4 + 1000 / 1e9 + 2000 / (1e6 / 2))
-    assert m.op_seconds(network.Op("y", "alltoall", (0, 1), 1, 1000.0)) == pytest.approx(1e-6 + 1000 / 1e9)
+    assert m.op_seconds(Op("y", "alltoall", (0, 1), 1, 1000.0)) == pytest.approx(1e-6 + 1000 / 1e9)
 
 
 def test_a_links_burst_passes_the_first_bytes_of_a_level_at_once():
     m = network.Machine((0, 1), 8, {"alltoall": 1e-6, "p2p": 1e-6}, {"alltoall": 1e-4, "p2p": 1e-4}, 1e9, 1e6,
                         threads=1)
-    op = network.Op("x", "p2p", (0, 1), 1, 3000.0)
+    op = Op("x", "p2p", (0, 1), 1, 3000.0)
     # one rank per host sends 3000 bytes across: with 1000 bytes of credit only 2000 wait for the rate
     assert m.op_seconds(op) == pytest.approx(1e-4 + 3000 / 1e6)
     assert m.op_seconds(op, credit=1000.0) == pytest.approx(1e-4 + 2000 / 1e6)
     assert m.op_seconds(op, credit=5000.0) == pytest.approx(1e-4)
     assert m.link_bytes(op) == 3000.0
-    assert m.link_bytes(network.Op("y", "p2p", (0,), 1, 3000.0)) == 0.0      # stays on its host
+    assert m.link_bytes(Op("y", "p2p", (0,), 1, 3000.0)) == 0.0      # stays on its host
     # the bucket refills at the link's rate (1e6 bytes/s) while the ranks compute, up to its size
     m.burst_bytes = 200.0
     assert m.refilled(1e-4) == pytest.approx(100.0) and m.refilled(1.0) == 200.0

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from breadth.distributed.one_d import butterfly_cost
-from breadth.distributed.planner import network
+from breadth.distributed.planner import network, ops
 from breadth.distributed.two_d import fold_cost
 
 
@@ -44,8 +44,8 @@ def test_any_placement_is_counted_like_the_scan():
 
 def test_op_seconds_unchanged_by_ranges():
     m = network.assumed(12, 3, 4, 1e-5, 1e8)
-    a = network.Op("x", "alltoall", range(12), 11, 1100.0)
-    b = network.Op("x", "alltoall", tuple(range(12)), 11, 1100.0)
+    a = ops.Op("x", "alltoall", range(12), 11, 1100.0)
+    b = ops.Op("x", "alltoall", tuple(range(12)), 11, 1100.0)
     # per rank: 3 of its 11 peers on its host, 8 across a link its host's 4 ranks share
     expect = 11 * 1e-5 + 1100 * 3 / 11 / network.PRESETS["shm"][1] + 1100 * 8 / 11 / (1e8 / 4)
     assert m.op_seconds(a) == pytest.approx(expect) and m.op_seconds(b) == pytest.approx(expect)
