@@ -16,8 +16,9 @@ scan: a vertex's arcs are cut into C pieces, each scanned to its own first front
 
 After the last level (breadth's layout; MapGraph's own code, ``params["code"] == "paper"``,
 computes predecessors locally from the levels and sends nothing), ``parents``: an Allgatherv of
-the owners' depths (P - 1 peers, n/P ids) and a min-Allreduce of the row range's candidate parents
-along the row (n/R ids), with a pass over the rank's arcs to propose them; ids are int32 while
+the owners' depths (P - 1 peers, n/P ids) and a min-Reduce_scatter of the row range's candidate
+parents along the row (n/R ids; each owner receives its piece), with a pass over the rank's arcs to
+propose them; ids are int32 while
 every id fits.
 """
 from __future__ import annotations
@@ -88,10 +89,10 @@ def after_ops(prof, P: int, params) -> list:
     idb = id_bytes(n + 1)           # depths and candidate parents travel as ids (``scan_search``)
     dep = (P - 1) * idb * n / P
     buf = idb * n / R
-    # on the wire an Allreduce of a large buffer moves 2 (C - 1) / C of it per rank (reduce-scatter
-    # and all-gather), while Comm counts C - 1 copies of the whole buffer
+    # the Reduce_scatter sends each rank of the row its piece of the buffer: (C - 1) / C of it per rank
+    # (recursive halving's log2 C steps), as Comm counts it too
     return [Op("parents depths", "allgather", world(P), rounds_of("allgather", P), dep, 2 * prof.m / P,
                P * (P - 1), P * dep),
-            Op("parents min", "allreduce", row(R, C), rounds_of("allreduce", C), 2 * (C - 1) / C * buf, 0.0,
-               P * (C - 1), P * (C - 1) * buf),
+            Op("parents min", "allreduce", row(R, C), rounds_of("allreduce", C), (C - 1) / C * buf, 0.0,
+               P * (C - 1), P * (C - 1) / C * buf),
             control_op(P)]

@@ -18,7 +18,7 @@ visited bitmap; per level, with the column range's frontier bitmap in hand:
 
 No parent travels during the search. After the last level the owners' depths are
 all-gathered, every rank proposes, for its row range, the smallest in-neighbour one level
-closer found in its block, and a min-Allreduce along the row leaves each owner a BFS parent
+closer found in its block, and a min-Reduce_scatter along the row leaves each owner a BFS parent
 per reached vertex (``Scan.messages_after_levels``; reported as ``after_levels``). Depths and
 candidates travel as ids do (int32 while every id and the sentinel n fit).
 
@@ -118,8 +118,7 @@ class ScanSearch(DirectionSearch):
         grid, n = lg.partition, lg.num_vertices
         depth_all = ex.all_depths(depth.astype(self.cand.dtype))      # depths < n: the ids' width
         parent_candidates(lg.in_indptr, lg.in_indices, grid.row_lo, depth_all, n, self.cand)
-        best = ex.row_min(self.cand)
-        parent = best[grid.lo - grid.row_lo:grid.hi - grid.row_lo].astype(np.int64)
+        parent = ex.row_min(self.cand).astype(np.int64)         # this rank's piece of the row's minima
         parent[parent == n] = -1
         parent[own] = seeds[grid.owns(seeds)]
         return parent

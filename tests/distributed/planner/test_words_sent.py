@@ -17,15 +17,15 @@ def test_scan_parents_step_moves_ids():
     prof, P, R, C = _profile(), 4, 2, 2
     depths, low, _ = scan_cost.after_ops(prof, P, {"grid": f"{R}x{C}"})
     # scan_search gathers the depths as int32 ids (4 n / P per owner to P - 1 ranks) and min-reduces
-    # int32 candidates
+    # int32 candidates, each owner receiving its piece: a rank of the row sends each other rank that
+    # rank's piece, (C - 1) / C of its n / R candidates
     assert depths.volume == pytest.approx(P * (P - 1) * 4 * prof.n / P)
-    assert low.volume == pytest.approx(P * (C - 1) * 4 * prof.n / R)
-    # on the wire a rank of a C-rank Allreduce moves 2 (C - 1) / C of the buffer
-    assert low.bytes == pytest.approx(2 * (C - 1) / C * 4 * prof.n / R)
+    assert low.volume == pytest.approx(P * (C - 1) / C * 4 * prof.n / R)
+    assert low.bytes == pytest.approx((C - 1) / C * 4 * prof.n / R)
     # once the sentinel n no longer fits in int32, int64
     big = Profile(2.0 ** 31 - 1, 2.0 ** 35, prof.levels)
     depths, low, _ = scan_cost.after_ops(big, P, {"grid": f"{R}x{C}"})
-    assert low.volume == pytest.approx(P * (C - 1) * 8 * big.n / R)
+    assert low.volume == pytest.approx(P * (C - 1) / C * 8 * big.n / R)
 
 
 def test_delegates_send_each_nn_target_once_per_search():
