@@ -79,6 +79,16 @@ def test_scan_rounds():
     assert [scan_rounds(C) for C in range(1, 10)] == [0, 1, 2, 2, 3, 3, 3, 3, 4]
 
 
+def test_the_parents_step_gathers_depths_at_the_narrowest_width():
+    import numpy as np
+
+    from breadth.distributed.two_d.scan_exchange import depth_dtype
+    # every depth of a search of L levels and -1 (unreached) fit
+    assert depth_dtype(6) == np.int8 and depth_dtype(127) == np.int8
+    assert depth_dtype(128) == np.int16 and depth_dtype(40000) == np.int32
+    assert depth_dtype(2 ** 31) == np.int64
+
+
 def test_registry_has_the_2d_layouts():
     assert "2d" in registry.partitions() and registry.exchanges("2d") == ("fold", "scan")
     assert registry.get("2d", "scan").check_params is check_params

@@ -44,11 +44,6 @@ def b2d_break_even_steps(k: float, p_c: int) -> float:
     return (p_c + 4.0 * k + 1.0 - 2.0) * 64.0 / (2 * p_c + 1)
 
 
-def scan_rounds(C: int) -> int:
-    """MapGraph Sec. 3: ceil(log2 C) pairwise rounds of the bitmap OR along a row of C ranks."""
-    return (int(C) - 1).bit_length()
-
-
 def alltoall_messages(P: int, direction_td: bool) -> int:
     """1D all-to-all per level, summed over ranks: counts + data Alltoall(v) top-down (2P(P-1)),
     one Allgatherv of bitmap words bottom-up (P(P-1))."""

@@ -16,17 +16,17 @@ scan: a vertex's arcs are cut into C pieces, each scanned to its own first front
 
 After the last level (breadth's layout; MapGraph's own code, ``params["code"] == "paper"``,
 computes predecessors locally from the levels and sends nothing), ``parents``: an Allgatherv of
-the owners' depths (P - 1 peers, n/P ids) and a min-Reduce_scatter of the row range's candidate
-parents along the row (n/R ids; each owner receives its piece), with a pass over the rank's arcs to
-propose them; ids are int32 while
-every id fits.
+the owners' depths (P - 1 peers, n/P depths, a byte each below 128 levels) and a
+min-Reduce_scatter of the row range's candidate parents along the row (n/R ids; each owner
+receives its piece), with a pass over the rank's arcs to propose them; ids are int32 while every
+id fits.
 """
 from __future__ import annotations
 
 from ..planner.ops import Op, control_op, id_bytes, rounds_of, world
-from ..planner.words import scan_rounds
 from .fold_cost import candidates as _grid_candidates
 from .fold_cost import col, dims, row, spread  # noqa: F401  (the grid spreads a vertex's arcs alike)
+from .scan_exchange import depth_dtype, scan_rounds
 
 
 def candidates(P: int) -> list:
@@ -86,8 +86,8 @@ def after_ops(prof, P: int, params) -> list:
         return [control_op(P)]
     R, C = dims(params)
     n = prof.n
-    idb = id_bytes(n + 1)           # depths and candidate parents travel as ids (``scan_search``)
-    dep = (P - 1) * idb * n / P
+    idb = id_bytes(n + 1)           # candidate parents travel as ids (``scan_search``)
+    dep = (P - 1) * depth_dtype(len(prof.levels)).itemsize * n / P      # the depths at their narrowest width
     buf = idb * n / R
     # the Reduce_scatter sends each rank of the row its piece of the buffer: (C - 1) / C of it per rank
     # (recursive halving's log2 C steps), as Comm counts it too

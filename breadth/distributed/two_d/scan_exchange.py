@@ -14,16 +14,26 @@ discoveries as a bitmap over its row range. Per level, summed over ranks:
   diagonal rank, whose row range *is* the column range: a broadcast from it), gathered with
   one Allgatherv of known counts: P(R - 1) messages;
 * after the last level, ``parents``: no predecessor travels during the search; the owners'
-  depths are all-gathered (P(P - 1)), every rank proposes for its row range the smallest
-  block in-neighbour one level closer, and a min-Reduce_scatter along the row (P(C - 1)) gives
-  each owner a BFS parent of each of its reached vertices (its own piece of the minima only: half
-  the bytes an Allreduce puts on the wire).
+  depths are all-gathered (P(P - 1), at ``depth_dtype``'s width: a byte each below 128 levels),
+  every rank proposes for its row range the smallest block in-neighbour one level closer, and a
+  min-Reduce_scatter along the row (P(C - 1)) gives each owner a BFS parent of each of its
+  reached vertices (its own piece of the minima only: half the bytes an Allreduce puts on the
+  wire).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .grid import GridExchange
+
+
+def depth_dtype(levels: int) -> np.dtype:
+    """The narrowest signed integer that holds every depth of a search of ``levels`` levels and -1
+    (unreached): the width at which the parents step gathers the depths (int8 below 128 levels)."""
+    for dt in (np.int8, np.int16, np.int32):
+        if levels <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
 
 
 def scan_rounds(C: int) -> int:

@@ -17,10 +17,11 @@ visited bitmap; per level, with the column range's frontier bitmap in hand:
   (``kernels.policy.Policy``), so depths and directions are the single-node search's.
 
 No parent travels during the search. After the last level the owners' depths are
-all-gathered, every rank proposes, for its row range, the smallest in-neighbour one level
-closer found in its block, and a min-Reduce_scatter along the row leaves each owner a BFS parent
-per reached vertex (``Scan.messages_after_levels``; reported as ``after_levels``). Depths and
-candidates travel as ids do (int32 while every id and the sentinel n fit).
+all-gathered (at the narrowest width that holds them, ``depth_dtype``: a byte each below 128
+levels), every rank proposes, for its row range, the smallest in-neighbour one level closer found
+in its block, and a min-Reduce_scatter along the row leaves each owner a BFS parent per reached
+vertex (``Scan.messages_after_levels``; reported as ``after_levels``). Candidates travel as ids do
+(int32 while every id and the sentinel n fit).
 
 The layout supplies ``DistSearch``'s hooks: the two local steps on the block, ``_exchange``
 (scan, settle, broadcast, the control Allreduce) and ``_finish`` (the parent stage); the
@@ -38,7 +39,7 @@ from ...kernels.frontier import bitmap_to_queue, fill
 from ...kernels.top_down import frontier_edge_offsets
 from ..owned.build import vertex_dtype
 from ..search_base import DirectionSearch
-from .scan_exchange import Scan
+from .scan_exchange import Scan, depth_dtype
 from .scan_steps import bu_scan, parent_candidates, settle_piece, td_scan
 
 
@@ -110,13 +111,13 @@ class ScanSearch(DirectionSearch):
 
     def _finish(self, seeds, levels):
         self.comm.next_level()              # the parents, after the last level (``after_levels``)
-        return self._parents(seeds, self.own, self.depth), self.depth
+        return self._parents(seeds, self.own, self.depth, levels), self.depth
 
-    def _parents(self, seeds, own, depth):
+    def _parents(self, seeds, own, depth, levels):
         """Each owned reached vertex's parent: an in-neighbour one level closer (min over the row's blocks)."""
         lg, ex = self.lg, self.exchange
         grid, n = lg.partition, lg.num_vertices
-        depth_all = ex.all_depths(depth.astype(self.cand.dtype))      # depths < n: the ids' width
+        depth_all = ex.all_depths(depth.astype(depth_dtype(levels)))      # the narrowest width that holds them
         parent_candidates(lg.in_indptr, lg.in_indices, grid.row_lo, depth_all, n, self.cand)
         parent = ex.row_min(self.cand).astype(np.int64)         # this rank's piece of the row's minima
         parent[parent == n] = -1

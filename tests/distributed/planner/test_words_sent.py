@@ -16,10 +16,10 @@ def _profile(skew=None):
 def test_scan_parents_step_moves_ids():
     prof, P, R, C = _profile(), 4, 2, 2
     depths, low, _ = scan_cost.after_ops(prof, P, {"grid": f"{R}x{C}"})
-    # scan_search gathers the depths as int32 ids (4 n / P per owner to P - 1 ranks) and min-reduces
-    # int32 candidates, each owner receiving its piece: a rank of the row sends each other rank that
-    # rank's piece, (C - 1) / C of its n / R candidates
-    assert depths.volume == pytest.approx(P * (P - 1) * 4 * prof.n / P)
+    # scan_search gathers the depths a byte each (a search of fewer than 128 levels: n / P bytes per
+    # owner to P - 1 ranks) and min-reduces int32 candidates, each owner receiving its piece: a rank
+    # of the row sends each other rank that rank's piece, (C - 1) / C of its n / R candidates
+    assert depths.volume == pytest.approx(P * (P - 1) * prof.n / P)
     assert low.volume == pytest.approx(P * (C - 1) / C * 4 * prof.n / R)
     assert low.bytes == pytest.approx((C - 1) / C * 4 * prof.n / R)
     # once the sentinel n no longer fits in int32, int64
