@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .ops import KINDS, Op, message_bytes, rounds_of
+from .ops import KINDS, Op, message_bytes
 
 SMALL_MESSAGE = 16 * 1024      # bytes to one peer still at the small-message rate (``Machine.remote_rate``)
 BULK_MESSAGE = 64 * 1024       # bytes to one peer at the bulk rate: the probe's bulk block
@@ -406,5 +406,3 @@ def assumed(P: int, hosts: int, cores: int, latency: float, bandwidth: float, ra
     t = threads if threads is not None else max(1, cores // per)
     return Machine(host_of, cores, local, remote, PRESETS["shm"][1], bandwidth, rate_td, rate_bu, t, "assumed",
                    memory_bandwidth=memory_bandwidth)
-
-
