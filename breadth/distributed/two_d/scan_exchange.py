@@ -61,8 +61,8 @@ class Scan(GridExchange):
         a, b = max(j * R, i * C), min((j + 1) * R, (i + 1) * C)
         self.bcast_slice = (int(wb[a] - wb[i * C]), int(wb[b] - wb[i * C])) if a < b else (0, 0)
         self.recv = np.empty(max(self.row_words, 1), dtype=np.uint64)
-        b = grid.bounds
-        self.row_pieces = np.diff(b[i * C:(i + 1) * C + 1]).astype(np.int64)     # the row's owners' vertices
+        # the vertices each owner of the row holds, in row order: the Reduce_scatter's pieces
+        self.row_pieces = np.diff(grid.bounds[i * C:(i + 1) * C + 1]).astype(np.int64)
 
     @property
     def nbytes(self) -> int:
