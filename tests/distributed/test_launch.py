@@ -49,6 +49,17 @@ def test_root_may_run_open_mpi(monkeypatch):
     assert "OMPI_ALLOW_RUN_AS_ROOT" not in mpiexec_env("openmpi")
 
 
+def test_an_aborting_rank_waits_so_that_mpiexec_names_a_dead_peer(monkeypatch):
+    # a survivor whose connection to a killed rank closed aborts after the delay, by which time the
+    # dead rank's daemon has reported the death (tests/cluster/test_faults.py: the failure line
+    # names the killed rank's host); a user's own setting stands
+    monkeypatch.delenv("OMPI_MCA_mpi_abort_delay", raising=False)
+    assert mpiexec_env("openmpi")["OMPI_MCA_mpi_abort_delay"] == "2"
+    assert "OMPI_MCA_mpi_abort_delay" not in mpiexec_env("mpich")
+    monkeypatch.setenv("OMPI_MCA_mpi_abort_delay", "0")
+    assert mpiexec_env("openmpi")["OMPI_MCA_mpi_abort_delay"] == "0"
+
+
 def _args(**kw):
     base = dict(partition="auto", exchange=None, fanout=1, ranks=None, hostfile=None)
     base.update(kw)
