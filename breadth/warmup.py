@@ -193,8 +193,8 @@ def _networkx(graphs):
 def _planner(graphs):
     """``--partition auto``'s per-machine measurements (``planner.calibration``): the edge rates, a
     reference step and each layout's own cost per level (every layout run alone, which also
-    compiles the distributed searches), cached for this kind of machine. In a child process, so that MPI starts and ends
-    there and not in the caller's; skipped without mpi4py."""
+    compiles the distributed searches), cached for this kind of machine. In a child process, so
+    that MPI starts and ends there and not in the caller's; skipped without mpi4py."""
     import importlib.util
 
     if importlib.util.find_spec("mpi4py") is None:

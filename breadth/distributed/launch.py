@@ -120,9 +120,9 @@ def mpiexec_env(flavour: str) -> dict:
     env = dict(os.environ)
     if flavour == "openmpi":
         env.setdefault("OMPI_MCA_mpi_abort_delay", str(ABORT_DELAY))
-    if flavour == "openmpi" and hasattr(os, "geteuid") and os.geteuid() == 0:
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     return env
 
 

@@ -24,6 +24,25 @@ def _mpiexec():
         pytest.skip(f"no usable mpiexec: {exc}")
 
 
+def kronecker_share_script(scale: int) -> str:
+    """The opening of a script that every rank runs: a ``Comm``, and this rank's share of a Graph500
+    Kronecker graph of ``scale`` (edge factor 16) as ``src``, ``dst``, with ``n``, ``m``; json, numpy
+    and ``DistEngine`` imported."""
+    return f"""
+import json
+import numpy as np
+from breadth.distributed.comm import Comm
+from breadth.distributed.engine import DistEngine
+from breadth.distributed.owned.build import tuple_share
+from breadth.graph.generators import kronecker_edges
+comm = Comm()
+scale = {int(scale)}
+n, m = 1 << scale, 16 << scale
+a, b = tuple_share(m, comm.rank, comm.size)
+src, dst = kronecker_edges(scale, 16, 1, a, b)
+"""
+
+
 def mpi_env(**extra):
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

@@ -82,7 +82,7 @@ def reverse_scans(model, th: float, P: int, unvisited: float, examined: float, f
     ``examined`` edges (per vertex of the graph).
 
     The unreached classes (shares a, open degrees Poisson(mu)) and the probability p that an open
-    edge leads into the frontier are ``DegreeModel.bottom_up_level``'s. One scan of D edges to the
+    edge leads into the frontier are ``DegreeModel.bottom_up_classes``'s. One scan of D edges to the
     first frontier neighbour examines (1 - (1 - p)^D) / p. A delegate (D > TH) has its in-arcs on
     all P ranks, each scanning its share alone: P (1 - (1 - p)^(D/P)) / p. A normal is scanned
     only when the level's nn pass, which runs first, has not claimed it from a frontier normal on
@@ -91,7 +91,7 @@ def reverse_scans(model, th: float, P: int, unvisited: float, examined: float, f
     thinning: E[z^D; D > TH] = exp(-mu (1 - z)) P(Poisson(mu z) > TH)."""
     if unvisited <= 0 or examined <= 0:
         return 0.0, 0.0, 0.0
-    a, mu, p = model.bottom_up_level(unvisited, examined)
+    a, mu, p, one = model.bottom_up_classes(unvisited, examined)
 
     def over(mu):                        # P(Poisson(mu) > TH)
         return 1.0 - poisson_cdf(th, mu)
@@ -104,7 +104,7 @@ def reverse_scans(model, th: float, P: int, unvisited: float, examined: float, f
     z = 1.0 - p * from_delegates
     dele = P / p * float(a @ (over(mu) - np.exp(-mu * (1.0 - r)) * over(mu * r)))
     normal = float(a @ (normals(kept) - normals(kept * z))) / p
-    return dele, normal, float(a @ -np.expm1(-mu * p)) / p
+    return dele, normal, one
 
 
 def level_edges(prof, lv, P: int, params) -> tuple:

@@ -134,16 +134,17 @@ class DegreeModel:
         w = (vertices - d1) / (d0 - d1) if d0 > d1 else 0.0
         return e1 + w * (e0 - e1)
 
-    def bottom_up_level(self, unvisited: float, examined: float) -> tuple:
-        """The unreached of a bottom-up level and its frontier, per class: (a, mu, p). ``unvisited``
-        is the share of n not yet reached, ``examined`` the level's edges per vertex of the graph,
-        one scan per unreached vertex to its first frontier neighbour.
+    def bottom_up_classes(self, unvisited: float, examined: float) -> tuple:
+        """The unreached of a bottom-up level and its frontier, per class: (a, mu, p, one).
+        ``unvisited`` is the share of n not yet reached, ``examined`` the level's edges per vertex of
+        the graph, one scan per unreached vertex to its first frontier neighbour.
 
         Every edge end is reached with the same probability y (a random graph's mixing), so a class
         of Poisson(lam) degrees keeps a = weight exp(-lam y) of the graph unreached, with degrees
         Poisson(mu = lam (1 - y)); y solves ``unvisited``. Each open edge leads into the frontier
         with probability p, which solves ``examined``: a scan of D edges examines
-        (1 - (1 - p)^D) / p, so a class examines a (1 - exp(-mu p)) / p (``split_scans`` at 1)."""
+        (1 - (1 - p)^D) / p, so the classes examine one = sum a (1 - exp(-mu p)) / p (``examined``
+        itself, but where it lies outside what the unreached can examine)."""
         lo, hi = 0.0, 1.0                    # y: the unvisited share falls as y grows
         for _ in range(60):
             y = 0.5 * (lo + hi)
@@ -156,19 +157,21 @@ class DegreeModel:
         for _ in range(60):
             p = math.sqrt(lo * hi)
             lo, hi = (p, hi) if one_scan(p) > examined else (lo, p)
-        return a, mu, p
+        return a, mu, p, one_scan(p)
 
     def split_scans(self, unvisited: float, examined: float, pieces: int) -> float:
         """Edges per vertex of the graph that a bottom-up level examines when each unreached vertex's
         arcs are cut into ``pieces`` equal parts, each scanned alone to its own first frontier
         neighbour (the ranks of a 2D processor row, none told of another's find): a vertex of D arcs
         examines pieces (1 - (1 - p)^(D / pieces)) / p, and E[z^D] = exp(-mu (1 - z)) for
-        Poisson(mu) degrees (``bottom_up_level``). One piece gives ``examined`` back."""
+        Poisson(mu) degrees (``bottom_up_classes``), in proportion to ``examined``: one piece gives
+        ``examined`` back."""
         if unvisited <= 0 or examined <= 0:
             return 0.0
-        a, mu, p = self.bottom_up_level(unvisited, examined)
-        r = (1.0 - p) ** (1.0 / max(1, pieces))
-        return max(1, pieces) * float(a @ -np.expm1(-mu * (1.0 - r))) / p
+        a, mu, p, one = self.bottom_up_classes(unvisited, examined)
+        k = max(1, int(pieces))
+        split = k * float(a @ -np.expm1(-mu * (1.0 - (1.0 - p) ** (1.0 / k)))) / p
+        return examined * split / one if one > 0 else examined
 
     def summary(self, th: float) -> dict:
         return {"threshold": th, "delegates": self.delegates(th), "delegate_fraction": self.delegates(th) / self.n,

@@ -60,9 +60,7 @@ def level_edges(prof, lv, P: int, params) -> tuple:
     model = prof.degrees
     if model is None or C == 1 or lv.examined <= 0 or lv.unvisited <= 0:
         return 0.0, lv.examined
-    unvisited, one = lv.unvisited / prof.n, lv.examined / prof.n
-    base = model.split_scans(unvisited, one, 1)
-    return 0.0, lv.examined * (model.split_scans(unvisited, one, C) / base if base > 0 else 1.0)
+    return 0.0, prof.n * model.split_scans(lv.unvisited / prof.n, lv.examined / prof.n, C)
 
 
 def label(params) -> str:

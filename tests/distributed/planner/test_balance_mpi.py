@@ -5,21 +5,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
-from mpi_helpers import run_mpi  # noqa: E402
+from mpi_helpers import kronecker_share_script, run_mpi  # noqa: E402
 
-SCRIPT = """
-import json
-import numpy as np
-from breadth.distributed.comm import Comm
-from breadth.distributed.engine import DistEngine
-from breadth.distributed.owned.build import tuple_share
-from breadth.graph.generators import kronecker_edges
-comm = Comm()
-scale = 14
-n, m = 1 << scale, 16 << scale
-a, b = tuple_share(m, comm.rank, comm.size)
-src, dst = kronecker_edges(scale, 16, 1, a, b)
-eng = DistEngine(comm=comm, partition="1d", exchange="alltoall", threads=1)
+SCRIPT = kronecker_share_script(14) + """eng = DistEngine(comm=comm, partition="1d", exchange="alltoall", threads=1)
 eng.build_from_edges(src, dst, n, directed=False)
 cand = np.random.default_rng(3).integers(0, n, 200)
 roots = [int(x) for x in cand[eng.nonisolated(cand)][:12]]

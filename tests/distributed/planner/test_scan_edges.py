@@ -45,13 +45,13 @@ def test_with_no_frontier_neighbour_the_pieces_cost_what_one_scan_does():
     assert model.split_scans(1.0, one, 8) == pytest.approx(one, rel=1e-4)
 
 
-def test_the_bottom_up_level_solve_gives_back_its_inputs():
+def test_the_bottom_up_classes_solve_gives_back_its_inputs():
     model = degrees.kronecker(14)
-    a, mu, _ = model.bottom_up_level(0.4, 1.0)
+    a, mu, _, _ = model.bottom_up_classes(0.4, 1.0)
     # one scan per vertex examines between one edge per vertex with an arc (p = 1) and every open
     # arc (p -> 0)
     want = 0.5 * (float(a @ -np.expm1(-mu)) + float(a @ mu))
-    a, mu, p = model.bottom_up_level(0.4, want)
+    a, mu, p, _ = model.bottom_up_classes(0.4, want)
     assert float(a.sum()) == pytest.approx(0.4, rel=1e-6)
     assert 0 < p < 1
     assert float(a @ -np.expm1(-mu * p)) / p == pytest.approx(want, rel=1e-6)

@@ -6,21 +6,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
-from mpi_helpers import run_mpi  # noqa: E402
+from mpi_helpers import kronecker_share_script, run_mpi  # noqa: E402
 
-SCRIPT = """
-import json
-import numpy as np
-from mpi4py import MPI
-from breadth.distributed.comm import Comm
-from breadth.distributed.engine import DistEngine
-from breadth.distributed.owned.build import tuple_share
-from breadth.graph.generators import kronecker_edges
-comm = Comm()
-scale = 15
-n, m = 1 << scale, 16 << scale
-a, b = tuple_share(m, comm.rank, comm.size)
-src, dst = kronecker_edges(scale, 16, 1, a, b)
+SCRIPT = kronecker_share_script(15) + """from mpi4py import MPI
 eng = DistEngine(comm=comm, partition="2d", exchange="scan", params={"grid": "1x2"}, threads=1)
 eng.build_from_edges(src, dst, n, directed=False)
 cand = np.random.default_rng(5).integers(0, n, 200)
