@@ -104,6 +104,22 @@ def auto_threads(comm, computing: bool = True) -> int:
     return max(1, min(share, numba.config.NUMBA_NUM_THREADS))
 
 
+def node_cores(node) -> int:
+    """Cores the ranks of one host (``node``: an mpi4py communicator of those ranks) may run on: the
+    union of their CPU affinities, at most ``$BREADTH_HOST_CORES``. Open MPI binds each rank to a
+    core of its own by default, so one rank's affinity is a single core while the host gives its
+    ranks one each. Collective over ``node``."""
+    try:
+        mine = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return host_cores()
+    cores = len(set().union(*node.allgather(mine)))
+    given = os.environ.get(HOST_CORES_ENV, "")
+    if given.isdigit() and int(given) > 0:
+        cores = min(cores, int(given))
+    return max(1, cores)
+
+
 def check_threads(threads) -> int | None:
     """``None`` (choose automatically) or a thread count numba can run; InputError otherwise."""
     import numba

@@ -43,3 +43,31 @@ def test_auto_threads_takes_the_granted_cores():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[-1] == "1"
+
+
+PINNED = """
+import os
+from breadth.distributed import runtime
+from breadth.distributed.planner.probe import probe
+MPI = runtime.get_mpi()
+world = MPI.COMM_WORLD
+os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[world.rank % len(os.sched_getaffinity(0))]})
+node = world.Split_type(MPI.COMM_TYPE_SHARED)
+print("RANK", world.rank, len(os.sched_getaffinity(0)), runtime.node_cores(node), probe(world).cores_per_host)
+"""
+
+
+@pytest.mark.parametrize("grant", [None, "1"])
+def test_a_host_has_the_cores_of_its_ranks_together(grant):
+    # each rank bound to a core of its own, as Open MPI binds by default: the host has both
+    from mpi_helpers import run_mpi
+
+    extra = {runtime.HOST_CORES_ENV: grant} if grant else {}
+    proc, _ = run_mpi(2, ["-c", PINNED], timeout=300, **extra)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line.split()[1:] for line in proc.stdout.splitlines() if line.startswith("RANK ")]
+    assert len(rows) == 2
+    want = 1 if grant else min(2, affinity())
+    for _, own, host, probed in rows:
+        assert own == "1"
+        assert int(host) == want and int(probed) == want

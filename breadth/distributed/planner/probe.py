@@ -250,7 +250,7 @@ def _slope(timed, block) -> float:
 
 def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
     """The machine of ``comm`` (a ``Comm`` or mpi4py communicator), the same on every rank. Collective."""
-    from ..runtime import get_mpi, host_cores, mpi_comm
+    from ..runtime import get_mpi, mpi_comm, node_cores
 
     MPI = get_mpi()
     mpi = mpi_comm(comm)
@@ -271,6 +271,7 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
         world_bulk = _bulk(mpi, MPI, world_small) if spans else None
         world_p2p = _bandwidth(mpi, MPI, "p2p") if spans else None
         burst = _burst(mpi, MPI, world_p2p, world_small.get("p2p", 0.0)) if spans else 0.0
+        cores = mpi.allreduce(node_cores(node), op=MPI.MIN)          # the same on every rank
     finally:
         node.Free()
     if spans:
@@ -295,7 +296,7 @@ def probe(comm, threads: int = 1, rates: dict | None = None) -> Machine:
     rates = _bcast_idle(mpi, rates)
     mpi.Barrier()
     memory = mpi.allreduce(memory_bandwidth(), op=MPI.MIN)     # every rank clearing at once, as in a search
-    machine = Machine(hosts, host_cores(), alpha_local, alpha_remote, beta_local, beta_remote,
+    machine = Machine(hosts, cores, alpha_local, alpha_remote, beta_local, beta_remote,
                       rates["rate_td"], rates["rate_bu"], threads, "probe", beta_remote_bulk=beta_bulk,
                       beta_remote_p2p=beta_p2p, memory_bandwidth=memory, engine=dict(rates.get("engine", {})),
                       cpu_share=share, late_step=late, burst_bytes=burst, uniform=uniform_part(rates),
