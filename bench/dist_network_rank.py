@@ -10,10 +10,12 @@ $BENCH_SYNC_DIR set, the job waits after construction until the driver has cappe
 (``wait_for_cap``); the probe runs after that, under the cap. With $BENCH_REPROBE=1 the probe runs
 again before every round of searches (one of each layout), and each search is priced on the
 machine of its round (``bench/plan_calibrate.py``: a shared machine's load changes within a job).
-With $BENCH_WARM=1 every timed search follows an untimed one of the same layout (the previous
-round's root), and the layouts take turns going first: a timed search then finds its layout's
+With $BENCH_WARM=N every timed search follows N untimed ones of the same layout (the previous
+rounds' roots), and the layouts take turns going first: a timed search then finds its layout's
 graph in the caches as a run of that layout does, not evicted by the other layouts' searches or
-the probe's memory fill, and no layout always runs right after the same other one.
+the probe's memory fill, and no layout always runs right after the same other one. Rank 0 prices
+the searches after the last round, so that no pricing work runs between two searches: with
+$BENCH_WARM=0 and one layout the searches run back to back, as in a run of that layout.
 
 Per layout it writes the mean search seconds (slowest rank), communication seconds (the slowest
 rank's time inside MPI calls), messages and bytes per search as ``Comm`` counts them (also per
@@ -81,6 +83,25 @@ def mean_dicts(rows):
     return out
 
 
+def price_round(rows, layouts, ran, est, now, kind, scale, degree, cache, P) -> None:
+    """Rank 0: a round's three predictions of each layout (``rows``) on its probe's machine ``now``:
+    auto's estimate ``est``, the estimate from a root of the round root's ``degree`` (made once a
+    root: ``cache``), and the levels the searches ran (``ran``: each row's level dicts): 1D
+    all-to-all's, whose edges are a one-rank search's (each layout's model adds its own passes); a
+    layout's own where the job has no such layout."""
+    n, m = 1 << scale, 16 << scale
+    if "est" not in cache:
+        cache["est"] = graph.generated(kind, scale, root_degree=degree)
+    plain = next((ran[id(row)] for row, lay in zip(rows, layouts) if tuple(lay[:2]) == ("1d", "alltoall")), None)
+    for row, (part, ex, params) in zip(rows, layouts):
+        model, mp = registry.get(part, ex), model_params(part, ex, params, P)
+        row["est"].append(price(model, est, now, mp))
+        row["est_root"].append(price(model, cache["est"], now, mp)["seconds"])
+        prof = graph.from_levels(n, m, plain or ran[id(row)], est.skew, "measured")
+        prof.degrees = est.degrees
+        row["pred"].append(price(model, prof, now, mp))
+
+
 def conditions(machine) -> dict:
     """What a probe saw (``BENCH_REPROBE``): latencies, bandwidths, memory bandwidth."""
     return {k: getattr(machine, k) for k in ("alpha_local", "alpha_remote", "beta_local", "beta_remote",
@@ -139,12 +160,11 @@ def main():
     est = graph.generated(kind, scale) if comm.rank == 0 else None
     degree = engines[0].key_degrees(roots)
     by_root = {}                                           # rank 0: the estimate from each root's degree
-    skew = est.skew if est is not None else {}
     rows = [{"times": [], "comm": [], "msgs": [], "bytes": [], "ops": [], "per_rank_bytes": [], "pred": [], "op_seconds": [],
              "loop": [], "levels": [], "est": [], "est_root": []} for _ in layouts]
     reprobe = os.environ.get("BENCH_REPROBE") == "1"
-    warm = os.environ.get("BENCH_WARM") == "1"
-    probes = []
+    warm = int(os.environ.get("BENCH_WARM") or 0)
+    probes, rounds = [], []
     for i, r in enumerate(roots):
         now = machine
         if reprobe and i > 0:                              # the conditions of this round, as auto would see them
@@ -154,8 +174,8 @@ def main():
         if warm:
             turn = turn[i % len(turn):] + turn[:i % len(turn)]
         for eng, row, (part, ex, params) in turn:
-            if warm and i > 0:
-                eng.search(roots[i - 1])                   # untimed: this layout's data back in the caches
+            for back in range(1, warm + 1) if i > 0 else ():
+                eng.search(roots[i - back])                # untimed: this layout's data back in the caches
             comm.barrier()
             t = time.perf_counter()
             res = eng.search(r)
@@ -180,24 +200,14 @@ def main():
             row["per_rank_bytes"].append(c["per_rank"]["bytes"])
             if comm.rank == 0:
                 ran[id(row)] = [lv.as_dict() for lv in res.levels]
-                mp = model_params(part, ex, params, comm.size)
-                row["est"].append(price(registry.get(part, ex), est, now, mp))
-                if r not in by_root:
-                    by_root[r] = graph.generated(kind, scale, root_degree=float(degree[i]))
-                row["est_root"].append(price(registry.get(part, ex), by_root[r], now, mp)["seconds"])
         if comm.rank == 0 and i > 0:
-            # "the levels the search ran": 1D all-to-all's, whose edges are a one-rank search's (each
-            # layout's model adds its own passes); a layout's own where the job has no such layout
-            plain = next((ran[id(row)] for row, lay in zip(rows, layouts) if tuple(lay[:2]) == ("1d", "alltoall")),
-                         None)
-            for row, (part, ex, params) in zip(rows, layouts):
-                prof = graph.from_levels(n, m, plain or ran[id(row)], skew, "measured")
-                prof.degrees = est.degrees
-                row["pred"].append(price(registry.get(part, ex), prof, now, model_params(part, ex, params, comm.size)))
+            rounds.append((i, r, now, ran))
     if reprobe:                                            # and after the last round: each round between two probes
         probes.append(conditions(probe(comm, threads)))
     if comm.rank != 0:
         return
+    for i, r, now, ran in rounds:      # priced after the searches: no pricing work between two searches
+        price_round(rows, layouts, ran, est, now, kind, scale, float(degree[i]), by_root.setdefault(r, {}), comm.size)
     got = []
     for row, (part, ex, params) in zip(rows, layouts):
         model = registry.get(part, ex)
