@@ -31,6 +31,7 @@ import numpy as np
 
 from ..planner import profile_fit
 from ..planner.degrees import poisson_cdf
+from ..owned.route_cost import self_route  # noqa: F401  (the planner times it: ``route_pair``)
 from ..planner.ops import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import distinct, pan_mask_bytes
 from .partition import auto_threshold, degree_histogram
@@ -194,7 +195,7 @@ def level_ops(prof, lv, P: int, params) -> list:
     _, d, nn = prof.delegation(P, th)
     ids = nn_ids(prof, lv, P, th) * (P - 1) / P
     nb = 16 * (P - 1) + idb * ids
-    ops = [Op("nn ids", "alltoall", g, 2 * rounds_of("alltoall", P), nb, 2 * ids, 2 * P * (P - 1), P * nb)]
+    ops = [Op("nn ids", "alltoall", g, 2 * rounds_of("alltoall", P), nb, 0.0, 2 * P * (P - 1), P * nb, ids)]
     found = min(d, lv.discovered * (1.0 - nn))
     if found >= 1:
         mask = pan_mask_bytes(d)

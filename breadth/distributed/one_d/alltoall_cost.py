@@ -6,12 +6,14 @@ Per level on P ranks (counted as ``owned.alltoall`` does):
 
 * top-down: an Alltoall of counts (8 bytes per peer) and an Alltoallv of (vertex, parent) pairs:
   2(P - 1) latency steps; a rank sends its distinct unreached targets of the X/P arcs it scans
-  that other ranks own (``words.distinct``), two ids each;
+  that other ranks own (``words.distinct``), two ids each, and packs them by owner, and the owner
+  settles them (``route_pair`` each, ``owned.route_cost``);
 * bottom-up: one Allgatherv of the frontier bitmap, n/(8P) bytes to each of P - 1 peers;
 * control: one small Allreduce.
 """
 from __future__ import annotations
 
+from ..owned.route_cost import self_route  # noqa: F401  (the planner times it: ``route_pair``)
 from ..planner.ops import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import alltoall_messages, distinct
 
@@ -30,8 +32,8 @@ def level_ops(prof, lv, P: int, params) -> list:
     if lv.direction == "top-down":
         pairs = distinct(lv.examined / P, lv.unvisited) * (P - 1) / P
         nbytes = 8 * (P - 1) + 2 * idb * pairs
-        op = Op("exchange", "alltoall", g, 2 * rounds_of("alltoall", P), nbytes, 2 * pairs,
-                alltoall_messages(P, True), P * nbytes)
+        op = Op("exchange", "alltoall", g, 2 * rounds_of("alltoall", P), nbytes, 0.0,
+                alltoall_messages(P, True), P * nbytes, pairs)
     else:
         nbytes = (P - 1) * n / (8 * P)
         op = Op("exchange", "allgather", g, rounds_of("allgather", P), nbytes, 0.0,

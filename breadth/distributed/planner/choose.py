@@ -70,7 +70,7 @@ def predict(layout, prof, machine, params) -> Prediction:
 
     def add(ops, credit=0.0):
         nonlocal comm, msgs, vol, counted
-        t_ops = items = lv_msgs = lv_bytes = 0.0
+        t_ops = items = pairs = lv_msgs = lv_bytes = 0.0
         for op in ops:
             t = machine.op_seconds(op, credit)
             if credit:
@@ -78,6 +78,7 @@ def predict(layout, prof, machine, params) -> Prediction:
             w, mw = wire_bytes(op, P), wire_messages(op, P)
             t_ops += t
             items += op.items
+            pairs += op.pairs
             msgs += mw
             vol += w
             counted += op.volume
@@ -89,7 +90,8 @@ def predict(layout, prof, machine, params) -> Prediction:
             o["messages"] += mw
             o["bytes"] += w
         comm += t_ops
-        return t_ops, items, lv_msgs, lv_bytes, credit
+        local = machine.compute(0.0, 0.0, items) + machine.engine_route(engine, pairs)   # packing, merging, settling
+        return t_ops, local, lv_msgs, lv_bytes, credit
 
     rule = getattr(model, "rule", None)          # the direction rule the layout's code runs (None: breadth's)
     ranks_of = getattr(model, "spread", None)
@@ -116,22 +118,22 @@ def predict(layout, prof, machine, params) -> Prediction:
         share = sweeps(lv.direction, P, params) if sweeps is not None else 1.0 / P
         step = machine.compute(td, bu) * machine.imbalance + machine.engine_level(engine, lv.direction,
                                                                                 swept * share, own, other, front)
-        t_ops, items, lm, lb, bucket = add(ops, machine.refilled(step, bucket))   # refilled during the step
+        t_ops, local, lm, lb, bucket = add(ops, machine.refilled(step, bucket))   # refilled during the step
         rounds = sum(1 for op in ops if op.is_round)
-        after = machine.compute(0.0, 0.0, items) * machine.imbalance + machine.engine_rounds(engine, rounds)
+        after = local * machine.imbalance + machine.engine_rounds(engine, rounds)
         bucket = machine.refilled(after, bucket)
         c = step + after
         compute += c
         per_level.append({"direction": lv.direction, "compute": c, "comm": t_ops, "messages": lm, "bytes": lb,
                           "words": lb / 8.0})
-    t_ops, items, _, _, _ = add(model.after_ops(prof, P, params), bucket)
+    t_ops, local, _, _, _ = add(model.after_ops(prof, P, params), bucket)
     finish = getattr(model, "finish_edges", None)
     scanned = finish(prof, P, params) if finish is not None else 0.0
     # the step after the search at its own measured cost per arc, else at the bottom-up kernel's rate
     finished = machine.engine_finish(engine, scanned) if scanned else 0.0
     if finished is None:
         finished = machine.compute(0.0, scanned)
-    compute += machine.compute(0.0, 0.0, items) + finished * machine.imbalance + start
+    compute += local + finished * machine.imbalance + start
     total = compute + comm
     return Prediction(layout.partition, layout.exchange, dict(params), model.label(params), total, compute, comm, msgs, vol,
                       prof.m / total if total > 0 else 0.0, counted, per_level, ops_total)

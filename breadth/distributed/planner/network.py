@@ -214,6 +214,17 @@ class Machine:
             return None
         return arcs * got["finish_edge"] / self.core_share()
 
+    def engine_route(self, layout: str, pairs: float) -> float:
+        """Seconds to pack ``pairs`` (vertex, parent) pairs by owner and settle as many at their owner,
+        on this rank's cores (``EngineCost.route_pair``); where that cost was not measured, two ids
+        a pair at the top-down edge rate."""
+        got = self.engine.get(layout)
+        if not pairs:
+            return 0.0
+        if not got or self.device == "gpu" or not got.get("route_pair"):
+            return self.compute(0.0, 0.0, 2.0 * pairs)
+        return pairs * got["route_pair"] / self.core_share()
+
     def engine_search(self, layout: str, vertices: float) -> float:
         """Seconds of the engine's own per-search work of ``layout`` outside its levels."""
         got = self.engine.get(layout)

@@ -2,7 +2,9 @@
 a layout performs it -- a kind ("p2p", "alltoall", "allgather", "allreduce"), the group it runs in
 (a range of ranks wherever the group is a progression: the world, a grid row or column, a
 butterfly partner set), the latency steps it takes (``rounds``), the bytes the busiest rank sends,
-the ids it packs or merges, and the job's messages and bytes as ``Comm`` counts them. Its time on a
+the ids it packs or merges, the candidate pairs it routes to their owners (packed at the sender,
+settled at the owner: ``Machine.engine_route``), and the job's messages and bytes as ``Comm``
+counts them. Its time on a
 machine is ``network.Machine.op_seconds``.
 """
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Op:
     items: float = 0.0        # ids the busiest rank packs or merges (local work, like edges)
     messages: float = 0.0     # messages of this step in the whole job (every group), as ``Comm`` counts
     volume: float = 0.0       # bytes of this step in the whole job
+    pairs: float = 0.0        # (vertex, parent) pairs the busiest rank routes to their owners and settles
 
     @property
     def is_round(self) -> bool:

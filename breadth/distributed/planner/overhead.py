@@ -30,7 +30,10 @@ its cost model's ``self_round`` timed: one round on the one-rank communicator wi
 its own partner, the round's own work beyond the network (``round_fixed``, priced once per round
 of every level). A layout whose step after the search scans arcs only when other ranks exist
 (ButterFly's parent recovery, ``finish_edges``) has its ``self_finish`` timed: seconds per arc
-scanned, on the larger graph with every parent forgotten (``finish_edge``). A layout whose one-rank
+scanned, on the larger graph with every parent forgotten (``finish_edge``). A layout that routes
+top-down candidates to their owners, which a one-rank search never does, has its ``self_route``
+timed: seconds per pair packed and settled, on the larger graph (``route_pair``,
+``owned.route_cost``). A layout whose one-rank
 defaults no distributed run has (the delegates' automatic threshold, TH = 1 on one rank) runs with
 its cost model's ``calibration_params``. ``VERSION`` names how the costs are measured: a cache of
 another version is measured again. ``Machine.engine_level``,
@@ -73,6 +76,7 @@ class EngineCost:
     round_fixed: float = 0.0       # one exchange round's own work (layouts whose model has ``self_round``)
     finish_edge: float = 0.0       # one arc of the step after the search (layouts whose model has ``self_finish``)
     level_frontier: float = 0.0    # one vertex of the level's frontier (its queue, its bitmap), either direction
+    route_pair: float = 0.0        # one (vertex, parent) pair routed to its owner (layouts whose model has ``self_route``)
 
     def level_seconds(self, direction: str, vertices: float, edges: float = 0.0) -> float:
         """One level's engine cost on a rank holding ``vertices`` vertices (top-down) or
@@ -208,9 +212,11 @@ def _fits(MPI, DistEngine, graphs, lay, rates, memory_bandwidth) -> list:
     round_fixed = probe_round(MPI.COMM_SELF) if probe_round is not None else 0.0
     probe_finish = getattr(lay.cost, "self_finish", None)       # on the last (largest) graph
     finish = [probe_finish(eng, roots[1]) if probe_finish is not None else 0.0 for _ in rows]
+    probe_route = getattr(lay.cost, "self_route", None)
+    route = [probe_route(1 << scale, src, dst, seed=k) if probe_route is not None else 0.0 for k in range(len(rows))]
     out = []
-    for (levels, searches), f in zip(rows, finish):
+    for (levels, searches), f, rp in zip(rows, finish, route):
         fixed, vertex_td, unvisited_bu, edge_td, edge_bu, front = fit_levels(levels, rates["rate_td"], rates["rate_bu"])
         out.append(EngineCost(fixed, vertex_td, unvisited_bu, edge_td, edge_bu, *fit_searches(searches), round_fixed,
-                              f, front).as_dict())
+                              f, front, rp).as_dict())
     return out

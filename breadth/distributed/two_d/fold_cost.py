@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..owned.route_cost import self_route  # noqa: F401  (the planner times it: ``route_pair``)
 from ..planner.ops import Op, control_op, id_bytes, rounds_of
 from ..planner.words import distinct
 
@@ -106,8 +107,8 @@ def level_ops(prof, lv, P: int, params) -> list:
         isolated = prof.degrees.isolated() if prof.degrees is not None else 0.0      # never found
         pairs = lv.discovered / P * found_away(lv.discovered, max(lv.discovered, lv.unvisited - isolated), C)
     fb = 2 * idb * pairs + 8 * (C - 1)
-    ops.append(Op("fold", "alltoall", row(R, C), 2 * rounds_of("alltoall", C), fb, 2 * pairs, 2 * P * (C - 1),
-                  P * fb))
+    ops.append(Op("fold", "alltoall", row(R, C), 2 * rounds_of("alltoall", C), fb, 0.0, 2 * P * (C - 1),
+                  P * fb, pairs))
     ops.append(control_op(P))
     return ops
 
