@@ -16,7 +16,7 @@ and the first levels' edges follow it. Nothing is fitted to
 the measured searches: the model's terms come from the probe (latencies, bandwidths, memory
 bandwidth, edge rates and the engine's own per-level and per-search costs, ``planner.overhead``).
 
-    .venv/bin/python bench/plan_calibrate.py --scales 14 16 --roots 4 --json cal.json \\
+    .venv/bin/python bench/plan_calibrate.py --scales 14 16 --roots 16 --json cal.json \\
         --settings shm:2 cluster:2x1:none cluster:2x1:100mbit cluster:2x1:10mbit
 
 Each round lies between two probes; a round is steady when their step latencies agree within
