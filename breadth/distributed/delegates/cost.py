@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..owned.route_cost import self_route  # noqa: F401  (the planner times it: ``route_pair``)
 from ..planner import profile_fit
 from ..planner.degrees import poisson_cdf
-from ..owned.route_cost import self_route  # noqa: F401  (the planner times it: ``route_pair``)
 from ..planner.ops import Op, control_op, id_bytes, rounds_of, world
 from ..planner.words import distinct, pan_mask_bytes
 from .partition import auto_threshold, degree_histogram

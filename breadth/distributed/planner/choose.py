@@ -7,8 +7,8 @@ For each registered layout with a cost model (``Layout.cost``) and each of its c
                         (latency x steps + bytes / bandwidth)
     + the step after the last level (if the layout has one: its operations, and the arcs it
       scans, ``finish_edges``) + clearing the per-search state
-    + the engine's own cost per level, per exchange round and per search (``Machine.engine``,
-      ``overhead``),
+    + the engine's own cost per level, per exchange round, per candidate pair routed to its owner
+      and per search (``Machine.engine``, ``overhead``),
 
 from a ``graph.Profile`` and a ``network.Machine``. A level's edges are the busiest rank's, not the
 average's: the level waits for it (``balance``). ``predict_all`` returns every candidate,
