@@ -83,20 +83,18 @@ def mean_dicts(rows):
     return out
 
 
-def price_round(rows, layouts, ran, est, now, kind, scale, degree, cache, P) -> None:
+def price_round(rows, layouts, ran, est, root_est, now, scale, P) -> None:
     """Rank 0: a round's three predictions of each layout (``rows``) on its probe's machine ``now``:
-    auto's estimate ``est``, the estimate from a root of the round root's ``degree`` (made once a
-    root: ``cache``), and the levels the searches ran (``ran``: each row's level dicts): 1D
-    all-to-all's, whose edges are a one-rank search's (each layout's model adds its own passes); a
-    layout's own where the job has no such layout."""
+    auto's estimate ``est``, the estimate from a root of the round root's degree ``root_est``, and
+    the levels the searches ran (``ran``: each row's level dicts): 1D all-to-all's, whose edges are
+    a one-rank search's (each layout's model adds its own passes); a layout's own where the job has
+    no such layout."""
     n, m = 1 << scale, 16 << scale
-    if "est" not in cache:
-        cache["est"] = graph.generated(kind, scale, root_degree=degree)
     plain = next((ran[id(row)] for row, lay in zip(rows, layouts) if tuple(lay[:2]) == ("1d", "alltoall")), None)
     for row, (part, ex, params) in zip(rows, layouts):
         model, mp = registry.get(part, ex), model_params(part, ex, params, P)
         row["est"].append(price(model, est, now, mp))
-        row["est_root"].append(price(model, cache["est"], now, mp)["seconds"])
+        row["est_root"].append(price(model, root_est, now, mp)["seconds"])
         prof = graph.from_levels(n, m, plain or ran[id(row)], est.skew, "measured")
         prof.degrees = est.degrees
         row["pred"].append(price(model, prof, now, mp))
@@ -207,7 +205,9 @@ def main():
     if comm.rank != 0:
         return
     for i, r, now, ran in rounds:      # priced after the searches: no pricing work between two searches
-        price_round(rows, layouts, ran, est, now, kind, scale, float(degree[i]), by_root.setdefault(r, {}), comm.size)
+        if r not in by_root:
+            by_root[r] = graph.generated(kind, scale, root_degree=float(degree[i]))
+        price_round(rows, layouts, ran, est, by_root[r], now, scale, comm.size)
     got = []
     for row, (part, ex, params) in zip(rows, layouts):
         model = registry.get(part, ex)

@@ -46,6 +46,11 @@ def host_cores() -> int:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
+    return granted(cores)
+
+
+def granted(cores: int) -> int:
+    """``cores``, at most ``$BREADTH_HOST_CORES`` when that is a positive integer."""
     given = os.environ.get(HOST_CORES_ENV, "")
     if given.isdigit() and int(given) > 0:
         cores = min(cores, int(given))

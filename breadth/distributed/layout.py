@@ -32,10 +32,11 @@ A ``Layout`` carries:
   on, 1 where absent: ``planner.balance``), ``swept(direction, P, params)`` (the share of a
   level's swept vertices one rank sweeps, 1/P where absent) and ``replicated_frontier`` (True
   where every rank handles the whole frontier, not its share) (``planner.choose``); for the
-  per-machine calibration (``planner.overhead``), optionally ``self_round(mpicomm)`` and
-  ``self_finish(engine, root)`` (the seconds of work a one-rank search never does: an exchange
-  round, a step after the search per arc) and ``calibration_params(src, dst, n)`` (the parameters
-  to calibrate with where the one-rank defaults are no distributed run's);
+  per-machine calibration (``planner.overhead``), optionally ``self_round(mpicomm)``,
+  ``self_finish(engine, root)`` and ``self_route(n, src, dst, seed)`` (the seconds of work a
+  one-rank search never does: an exchange round, a step after the search per arc, a candidate
+  pair routed to its owner) and ``calibration_params(src, dst, n)`` (the parameters to calibrate
+  with where the one-rank defaults are no distributed run's);
 * ``default`` -- whether it is its partition's exchange when none is named; ``summary`` (the
   ``--exchange`` help) and ``about`` (the ``--partition`` help, from the partition's default layout).
 

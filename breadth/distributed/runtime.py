@@ -39,7 +39,7 @@ import traceback
 from contextlib import contextmanager
 
 from ..errors import BreadthError, InputError
-from ..omp_env import HOST_CORES_ENV, host_cores  # noqa: F401  (re-exported: the cores a rank may use)
+from ..omp_env import HOST_CORES_ENV, granted, host_cores  # noqa: F401  (re-exported: the cores a rank may use)
 from .faults.watchdog import HEARTBEAT
 
 AGREE_SECONDS = 10.0
@@ -113,11 +113,7 @@ def node_cores(node) -> int:
         mine = sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return host_cores()
-    cores = len(set().union(*node.allgather(mine)))
-    given = os.environ.get(HOST_CORES_ENV, "")
-    if given.isdigit() and int(given) > 0:
-        cores = min(cores, int(given))
-    return max(1, cores)
+    return max(1, granted(len(set().union(*node.allgather(mine)))))
 
 
 def check_threads(threads) -> int | None:
