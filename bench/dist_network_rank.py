@@ -96,7 +96,7 @@ def price_round(rows, layouts, ran, est, root_est, now, scale, P) -> None:
         row["est"].append(price(model, est, now, mp))
         row["est_root"].append(price(model, root_est, now, mp)["seconds"])
         prof = graph.from_levels(n, m, plain or ran[id(row)], est.skew, "measured")
-        prof.degrees = est.degrees
+        prof.degrees, prof.root_degree = est.degrees, root_est.root_degree
         row["pred"].append(price(model, prof, now, mp))
 
 

@@ -134,22 +134,72 @@ class DegreeModel:
         w = (vertices - d1) / (d0 - d1) if d0 > d1 else 0.0
         return e1 + w * (e0 - e1)
 
+    def root_degrees(self) -> list:
+        """The degree of a root drawn as Graph500 draws them (any vertex of degree >= 1), in buckets
+        of width 2^(1/2) from 1 up: [(probability, mean degree in the bucket)]. The expected count of
+        a quantity that bends with the root's degree is its mean over these, not its value at the
+        mean degree (which, on a heavy-tailed graph, a few hubs set). For a bucket [a, b):
+        P(a <= D < b) = sum w (F(b - 1) - F(a - 1)) and E[D; a <= D < b] = sum w lam (F(b - 2) - F(a - 2)),
+        F the classes' Poisson CDFs; the last bucket is open above."""
+        key = ("roots",)
+        if key in self._memo:
+            return self._memo[key]
+        w, lam = self.weight, self.lam
+        live = float(w @ -np.expm1(-lam))
+        if live <= 0:
+            return [(1.0, 1.0)]
+
+        def mass(a):                          # (P(D >= a), E[D; D >= a]) for a >= 1
+            return float(w @ (1.0 - poisson_cdf(a - 1, lam))), float(w @ (lam * (1.0 - poisson_cdf(a - 2, lam))))
+        out, a, step = [], 1, 0
+        while True:
+            b = max(a + 1, int(math.floor(2 ** ((step + 1) / 2))))
+            pa, ea = mass(a)
+            pb, eb = mass(b)
+            last = pb < 1e-9 * live
+            p, e = (pa, ea) if last else (pa - pb, ea - eb)
+            if p > 1e-9 * live:
+                out.append((p, e / p))
+            if last:
+                break
+            a, step = b, step + 1
+        total = sum(p for p, _ in out)
+        out = [(p / total, d) for p, d in out]
+        self._memo[key] = out
+        return out
+
+    def mixed(self, unvisited: float) -> tuple:
+        """The unreached per class when ``unvisited`` (share of n) is unreached: (a, mu). Every edge
+        end is reached with the same probability y (a random graph's mixing), so a class of
+        Poisson(lam) degrees keeps a = weight exp(-lam y) of the graph unreached, with degrees
+        Poisson(mu = lam (1 - y)); y solves ``unvisited``."""
+        lo, hi = 0.0, 1.0                    # y: the unvisited share falls as y grows
+        for _ in range(60):
+            y = 0.5 * (lo + hi)
+            lo, hi = (y, hi) if float(self.weight @ np.exp(-self.lam * y)) > unvisited else (lo, y)
+        return self.weight * np.exp(-self.lam * y), self.lam * (1.0 - y)
+
+    def unreached_above(self, unvisited: float, th: float) -> float:
+        """Vertices of degree > TH still unreached when ``unvisited`` (share of n) is (``mixed``):
+        a class keeps a P(Poisson(mu) > TH) of the graph. At ``unvisited`` = 1 it is
+        ``delegates(th)``; the high-degree vertices go first."""
+        if unvisited >= 1.0:
+            return self.delegates(th)
+        if unvisited <= 0.0:
+            return 0.0
+        a, mu = self.mixed(unvisited)
+        return self.n * float(a @ (1.0 - poisson_cdf(th, mu)))
+
     def bottom_up_classes(self, unvisited: float, examined: float) -> tuple:
         """The unreached of a bottom-up level and its frontier, per class: (a, mu, p, one).
         ``unvisited`` is the share of n not yet reached, ``examined`` the level's edges per vertex of
         the graph, one scan per unreached vertex to its first frontier neighbour.
 
-        Every edge end is reached with the same probability y (a random graph's mixing), so a class
-        of Poisson(lam) degrees keeps a = weight exp(-lam y) of the graph unreached, with degrees
-        Poisson(mu = lam (1 - y)); y solves ``unvisited``. Each open edge leads into the frontier
+        The unreached classes are ``mixed``'s. Each open edge leads into the frontier
         with probability p, which solves ``examined``: a scan of D edges examines
         (1 - (1 - p)^D) / p, so the classes examine one = sum a (1 - exp(-mu p)) / p (``examined``
         itself, but where it lies outside what the unreached can examine)."""
-        lo, hi = 0.0, 1.0                    # y: the unvisited share falls as y grows
-        for _ in range(60):
-            y = 0.5 * (lo + hi)
-            lo, hi = (y, hi) if float(self.weight @ np.exp(-self.lam * y)) > unvisited else (lo, y)
-        a, mu = self.weight * np.exp(-self.lam * y), self.lam * (1.0 - y)
+        a, mu = self.mixed(unvisited)
 
         def one_scan(p):                     # falls as p grows, from the open edges (p -> 0) to the vertices
             return float(a @ -np.expm1(-mu * p)) / p

@@ -46,6 +46,7 @@ class Profile:
     table: object = None       # a ``profile_fit.LevelTable`` (shares per level): the levels of any rule
     arcs: float = 0.0          # the arcs the table's edge shares are of (distinct, both directions)
     hot: float | None = None   # ``hot_share`` as counted on the graph itself (``sample``)
+    root_degree: float | None = None   # the levels are a search's from a root of this degree (None: drawn)
 
     def hot_share(self) -> float | None:
         """Share of arc endpoints on the ``HOT_FRACTION`` highest-degree vertices: counted on the
@@ -112,7 +113,7 @@ class Profile:
         grown = [Level(x.direction, x.frontier * factor, x.examined * factor, x.discovered * factor,
                        x.unvisited * factor, x.biased) for x in self.levels]
         return Profile(self.n * factor, self.m * factor, grown, dict(self.skew), source, self.degrees,
-                       dict(self.overrides), self.table, self.arcs * factor, self.hot)
+                       dict(self.overrides), self.table, self.arcs * factor, self.hot, self.root_degree)
 
     def as_dict(self) -> dict:
         d = asdict(Profile(self.n, self.m, self.levels, {}, self.source, None, dict(self.overrides), None, self.arcs))
@@ -237,4 +238,5 @@ def generated(kind: str, scale: int, edgefactor: int = 16, seed: int = 1, sample
     prof = Profile(model.n, M, [], {}, f"{kind} scale {s}, expected levels of its degree model{whose}",
                    model, {}, table, arcs)
     prof.levels = profile_fit.directed(table, prof.n, prof.m, "breadth", arcs)
+    prof.root_degree = root_degree
     return prof

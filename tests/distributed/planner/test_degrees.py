@@ -70,3 +70,32 @@ def test_endpoint_share_of_the_hubs_matches_a_generated_graph(top):
     g = kronecker(16, 16, 1)
     deg = np.sort(np.diff(np.asarray(g.indptr)))[::-1]
     assert degrees.kronecker(16, 16).endpoint_share(top) == pytest.approx(deg[:top].sum() / deg.sum(), rel=0.02)
+
+
+def test_unreached_above_by_hand():
+    # one class of Poisson(8) degrees: a share U unreached means exp(-8 y) = U, and the unreached keep
+    # Poisson(8 (1 - y)) = Poisson(8 + ln U) degrees, of which P(> TH) are delegates
+    model = degrees.DegreeModel(1000, 4000, [1.0], [8.0], [[1.0]], "one class")
+    th, U = 10, 0.3
+    mu = 8.0 + math.log(U)
+    want = 1000 * U * (1.0 - sum(math.exp(-mu) * mu ** k / math.factorial(k) for k in range(th + 1)))
+    assert model.unreached_above(U, th) == pytest.approx(want, rel=1e-6)
+    assert model.unreached_above(1.0, th) == pytest.approx(model.delegates(th))
+    assert model.unreached_above(0.0, th) == 0.0
+    # the high-degree vertices go first: their share of the unreached falls as the search goes on
+    assert model.unreached_above(0.9, th) / 0.9 > model.unreached_above(0.5, th) / 0.5
+
+
+def test_root_degrees_by_hand():
+    # one class of Poisson(3): a root has degree >= 1, so P(D = 1 | D >= 1) = 3 e^-3 / (1 - e^-3), and
+    # the buckets' mean is E[D | D >= 1] = 3 / (1 - e^-3)
+    model = degrees.DegreeModel(1000, 1500, [1.0], [3.0], [[1.0]], "one class")
+    got = model.root_degrees()
+    live = 1.0 - math.exp(-3.0)
+    assert got[0] == pytest.approx((3.0 * math.exp(-3.0) / live, 1.0))
+    assert sum(w for w, _ in got) == pytest.approx(1.0)
+    assert sum(w * d for w, d in got) == pytest.approx(3.0 / live, rel=1e-6)
+    # a heavy tail: Kronecker scale 16's non-isolated vertices have degree 39 on average
+    kron = degrees.kronecker(16, 16).root_degrees()
+    assert sum(w * d for w, d in kron) == pytest.approx(38.9, rel=0.01)
+    assert kron[0][0] > 0.15                      # almost a fifth of the roots have one edge

@@ -126,3 +126,52 @@ def test_unresolved_delegates_by_hand(monkeypatch):
     # without degree classes: the assumed share of the delegates
     bare = Profile(n, n * lam / 2, prof.levels, {1: (0.5, 0.5)})
     assert cost.unresolved(bare, P, "auto") == pytest.approx(cost.UNRESOLVED * n / P)
+
+
+@pytest.mark.parametrize("kind,scale,P", [("kronecker", 14, 2), ("uniform", 14, 2)])
+def test_delegates_found_per_level_match_searches_of_a_generated_graph(kind, scale, P):
+    # the reference: single-node searches of the generated graph, the vertices of degree > TH found per
+    # level (mean over 16 roots); the model's levels are the expected ones from a random root
+    import breadth
+    from breadth.graph.generators import kronecker, uniform_random
+    from breadth.distributed.planner import graph as planner_graph
+    g = (kronecker if kind == "kronecker" else uniform_random)(scale, 16, 1)
+    deg = np.diff(g.indptr)
+    prof = planner_graph.generated(kind, scale)
+    th, d, _ = prof.delegation(P)
+    rng = np.random.default_rng(3)
+    roots = [int(r) for r in rng.integers(0, g.num_vertices, 400) if deg[r] > 0][:16]
+    found = np.zeros(16)
+    for r in roots:
+        depth = np.asarray(breadth.bfs(g, r).depth)
+        found[:depth.max()] += np.bincount(depth[(deg > th) & (depth > 0)], minlength=depth.max() + 1)[1:]
+    found /= len(roots)
+    model = np.array([cost.delegates_found(prof, lv, P, th) for lv in prof.levels_for(None)])
+    assert model.sum() == pytest.approx(found.sum(), rel=0.03)          # every reached delegate, once
+    assert model.sum() <= d
+    L = min(model.size, found.size)
+    big = found[:L] > 0.1 * found.sum()
+    assert big.sum() >= 2
+    if kind == "uniform":                                                # level by level
+        assert model[:L][big] == pytest.approx(found[:L][big], rel=0.1)
+    else:   # Kronecker: the model expands a level early (``profile_fit``); the peak level's within 15%
+        peak = int(np.argmax(found))
+        assert model[peak] == pytest.approx(found[peak], rel=0.15)
+        assert model[peak + 1:].sum() < 0.1 * d
+
+
+def test_unresolved_delegates_are_the_mean_over_drawn_roots():
+    # the expected levels bend with the root's degree, so the count is their mean over the roots
+    # Graph500 draws (``DegreeModel.root_degrees``), not the count at the mean root degree
+    from breadth.distributed.planner import graph as planner_graph
+    prof = planner_graph.generated("kronecker", 16)
+    model, (th, _, _) = prof.degrees, prof.delegation(2)
+    each = [(w, cost._missed_from(model, 2, th, True, d)) for w, d in model.root_degrees()]
+    assert cost.unresolved(prof, 2) == pytest.approx(sum(w * u for w, u in each), rel=1e-9)
+    assert min(u for _, u in each) < cost.unresolved(prof, 2) < max(u for _, u in each)
+    # at the mean root degree the hubs' early levels weigh as if every root had them
+    mean_root = cost._missed_from(model, 2, th, True, None)
+    assert cost.unresolved(prof, 2) < 0.9 * mean_root
+    # a profile from a root of a given degree takes that root's levels alone
+    six = planner_graph.generated("kronecker", 16, root_degree=6)
+    assert cost.unresolved(six, 2) == pytest.approx(cost._missed_from(model, 2, th, True, 6))
