@@ -57,11 +57,12 @@ def model_params(part, ex, params, P):
 
 
 def price(model, prof, machine, mp):
-    """The layout's (``model``) prediction, with its latency-only part (the same machine, bandwidth unbounded)."""
-    pr = choose.predict(model, prof, machine, mp)
+    """The layout's (``model``) prediction, with its latency-only part (the same machine, bandwidth unbounded):
+    over the profile's root draws where it has them (auto's estimate, ``choose.expected``)."""
+    pr = choose.expected(model, prof, machine, mp)
     fast = dataclasses.replace(machine, beta_local=1e18, beta_remote=1e18, beta_remote_bulk=None,
                                beta_remote_p2p=None)
-    lat = choose.predict(model, prof, fast, mp)
+    lat = choose.expected(model, prof, fast, mp)
     return {"seconds": pr.seconds, "comm_seconds": pr.comm_seconds, "compute_seconds": pr.compute_seconds,
             "comm_latency_seconds": lat.comm_seconds, "messages": pr.messages, "bytes": pr.bytes,
             "counted_bytes": pr.counted_bytes, "operations": pr.operations, "label": pr.label}

@@ -29,7 +29,7 @@ A ``Layout`` carries:
   examines, summed over ranks, where the layout's passes differ from the level's one direction),
   ``finish_edges(prof, P, params)`` (the arcs a rank scans after the last level, bottom-up
   style: a parent recovery), ``spread(direction, P, params)`` (the ranks one vertex's arcs fall
-  on, 1 where absent: ``planner.balance``), ``swept(direction, P, params)`` (the share of a
+  on, 1 where absent: ``planner.balance``), ``swept(prof, level, P, params)`` (the share of a
   level's swept vertices one rank sweeps, 1/P where absent) and ``replicated_frontier`` (True
   where every rank handles the whole frontier, not its share) (``planner.choose``); for the
   per-machine calibration (``planner.overhead``), optionally ``self_round(mpicomm)``,

@@ -204,6 +204,24 @@ def delegates_found(prof, lv, P: int, threshold="auto") -> float:
     return max(0.0, got) * d / max(model.delegates(th), 1.0)
 
 
+def swept(prof, lv, P: int, params) -> float:
+    """The share of a level's swept vertices one rank sweeps (``choose``): the delegates' state is on
+    every rank, so a bottom-up level's sweep covers every unreached delegate on every rank (each
+    scans its share of their in-arcs, ``reverse_scans``) and 1/P of the unreached normals; the
+    unreached delegates are the degree model's (``DegreeModel.unreached_above``), else a d/n share
+    of the unreached. A top-down level's own vertices are 1/P of the graph's."""
+    if lv.direction == "top-down" or P <= 1 or lv.unvisited <= 0:
+        return 1.0 / max(P, 1)
+    th, d, _ = prof.delegation(P, params.get("threshold", "auto"))
+    model = prof.degrees
+    if model is None or model.is_measured:
+        left = lv.unvisited * d / prof.n
+    else:
+        left = model.unreached_above(lv.unvisited / prof.n, th) * d / max(model.delegates(th), 1.0)
+    share = min(1.0, left / lv.unvisited)
+    return 1.0 / P + share * (1.0 - 1.0 / P)
+
+
 def level_ops(prof, lv, P: int, params) -> list:
     if P <= 1:
         return []

@@ -11,8 +11,10 @@ For each registered layout with a cost model (``Layout.cost``) and each of its c
       and per search (``Machine.engine``, ``overhead``),
 
 from a ``graph.Profile`` and a ``network.Machine``. A level's edges are the busiest rank's, not the
-average's: the level waits for it (``balance``). ``predict_all`` returns every candidate,
-fastest first; ``table`` formats them for ``-v`` and ``breadth plan``.
+average's: the level waits for it (``balance``). A search's time bends with its root's degree, so a
+generated graph's candidates are priced as the mean over the roots a Graph500 draw gives
+(``expected``, ``Profile.root_draws``), not at the mean root. ``predict_all`` returns every
+candidate, fastest first; ``table`` formats them for ``-v`` and ``breadth plan``.
 """
 from __future__ import annotations
 
@@ -115,7 +117,7 @@ def predict(layout, prof, machine, params) -> Prediction:
         swept = prof.n if lv.direction == "top-down" else lv.unvisited      # the vertices its engine work sweeps
         own, other = (td, bu) if lv.direction == "top-down" else (bu, td)
         front = lv.frontier if replicated else lv.frontier / P          # the frontier a rank's engine handles
-        share = sweeps(lv.direction, P, params) if sweeps is not None else 1.0 / P
+        share = sweeps(prof, lv, P, params) if sweeps is not None else 1.0 / P
         step = machine.compute(td, bu) * machine.imbalance + machine.engine_level(engine, lv.direction,
                                                                                 swept * share, own, other, front)
         t_ops, local, lm, lb, bucket = add(ops, machine.refilled(step, bucket))   # refilled during the step
@@ -190,16 +192,39 @@ def candidates(layout, P: int, fixed=None) -> list:
     return out
 
 
+def expected(layout, prof, machine, params) -> Prediction:
+    """``predict`` as the mean over the roots a Graph500 draw gives (``Profile.root_draws``): every
+    total is the weighted mean of the draws' predictions (per level: the profile's own, a search
+    from a root of the mean degree). ``predict`` itself where the profile has no draws."""
+    draws = prof.root_draws()
+    own = predict(layout, prof, machine, params)
+    if not draws:
+        return own
+    each = [(w, predict(layout, p, machine, params)) for w, p in draws]
+    mean = {k: sum(w * getattr(x, k) for w, x in each) for k in
+            ("seconds", "compute_seconds", "comm_seconds", "messages", "bytes", "counted_bytes")}
+    ops = {}
+    for w, x in each:
+        for name, o in x.operations.items():
+            t = ops.setdefault(name, {"seconds": 0.0, "messages": 0.0, "bytes": 0.0})
+            for k in t:
+                t[k] += w * o[k]
+    own = copy.copy(own)
+    own.__dict__.update(mean, operations=ops, teps=prof.m / mean["seconds"] if mean["seconds"] > 0 else 0.0)
+    return own
+
+
 def predict_all(prof, machine, only=None, fixed=None, paper=False) -> list:
     """Every candidate layout (``only``: a list of (partition, exchange) to keep; ``fixed``: the
     user's parameter values, ``candidates``; ``paper``: priced as the paper's own code runs, where
-    it differs from breadth's -- the cost models read ``params["code"] == "paper"``), fastest first."""
+    it differs from breadth's -- the cost models read ``params["code"] == "paper"``), fastest first,
+    each priced over the profile's root draws (``expected``)."""
     out = []
     for layout in modelled():
         if only is not None and (layout.partition, layout.exchange) not in only:
             continue
         for params in candidates(layout, machine.size, fixed):
-            out.append(predict(layout, prof, machine, {**params, "code": "paper"} if paper else params))
+            out.append(expected(layout, prof, machine, {**params, "code": "paper"} if paper else params))
     out.sort(key=lambda p: p.seconds)
     return out
 

@@ -35,6 +35,8 @@ from ...graph.generators import A, B, C
 
 D = 1.0 - A - B - C
 
+ROOT_BUCKET = 2.0     # ``root_degrees``: a bucket's upper degree over its lower one
+
 
 def poisson_cdf(k: float, lam: np.ndarray) -> np.ndarray:
     """P(Poisson(lam) <= k) for each lam: the regularized upper incomplete gamma Q(k + 1, lam)."""
@@ -136,11 +138,12 @@ class DegreeModel:
 
     def root_degrees(self) -> list:
         """The degree of a root drawn as Graph500 draws them (any vertex of degree >= 1), in buckets
-        of width 2^(1/2) from 1 up: [(probability, mean degree in the bucket)]. The expected count of
-        a quantity that bends with the root's degree is its mean over these, not its value at the
-        mean degree (which, on a heavy-tailed graph, a few hubs set). For a bucket [a, b):
-        P(a <= D < b) = sum w (F(b - 1) - F(a - 1)) and E[D; a <= D < b] = sum w lam (F(b - 2) - F(a - 2)),
-        F the classes' Poisson CDFs; the last bucket is open above."""
+        [2^k, 2^(k+1)) (``ROOT_BUCKET``): [(probability, mean degree in the bucket)]. The expected
+        count of a quantity that bends with the root's degree is its mean over these, not its value
+        at the mean degree (which, on a heavy-tailed graph, a few hubs set). For a bucket [a, b):
+        P(a <= D < b) = sum w (F(b - 1) - F(a - 1)) and
+        E[D; a <= D < b] = sum w lam (F(b - 2) - F(a - 2)), F the classes' Poisson CDFs; the last
+        bucket is open above."""
         key = ("roots",)
         if key in self._memo:
             return self._memo[key]
@@ -153,7 +156,7 @@ class DegreeModel:
             return float(w @ (1.0 - poisson_cdf(a - 1, lam))), float(w @ (lam * (1.0 - poisson_cdf(a - 2, lam))))
         out, a, step = [], 1, 0
         while True:
-            b = max(a + 1, int(math.floor(2 ** ((step + 1) / 2))))
+            b = max(a + 1, int(math.floor(ROOT_BUCKET ** (step + 1))))
             pa, ea = mass(a)
             pb, eb = mass(b)
             last = pb < 1e-9 * live

@@ -47,6 +47,27 @@ class Profile:
     arcs: float = 0.0          # the arcs the table's edge shares are of (distinct, both directions)
     hot: float | None = None   # ``hot_share`` as counted on the graph itself (``sample``)
     root_degree: float | None = None   # the levels are a search's from a root of this degree (None: drawn)
+    kind: str | None = None    # a generated graph's kind, whose ``root_draws`` ``generated`` can make
+    edgefactor: int = 16
+
+    def root_draws(self) -> list:
+        """[(probability, profile)]: the expected levels from roots of each degree bucket a Graph500
+        root draw gives (``DegreeModel.root_degrees``), for an expected profile of a generated graph
+        (none for a sampled profile, which averages real roots, or one from a given root). A search's
+        time bends with its root's degree -- a hub's first levels carry most of the traffic -- so
+        the expected time over roots is the mean over these, not the time at the mean degree (a few
+        hubs set it: 39 at Kronecker scale 16, where the median root has degree 6). Made once."""
+        if self.kind is None or self.root_degree is not None or self.degrees is None or self.table is None:
+            return []
+        got = self.__dict__.get("_draws")
+        if got is None:
+            scale = int(round(math.log2(self.n)))
+            got = [(w, generated(self.kind, scale, self.edgefactor, root_degree=d))
+                   for w, d in self.degrees.root_degrees()]
+            self.__dict__["_draws"] = got
+        for _, p in got:                  # the user's numbers hold for every root
+            p.overrides = dict(self.overrides)
+        return got
 
     def hot_share(self) -> float | None:
         """Share of arc endpoints on the ``HOT_FRACTION`` highest-degree vertices: counted on the
@@ -238,5 +259,5 @@ def generated(kind: str, scale: int, edgefactor: int = 16, seed: int = 1, sample
     prof = Profile(model.n, M, [], {}, f"{kind} scale {s}, expected levels of its degree model{whose}",
                    model, {}, table, arcs)
     prof.levels = profile_fit.directed(table, prof.n, prof.m, "breadth", arcs)
-    prof.root_degree = root_degree
+    prof.root_degree, prof.kind, prof.edgefactor = root_degree, kind, int(edgefactor)
     return prof

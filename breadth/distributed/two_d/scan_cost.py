@@ -44,10 +44,10 @@ def state_vertices(n: float, P: int, params) -> float:
     return n / dims(params)[1]
 
 
-def swept(direction: str, P: int, params) -> float:
+def swept(prof, lv, P: int, params) -> float:
     """The share of a level's swept vertices one rank sweeps: bottom-up, its row range's unreached
     (1/R: ``scan_steps.bu_scan`` walks the row range); top-down, its share of the vertices."""
-    return 1.0 / dims(params)[0] if direction == "bottom-up" else 1.0 / P
+    return 1.0 / dims(params)[0] if lv.direction == "bottom-up" else 1.0 / P
 
 
 def level_edges(prof, lv, P: int, params) -> tuple:

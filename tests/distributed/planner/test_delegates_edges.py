@@ -175,3 +175,18 @@ def test_unresolved_delegates_are_the_mean_over_drawn_roots():
     # a profile from a root of a given degree takes that root's levels alone
     six = planner_graph.generated("kronecker", 16, root_degree=6)
     assert cost.unresolved(six, 2) == pytest.approx(cost._missed_from(model, 2, th, True, 6))
+
+
+def test_every_rank_sweeps_every_unreached_delegate():
+    # the delegates' state is on every rank: a bottom-up level sweeps all unreached delegates on each
+    # rank and 1/P of the unreached normals; Poisson(8) degrees, TH = 10, 30% of the graph unreached
+    model = degrees.DegreeModel(1000, 4000, [1.0], [8.0], [[1.0]], "one class")
+    prof = Profile(1000, 4000, [], degrees=model)
+    P, th = 4, 10
+    lv = Level("bottom-up", 100, 500, 200, 300)
+    left = model.unreached_above(0.3, th)                 # unreached delegates of the 300 unreached
+    want = 1 / P + (left / 300) * (1 - 1 / P)
+    assert cost.swept(prof, lv, P, {"threshold": th}) == pytest.approx(want)
+    assert 1 / P < want < 1
+    assert cost.swept(prof, Level("top-down", 100, 500, 200, 300), P, {"threshold": th}) == pytest.approx(1 / P)
+    assert cost.swept(prof, lv, 1, {"threshold": th}) == pytest.approx(1.0)

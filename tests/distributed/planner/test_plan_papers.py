@@ -37,8 +37,9 @@ def test_qualitative_conclusions(results):
     assert all("reproduced" in c for r, c in zip(results, text.values()) if r["paper"] in ("B2D", "Pan") and c)
     assert "not reproduced" not in text["Hopper, scale 35, 115,600 ranks (340x340), flat MPI"]
     assert "not reproduced" not in text["scale 25, 64 GPUs (8x8)"]
-    # at the edge rate of Pan's own code on one P100, the 2D fold ranks first on their cluster (docs page)
-    assert text["scale 33, 124 GPUs on 31 nodes, TH=64"].startswith("fastest layout: 2d fold")
+    # priced over the roots a Graph500 draw gives, Pan's degree separation ranks first on their cluster
+    assert text["scale 33, 124 GPUs on 31 nodes, TH=64"].startswith("fastest layout: delegates")
+    assert text["scale 29, 8 GPUs on 2 nodes, TH=64"].startswith("fastest layout: delegates")
 
 
 def test_pan_device_rate_is_their_one_gpu_search_over_the_models_edges():
@@ -48,7 +49,10 @@ def test_pan_device_rate_is_their_one_gpu_search_over_the_models_edges():
 
     prof = graph.generated("kronecker", 24, 16)
     cost = registry.get("delegates", "alltoall").cost
-    edges = sum(sum(choose.level_edges(cost, prof, lv, 1, {"threshold": 64, "code": "paper"})) for lv in prof.levels)
+    draws = prof.root_draws()          # the mean over the roots a Graph500 draw gives
+    assert draws and sum(w for w, _ in draws) == pytest.approx(1.0)
+    edges = sum(w * sum(sum(choose.level_edges(cost, p, lv, 1, {"threshold": 64, "code": "paper"}))
+                        for lv in p.levels) for w, p in draws)
     # Table II: 22.9 GTEPS at scale 24 on one P100 is 16 x 2^24 edges in 11.72 ms
     assert mod.pan_one_gpu() == pytest.approx(edges / 0.011722, rel=1e-3)
     assert 1e8 < mod.pan_one_gpu() < 1e11

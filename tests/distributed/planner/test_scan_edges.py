@@ -89,6 +89,6 @@ def test_no_degree_model_leaves_the_levels_count():
 
 
 def test_a_bottom_up_level_sweeps_the_row_range_on_every_rank_of_the_row():
-    assert scan_cost.swept("bottom-up", 8, {"grid": "2x4"}) == pytest.approx(1 / 2)
-    assert scan_cost.swept("top-down", 8, {"grid": "2x4"}) == pytest.approx(1 / 8)
+    assert scan_cost.swept(None, Level("bottom-up", 1, 1, 1, 1), 8, {"grid": "2x4"}) == pytest.approx(1 / 2)
+    assert scan_cost.swept(None, Level("top-down", 1, 1, 1, 1), 8, {"grid": "2x4"}) == pytest.approx(1 / 8)
     assert get("2d", "scan").cost.swept is scan_cost.swept
