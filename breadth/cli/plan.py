@@ -91,7 +91,8 @@ def register(sub):
                         "(ButterFly top-down only, MapGraph without the parents step)")
     p.add_argument("--json", metavar="FILE", default=None,
                    help="write every priced candidate as JSON ('-': stdout): parameters, time, messages, wire "
-                        "bytes and words per level")
+                        "bytes and words per level (per level: the search from a root of the mean degree; the "
+                        "totals: the mean over the root-degree buckets of a Graph500 draw, graph.root_draws)")
     p.set_defaults(run=run)
 
 
@@ -220,6 +221,7 @@ def run(args) -> int:
     th, d, nn = prof.delegation(args.ranks, fixed.get("threshold", "auto"))
     out = {"projection": True,
            "graph": {"n": prof.n, "m": prof.m, "profile": prof.source, "levels": [vars(x) for x in prof.levels],
+                     "root_draws": [{"probability": w, "root_degree": p.root_degree} for w, p in prof.root_draws()],
                      "degrees": prof.degrees.source if prof.degrees is not None else "sampled skew",
                      "threshold": th, "delegates": d, "nn_share": nn, "overrides": dict(prof.overrides)},
            "ranks": args.ranks, "hosts": hosts, "cores_per_host": args.cores, "latency": lat, "bandwidth": bw,
@@ -251,8 +253,11 @@ def _print(args, out, prof, hosts, lat, bw, rates, machine, best):
     print(f"graph: {g['degrees']}; delegates at TH={g['threshold']}: {g['delegates']:.4g} "
           f"({100 * g['delegates'] / prof.n:.3g}%), nn edge share {100 * g['nn_share']:.4g}%"
           + (f" (set: {', '.join(f'{k}={v:g}' for k, v in g['overrides'].items())})" if g["overrides"] else ""))
+    draws = prof.root_draws()
+    whose = (f"; from a root of the mean degree, each layout priced as the mean over {len(draws)} root-degree "
+             "buckets" if draws else "")
     print("levels: " + ", ".join(f"{lv.direction[0].upper()}D {lv.frontier:.3g}/{lv.examined:.3g}"
-                                 for lv in prof.levels) + " (direction frontier/edges examined)")
+                                 for lv in prof.levels) + f" (direction frontier/edges examined{whose})")
     print(f"{'layout':<24}{'search s':>11}{'comm s':>10}{'TEPS':>10}{'messages':>11}{'wire B':>11}{'words':>11}"
           f"{'GiB/rank':>10}")
     shown = {b.label for b in best}
