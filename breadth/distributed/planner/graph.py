@@ -14,6 +14,9 @@ profile prices every layout. It comes from
 
 A profile that carries its level table (``Profile.table``) gives the levels of any direction
 rule (``levels_for``): breadth's own, top-down throughout, or a paper's (``profile_fit.RULES``).
+An expected profile is a search from a root of the mean degree; its ``root_draws`` are the
+expected profiles from the root-degree buckets a Graph500 draw gives, over which the planner
+prices a search (``choose.expected``).
 
 Degree skew (``skew``): for delegate fractions 2^-k of the vertices (the highest-degree ones,
 Pan et al.'s delegates at threshold "auto" are at most n/P of them), the share of arcs between
