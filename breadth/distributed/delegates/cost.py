@@ -195,13 +195,19 @@ def delegates_found(prof, lv, P: int, threshold="auto") -> float:
     the level after the peak, which finds 1,300 vertices. Without degree classes: every vertex the
     level finds off the nn edges, up to d."""
     th, d, nn = prof.delegation(P, threshold)
+    before = _unreached_delegates(prof, lv.unvisited, th, d)
+    if before is None:
+        return min(d, lv.discovered * (1.0 - nn))
+    return max(0.0, before - _unreached_delegates(prof, max(0.0, lv.unvisited - lv.discovered), th, d))
+
+
+def _unreached_delegates(prof, unvisited: float, th, d: float):
+    """Delegates still unreached while ``unvisited`` vertices are (``DegreeModel.unreached_above``),
+    in proportion to the delegates' count ``d`` where the user set it; None without degree classes."""
     model = prof.degrees
     if model is None or model.is_measured:
-        return min(d, lv.discovered * (1.0 - nn))
-    n = prof.n
-    got = (model.unreached_above(lv.unvisited / n, th)
-           - model.unreached_above(max(0.0, lv.unvisited - lv.discovered) / n, th))
-    return max(0.0, got) * d / max(model.delegates(th), 1.0)
+        return None
+    return model.unreached_above(unvisited / prof.n, th) * d / max(model.delegates(th), 1.0)
 
 
 def swept(prof, lv, P: int, params) -> float:
@@ -213,12 +219,8 @@ def swept(prof, lv, P: int, params) -> float:
     if lv.direction == "top-down" or P <= 1 or lv.unvisited <= 0:
         return 1.0 / max(P, 1)
     th, d, _ = prof.delegation(P, params.get("threshold", "auto"))
-    model = prof.degrees
-    if model is None or model.is_measured:
-        left = lv.unvisited * d / prof.n
-    else:
-        left = model.unreached_above(lv.unvisited / prof.n, th) * d / max(model.delegates(th), 1.0)
-    share = min(1.0, left / lv.unvisited)
+    left = _unreached_delegates(prof, lv.unvisited, th, d)
+    share = min(1.0, (lv.unvisited * d / prof.n if left is None else left) / lv.unvisited)
     return 1.0 / P + share * (1.0 - 1.0 / P)
 
 
