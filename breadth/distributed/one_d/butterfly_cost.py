@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import numpy as np
 
 from ..planner.ops import Op, id_bytes
 from ..planner.words import distinct
@@ -23,7 +22,7 @@ from .butterfly_exchange import butterfly_schedule, self_round  # noqa: F401  (t
 from .butterfly_search import self_finish  # noqa: F401  (the planner times it)
 
 FANOUTS = (1, 2, 3, 4, 7)
-SCHEDULE_RANKS = 4096          # above this many ranks the messages are counted with arrays
+SCHEDULE_RANKS = 4096          # above this many ranks an op's group is rank 0's, without the schedule
 
 
 def butterfly_messages(P: int, fanout: int) -> int:
@@ -34,45 +33,45 @@ def butterfly_messages(P: int, fanout: int) -> int:
 @lru_cache(maxsize=64)
 def round_messages(P: int, f: int) -> tuple:
     """Messages of each round of the schedule (``butterfly_exchange.butterfly_schedule``), summed
-    over ranks: from the schedule itself up to ``SCHEDULE_RANKS``, above it counted the same way
-    with arrays -- every virtual rank v < Q = (f+1)^k sends to the f others of its digit group,
-    virtual ranks q >= P are hosted by q mod Q/(f+1), and a real rank's messages are its distinct
-    real partners."""
-    if P <= SCHEDULE_RANKS:
-        return tuple(sum(len(x) for x in rnd) for rnd in butterfly_schedule(P, f))
-    return counted_messages(P, f)
+    over ranks, in closed form (``_closed``)."""
+    return _closed(int(P), int(f))[0]
 
 
-def counted_messages(P: int, f: int) -> tuple:
-    """``round_messages`` counted with arrays: row h of a table holds the hosts of the digit groups
-    of every virtual rank that rank h stands for (h, and h + jW >= P when h < W); its distinct
-    entries other than h are h's partners."""
+def _closed(P: int, f: int) -> tuple:
+    """(messages per round summed over ranks, the most partners of any rank per round) of the
+    schedule, without building it. Virtual ranks q < Q = r^k (r = f + 1) form the digit groups of
+    each round; q >= P is hosted by q mod W (W = Q / r); a round's messages are its distinct
+    (host, host) pairs within a group.
+
+    * Rounds before the last: a group of width span = r step lies in one W-block, so a group made
+      only of virtual ranks >= P maps onto a real group (no new pair). Of the span-block that P
+      cuts, rem = P mod span = a step + b leaves b groups with a + 1 real members and step - b
+      with a; a group with t real members of r adds r (r - 1) - (r - t)(r - t - 1) pairs (the
+      pairs among its mapped members are its hosts' own group's), and the hosts of its mapped
+      members have t partners beyond their own group's f.
+    * The last round (step W): group l is {l + j W}, and its members >= P are hosted by l itself,
+      so it holds the t = |{j : l + j W < P}| real members' t (t - 1) pairs.
+    """
     r, k = f + 1, butterfly_rounds(P, f)
-    W = r ** k // r
-    out = [0] * k
-    for lo, hi, width in ((0, min(W, P), r), (min(W, P), P, 1)):      # ranks hosting extra virtual ranks, the rest
-        if hi > lo:
-            for i, c in enumerate(_partner_counts(np.arange(lo, hi, dtype=np.int64), P, r, k, width)):
-                out[i] += c
-    return tuple(out)
+    msgs, most = [], []
+    for i in range(k):
+        step = r ** i
+        if i == k - 1:
+            q, rem = divmod(P, step)
+            hi, lo = min(r, q + 1), min(r, q)
+            msgs.append(rem * hi * (hi - 1) + (step - rem) * lo * (lo - 1))
+            most.append((hi if rem else lo) - 1)
+            continue
+        full, rem = divmod(P, step * r)
+        a, b = divmod(rem, step)
 
+        def pairs(t):
+            return r * (r - 1) - (r - t) * (r - t - 1)
 
-def _partner_counts(h, P, r, k, width) -> list:
-    """Per round, the distinct partners of ranks ``h`` summed (``counted_messages``)."""
-    Q, W = r ** k, r ** (k - 1)
-    virt = h[:, None] + W * np.arange(width, dtype=np.int64)[None, :]
-    valid = (virt < Q) & ((virt >= P) | (np.arange(width)[None, :] == 0))
-    out, step = [], 1
-    for _ in range(k):
-        base = virt - ((virt // step) % r) * step
-        u = base[:, :, None] + step * np.arange(r, dtype=np.int64)[None, None, :]
-        hm = np.where(u < P, u, u % W)
-        hm = np.where(valid[:, :, None] & (hm != h[:, None, None]), hm, -1).reshape(h.size, -1)
-        hm.sort(axis=1)
-        distinct = (hm[:, 1:] != hm[:, :-1]) & (hm[:, 1:] >= 0)
-        out.append(int(distinct.sum() + np.count_nonzero(hm[:, 0] >= 0)))
-        step *= r
-    return out
+        msgs.append(full * step * r * (r - 1) + b * pairs(a + 1) + (step - b) * pairs(a))
+        cut = [t for t, groups in ((a + 1, b), (a, step - b)) if groups and 0 < t < r]
+        most.append(f + max(cut, default=0))
+    return tuple(msgs), tuple(most)
 
 
 def butterfly_rounds(P: int, fanout: int) -> int:
@@ -131,11 +130,9 @@ def level_ops(prof, lv, P: int, params) -> list:
 def busiest_partners(P: int, f: int) -> tuple:
     """Per round, the most partners any rank sends to and receives from: f where P is a power of
     f + 1, fewer where the network's top digit group is cut short (P = 2, f = 2: one), more on a
-    rank hosting virtual ranks. The round's slowest rank moves and merges that many messages.
-    Above ``SCHEDULE_RANKS`` (no schedule is built), f."""
-    if P > SCHEDULE_RANKS:
-        return (f,) * butterfly_rounds(P, f)
-    return tuple(max(len(x) for x in rnd) for rnd in butterfly_schedule(P, f))
+    rank hosting virtual ranks (``_closed``). The round's slowest rank moves and merges that many
+    messages."""
+    return _closed(int(P), int(f))[1]
 
 
 def after_ops(prof, P: int, params) -> list:

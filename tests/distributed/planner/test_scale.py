@@ -1,13 +1,12 @@
 """The planner at 10^5 ranks: per-host counts in closed form equal a scan of every rank, the
-butterfly's counted messages equal its schedule, and ``breadth plan`` answers at B2D's 115,600 ranks."""
+butterfly's closed-form messages equal its schedule, and ``breadth plan`` answers at B2D's 115,600 ranks."""
 import subprocess
 import sys
 import time
 
-import numpy as np
 import pytest
 
-from breadth.distributed.one_d import butterfly_cost
+from breadth.distributed.one_d import butterfly_cost, butterfly_exchange
 from breadth.distributed.planner import network, ops
 from breadth.distributed.two_d import fold_cost
 
@@ -51,13 +50,36 @@ def test_op_seconds_unchanged_by_ranges():
     assert m.op_seconds(a) == pytest.approx(expect) and m.op_seconds(b) == pytest.approx(expect)
 
 
-@pytest.mark.parametrize("P,f", [(5, 2), (17, 1), (250, 3), (1000, 7), (2000, 4)])
-def test_butterfly_counted_messages_equal_the_schedule(P, f):
-    assert butterfly_cost.counted_messages(P, f) == butterfly_cost.round_messages(P, f)
+def _from_schedule(P, f):
+    rounds = butterfly_exchange.butterfly_schedule(P, f)
+    return (tuple(sum(len(x) for x in rnd) for rnd in rounds), tuple(max(len(x) for x in rnd) for rnd in rounds))
+
+
+@pytest.mark.parametrize("f", butterfly_cost.FANOUTS)
+def test_butterfly_closed_form_equals_the_schedule(f):
+    for P in list(range(1, 260)) + [343, 511, 1000, 2000, 2187, 3125, 4095]:
+        assert (butterfly_cost.round_messages(P, f), butterfly_cost.busiest_partners(P, f)) == _from_schedule(P, f), P
+
+
+def test_butterfly_closed_form_by_hand():
+    # P = 7, f = 1: virtual rank 7 is hosted by 7 mod 4 = 3. Round 0 pairs {0,1} {2,3} {4,5} and
+    # {6,7 -> 3}: 6 + 2 messages, rank 3 with two partners. Round 1 pairs {0,2} {1,3} {4,6} {5,7 -> 3}:
+    # 8, rank 3 with two. Round 2 pairs {0,4} {1,5} {2,6} and {3,7 -> 3}: 6, one partner each.
+    assert butterfly_cost.round_messages(7, 1) == (8, 8, 6)
+    assert butterfly_cost.busiest_partners(7, 1) == (2, 2, 1)
 
 
 def test_butterfly_messages_at_a_power_of_the_radix_are_p_f_log_p():
-    assert sum(butterfly_cost.counted_messages(3 ** 9, 2)) == 3 ** 9 * 2 * 9
+    assert sum(butterfly_cost.round_messages(3 ** 9, 2)) == 3 ** 9 * 2 * 9
+    assert sum(butterfly_cost.round_messages(5 ** 9, 4)) == 5 ** 9 * 4 * 9
+    assert butterfly_cost.busiest_partners(5 ** 9, 4) == (4,) * 9
+
+
+def test_butterfly_counts_at_a_million_ranks_take_no_time():
+    t = time.perf_counter()
+    for f in butterfly_cost.FANOUTS:
+        butterfly_cost._closed(1_000_003, f)
+    assert time.perf_counter() - t < 0.05
 
 
 def test_transpose_senders():
