@@ -1,4 +1,5 @@
-"""Plots of BFS runs (matplotlib, optional): frontier size and time per level.
+"""Plots (matplotlib, optional): a BFS run's frontier size and time per level, and ``breadth plan``'s
+layouts against the rank count.
 
 The figure is drawn on its own Agg canvas (``matplotlib.figure.Figure`` +
 ``FigureCanvasAgg``), never through ``pyplot``: no backend is selected and no
@@ -34,11 +35,7 @@ def plot_levels(searches: list[dict], path: str, title: str = "") -> None:
     PNG, SVG or PDF, as its suffix says (``check_plot_path``).
     """
     fmt = check_plot_path(path, "plot")
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise InputError("plotting needs matplotlib: pip install 'breadth[plot]'") from None
+    fig = _figure()
     if not searches:
         raise InputError("nothing to plot")
     ordered = sorted(searches, key=lambda s: s.get("time", s.get("seconds", 0.0)))
@@ -46,8 +43,6 @@ def plot_levels(searches: list[dict], path: str, title: str = "") -> None:
     levels = s["levels"]
     xs = [lv["level"] for lv in levels]
     colors = ["tab:blue" if lv["direction"] == "top-down" else "tab:orange" for lv in levels]
-    fig = Figure(figsize=(7, 6))
-    FigureCanvasAgg(fig)
     a1, a2 = fig.subplots(2, 1, sharex=True)
     a1.bar(xs, [max(lv["frontier"], 1) for lv in levels], color=colors)
     a1.set_yscale("log")
@@ -56,6 +51,53 @@ def plot_levels(searches: list[dict], path: str, title: str = "") -> None:
     a2.set_ylabel("ms")
     a2.set_xlabel("level (blue: top-down, orange: bottom-up)")
     fig.suptitle(title or f"BFS from {s['roots'][0]}")
+    _save(fig, path, fmt)
+
+
+def plot_plan(sweep: list[dict], ranks: int, path: str, title: str = "") -> None:
+    """Each layout's predicted search seconds (log) and the share of it in communication against the
+    rank count (log), a dashed line at ``ranks``, the job asked about.
+
+    ``sweep`` is ``breadth plan --plot``'s list of points, each {"ranks", "layouts": [{"layout",
+    "seconds", "comm_seconds"}]}: a layout's fastest candidate at that rank count. The file is a
+    PNG, SVG or PDF, as its suffix says (``check_plot_path``).
+    """
+    fmt = check_plot_path(path, "plot")
+    if not sweep or not any(pt["layouts"] for pt in sweep):
+        raise InputError("nothing to plot: no candidate fits at any rank count")
+    fig = _figure()
+    a1, a2 = fig.subplots(2, 1, sharex=True)
+    names = sorted({x["layout"] for pt in sweep for x in pt["layouts"]})
+    for name in names:
+        pts = [(pt["ranks"], x) for pt in sweep for x in pt["layouts"] if x["layout"] == name]
+        xs = [p for p, _ in pts]
+        a1.plot(xs, [x["seconds"] for _, x in pts], marker="o", label=name)
+        a2.plot(xs, [x["comm_seconds"] / x["seconds"] if x["seconds"] else 0.0 for _, x in pts], marker="o")
+    for ax in (a1, a2):
+        ax.set_xscale("log", base=2)
+        ax.axvline(ranks, color="grey", linestyle="--", linewidth=1)
+    a1.set_yscale("log")
+    a1.set_ylabel("predicted search s")
+    a1.legend(fontsize="small")
+    a2.set_ylim(0, 1)
+    a2.set_ylabel("communication share")
+    a2.set_xlabel(f"ranks (dashed: {ranks}; each layout's fastest candidate)")
+    fig.suptitle(title or "breadth plan")
+    _save(fig, path, fmt)
+
+
+def _figure():
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise InputError("plotting needs matplotlib: pip install 'breadth[plot]'") from None
+    fig = Figure(figsize=(7, 6))
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig, path, fmt) -> None:
     fig.tight_layout()
     with atomic_output(path) as f:
         fig.savefig(f, format=fmt, dpi=100)

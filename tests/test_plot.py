@@ -41,3 +41,16 @@ def test_errors_leave_nothing(tmp_path):
     with pytest.raises(InputError, match="does not exist"):
         plot_levels(runs, str(tmp_path / "no" / "x.png"))
     assert os.listdir(tmp_path) == []
+
+
+def test_plan_plot_and_its_errors(tmp_path):
+    from breadth.plot import plot_plan
+
+    sweep = [{"ranks": p, "layouts": [{"layout": "1d alltoall", "seconds": 1.0 / p, "comm_seconds": 0.1},
+                                      {"layout": "2d fold", "seconds": 2.0 / p, "comm_seconds": 0.0}]}
+             for p in (2, 4, 8)]
+    plot_plan(sweep, 8, str(tmp_path / "plan.svg"))
+    assert (tmp_path / "plan.svg").read_text().lstrip().startswith("<?xml")
+    with pytest.raises(InputError, match="no candidate fits"):
+        plot_plan([{"ranks": 2, "layouts": []}], 2, str(tmp_path / "none.png"))
+    assert sorted(os.listdir(tmp_path)) == ["plan.svg"]

@@ -146,3 +146,12 @@ def open_graph(path: str, directed=None, args=None):
     if args is not None and hasattr(args, "allow_empty"):
         kw.update(header=args.header, allow_empty=args.allow_empty)
     return read(path, **kw)
+
+
+def wrote_plot(args) -> None:
+    """Say where the plot went (stderr when stdout carries the JSON)."""
+    import os
+    import sys
+
+    print(f"plot written to {os.path.abspath(args.plot)}", file=sys.stderr if args.json == "-" else sys.stdout,
+          flush=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from .common import (add_device_option, add_quiet_option, add_search_options, add_threads_option,
-                     note_compile, run_on_ranks, set_threads, write_json)
+                     note_compile, run_on_ranks, set_threads, write_json, wrote_plot)
 from .dist_options import add_dist_options
 from .helpformat import examples
 
@@ -62,15 +62,6 @@ def register(sub):
     add_threads_option(p)
     add_dist_options(p)
     p.set_defaults(run=run, parser=p)      # ``--ranks`` rebuilds the command line from the parser
-
-
-def wrote_plot(args) -> None:
-    """Say where the plot went (stderr when stdout carries the JSON)."""
-    import os
-    import sys
-
-    print(f"plot written to {os.path.abspath(args.plot)}", file=sys.stderr if args.json == "-" else sys.stdout,
-          flush=True)
 
 
 def checkpoint(args, writer: bool):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from .common import write_json
 
 FIXED = ("grid", "fanout", "threshold")       # the layout parameters ``plan`` can fix, by Param name
+SWEEP_POINTS = 10                             # at most this many rank counts for --plot
 
 
 def register(sub):
@@ -89,6 +90,11 @@ def register(sub):
     p.add_argument("--paper-code", action="store_true",
                    help="price each layout as its paper's code runs where that differs from breadth's "
                         "(ButterFly top-down only, MapGraph without the parents step)")
+    p.add_argument("--plot", metavar="FILE", default=None,
+                   help="also price the job at fewer ranks (powers of two below --ranks, as many ranks per host) "
+                        "and plot each layout's predicted search time and communication share against the rank "
+                        "count to FILE: .png, .svg or .pdf (the suffix picks the format); --grid and --torus hold "
+                        "at --ranks only. The JSON gets the points under 'sweep'")
     p.add_argument("--json", metavar="FILE", default=None,
                    help="write every priced candidate as JSON ('-': stdout): parameters, time, messages, wire "
                         "bytes and words per level (per level: the search from a root of the mean degree; the "
@@ -165,13 +171,15 @@ def _fixed(args) -> dict:
 
 
 def run(args) -> int:
-    from ..distributed import registry
     from ..distributed.planner import choose, graph, network
-    from ..distributed.search_base import SearchOptions
     from ..errors import InputError
 
     hosts = _check(args)
     fixed = _fixed(args)
+    if args.plot:
+        from ..plot import check_plot_path
+
+        check_plot_path(args.plot)
     lat, bw = network.PRESETS[args.network]
     lat = args.latency if args.latency is not None else lat
     bw = args.bandwidth if args.bandwidth is not None else bw
@@ -194,28 +202,7 @@ def run(args) -> int:
         prof.overrides["nn_share"] = args.nn_share
     if args.delegate_fraction is not None:
         prof.overrides["delegate_fraction"] = args.delegate_fraction
-    machine = network.assumed(args.ranks, hosts, args.cores, lat, bw, rates["rate_td"], rates["rate_bu"],
-                              threads=1 if args.gpus else None,
-                              memory_bandwidth=args.memory_bandwidth or 5e9)
-    machine.device = "gpu" if args.gpus else "cpu"
-    machine.staging_bandwidth = args.staging_bandwidth
-    machine.imbalance = args.imbalance
-    if args.torus:
-        machine.torus, machine.torus_link = args.torus, args.torus_link
-    if args.rates_from_memory:
-        machine.memory_rule = network.MemoryRule(32.0 if args.gpus else 64.0, 4.0, args.cache_bytes)
-    preds = choose.predict_all(prof, machine, fixed=fixed, paper=args.paper_code)
-    per_host = -(-args.ranks // hosts)
-    rows = []
-    for p in preds:
-        lay = registry.get(p.partition, p.exchange)
-        kw = lay.engine_kwargs(p.params)
-        opts = SearchOptions(fanout=kw.get("fanout", 1), params=kw["params"])
-        # a generated graph streams into the layouts that can (the peak they run in where memory is short)
-        estimate = lay.estimate_stream if not args.graph and lay.estimate_stream is not None else lay.estimate_bytes
-        mem = estimate(int(prof.n), tuples, args.ranks, opts, False)
-        p.fits = args.memory is None or mem * per_host <= args.memory * 2 ** 30
-        rows.append({**p.as_dict(), "words": p.words, "memory_per_rank": mem, "memory_per_host": mem * per_host})
+    machine, preds, rows = _price(args, prof, tuples, args.ranks, hosts, (lat, bw), rates, fixed)
     fitting = [p for p in preds if p.fits]
     best = choose.best_per_layout(fitting or preds)
     th, d, nn = prof.delegation(args.ranks, fixed.get("threshold", "auto"))
@@ -232,13 +219,94 @@ def run(args) -> int:
            "layouts": [r for r in rows if any(r["label"] == b.label for b in best)],
            "recommendation": best[0].label if fitting else None,
            "why": choose.why(best) if fitting else "no candidate fits --memory"}
+    if args.plot:
+        from ..plot import plot_plan
+        from .common import wrote_plot
+
+        out["sweep"] = _sweep(args, prof, tuples, hosts, (lat, bw), rates, fixed, (preds, hosts))
+        plot_plan(out["sweep"], args.ranks, args.plot, title=_title(args, prof, hosts))
     if args.json == "-":
         write_json("-", out)
+        if args.plot:
+            wrote_plot(args)
         return 0
     _print(args, out, prof, hosts, lat, bw, rates, machine, best)
+    if args.plot:
+        wrote_plot(args)
     if args.json:
         write_json(args.json, out)
     return 0
+
+
+def _price(args, prof, tuples, P, hosts, link, rates, fixed, torus=True):
+    """Every candidate priced for P ranks on ``hosts`` hosts (``torus``: on --torus): (machine,
+    predictions fastest first, each marked ``fits`` within --memory per host, their JSON rows)."""
+    from ..distributed import registry
+    from ..distributed.planner import choose, network
+    from ..distributed.search_base import SearchOptions
+
+    machine = network.assumed(P, hosts, args.cores, link[0], link[1], rates["rate_td"], rates["rate_bu"],
+                              threads=1 if args.gpus else None,
+                              memory_bandwidth=args.memory_bandwidth or 5e9)
+    machine.device = "gpu" if args.gpus else "cpu"
+    machine.staging_bandwidth = args.staging_bandwidth
+    machine.imbalance = args.imbalance
+    if args.torus and torus:
+        machine.torus, machine.torus_link = args.torus, args.torus_link
+    if args.rates_from_memory:
+        machine.memory_rule = network.MemoryRule(32.0 if args.gpus else 64.0, 4.0, args.cache_bytes)
+    preds = choose.predict_all(prof, machine, fixed=fixed, paper=args.paper_code)
+    per_host = -(-P // hosts)
+    rows = []
+    for p in preds:
+        lay = registry.get(p.partition, p.exchange)
+        kw = lay.engine_kwargs(p.params)
+        opts = SearchOptions(fanout=kw.get("fanout", 1), params=kw["params"])
+        # a generated graph streams into the layouts that can (the peak they run in where memory is short)
+        estimate = lay.estimate_stream if not args.graph and lay.estimate_stream is not None else lay.estimate_bytes
+        mem = estimate(int(prof.n), tuples, P, opts, False)
+        p.fits = args.memory is None or mem * per_host <= args.memory * 2 ** 30
+        rows.append({**p.as_dict(), "words": p.words, "memory_per_rank": mem, "memory_per_host": mem * per_host})
+    return machine, preds, rows
+
+
+def sweep_ranks(ranks: int, most: int = SWEEP_POINTS) -> list:
+    """The rank counts ``--plot`` prices: the powers of two below ``ranks`` (every second one, or
+    sparser, where there are more than ``most``; 2 always), and ``ranks`` itself."""
+    powers = [1 << j for j in range(1, ranks.bit_length()) if (1 << j) < ranks]
+    step = -(-len(powers) // max(1, most - 1)) if powers else 1
+    return sorted(set(powers[::step]) | {ranks})
+
+
+def _sweep(args, prof, tuples, hosts, link, rates, fixed, at_ranks) -> list:
+    """Each layout's fastest candidate that fits --memory at each of ``sweep_ranks``, on as many
+    ranks per host as the job (``at_ranks``: the job's own predictions and hosts, not priced again).
+    --grid and --torus describe the whole job, so fewer ranks are priced without them."""
+    from ..distributed.planner import choose
+    from ..progress import bar
+
+    per_host = -(-args.ranks // hosts)
+    anywhere = {k: v for k, v in fixed.items() if k != "grid"}      # a grid is one rank count's
+    points = sweep_ranks(args.ranks)
+    out = []
+    with bar(len(points), "pricing rank counts", None) as progress:
+        for P in points:
+            if P == args.ranks:
+                preds, h = at_ranks
+            else:
+                h = -(-P // per_host)
+                preds = _price(args, prof, tuples, P, h, link, rates, anywhere, torus=False)[1]
+            out.append({"ranks": P, "hosts": h,
+                        "layouts": [{"layout": f"{p.partition} {p.exchange}", "label": p.label, "seconds": p.seconds,
+                                     "comm_seconds": p.comm_seconds}
+                                    for p in choose.best_per_layout([p for p in preds if p.fits])]})
+            progress.update(1)
+    return out
+
+
+def _title(args, prof, hosts) -> str:
+    graph = f"{args.kind} scale {args.scale}" if args.scale is not None else args.graph
+    return f"breadth plan: {graph}, {-(-args.ranks // hosts)} ranks per host (projection)"
 
 
 def _print(args, out, prof, hosts, lat, bw, rates, machine, best):

@@ -149,3 +149,36 @@ def test_rate_and_torus_flags_are_checked(extra, words):
     out = subprocess.run([sys.executable, "-m", "breadth", "plan", "--scale", "16", "--ranks", "4", *extra],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and words in out.stderr, out.stderr
+
+
+def test_sweep_ranks_are_powers_of_two_up_to_the_job():
+    from breadth.cli.plan import SWEEP_POINTS, sweep_ranks
+
+    assert sweep_ranks(16) == [2, 4, 8, 16] and sweep_ranks(3) == [2, 3] and sweep_ranks(1) == [1]
+    big = sweep_ranks(115600)
+    assert big[0] == 2 and big[-1] == 115600 and len(big) <= SWEEP_POINTS
+    assert all(p & (p - 1) == 0 for p in big[:-1]) and big == sorted(set(big))
+
+
+def test_plan_plot_prices_fewer_ranks_and_draws_them(tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "plan.png"
+    out = _plan("--grid", "4x4", "--plot", str(png), "--json", "-")
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert [p["ranks"] for p in d["sweep"]] == [2, 4, 8, 16]
+    assert [p["hosts"] for p in d["sweep"]] == [1, 1, 2, 4]          # 4 ranks per host, as the job
+    # the job's own point is its recommendation's pricing, and --grid holds there only
+    last = {x["label"]: x["seconds"] for x in d["sweep"][-1]["layouts"]}
+    assert last[d["recommendation"]] == pytest.approx(d["layouts"][0]["seconds"])
+    assert "2d fold 4x4" in last
+    assert any(x["label"] == "2d fold 2x4" for x in d["sweep"][2]["layouts"])
+    assert all({x["layout"] for x in p["layouts"]} == {x["layout"] for x in d["sweep"][0]["layouts"]}
+               for p in d["sweep"])
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "plot written to" in out.stderr
+
+
+def test_plan_plot_refuses_a_bad_file_before_any_work(tmp_path):
+    bad = _plan("--plot", str(tmp_path / "plan.txt"))
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and ".png, .svg or .pdf" in bad.stderr
+    assert bad.stdout == "" and list(tmp_path.iterdir()) == []
