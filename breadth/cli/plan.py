@@ -19,6 +19,8 @@ def register(sub):
     p = sub.add_parser("plan", help="predict every distributed layout's time on a cluster (projections)",
                        description=__doc__,
                        epilog=examples("breadth plan --scale 30 --ranks 1024 --hosts 64 --network infiniband",
+                                       "breadth plan --scale 30 --ranks 1024 --hosts 64 --network infiniband "
+                                       "--plot scaling.png",
                                        "breadth plan --scale 20 --ranks 16 --hosts 4 --network 1gbe --json -",
                                        "breadth plan --scale 35 --ranks 115600 --hosts 4817 --cores 24 --grid 340x340",
                                        "breadth plan --scale 33 --ranks 124 --hosts 31 --gpus --rate-td 5e9 "
