@@ -167,6 +167,41 @@ def markdown(rows) -> str:
     return "\n".join(out + ["", verdict(rows)])
 
 
+def plot(rows, path) -> None:
+    """Measured against predicted search time (log-log), one point per layout and configuration (the
+    search's own roots, medians), coloured by setting, o Kronecker and ^ uniform; the diagonal and the
+    1.5x band. The file's suffix picks .png, .svg or .pdf."""
+    from breadth.plot import check_plot_path, new_figure, save_figure
+
+    fmt = check_plot_path(path)
+    fig = new_figure((7, 6.5))
+    ax = fig.subplots()
+    runs = [(c, r) for c in rows for r in c["layouts"]]
+    xs = [r["predicted"] * 1e3 for _, r in runs] + [r["measured"] * 1e3 for _, r in runs]
+    lo, hi = min(xs) / 1.6, max(xs) * 1.6
+    ax.fill_between([lo, hi], [lo / WITHIN, hi / WITHIN], [lo * WITHIN, hi * WITHIN], color="0.9",
+                    label=f"within {WITHIN}x")
+    ax.plot([lo, hi], [lo, hi], color="0.5", linewidth=1)
+    settings = list(dict.fromkeys(c["setting"] for c in rows))
+    colours = dict(zip(settings, ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown")))
+    for setting in settings:
+        for kind, marker in (("kronecker", "o"), ("uniform", "^")):
+            pts = [(r["predicted"] * 1e3, r["measured"] * 1e3) for c, r in runs
+                   if c["setting"] == setting and c["kind"] == kind]
+            if pts:
+                ax.scatter(*zip(*pts), marker=marker, color=colours.get(setting, "black"), s=22,
+                           label=f"{setting}, {kind}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("predicted ms per search (the searches' own roots)")
+    ax.set_ylabel("measured ms per search (median)")
+    ax.legend(fontsize="small")
+    ax.set_title(verdict(rows).replace("; ", "\n"), fontsize="small")
+    save_figure(fig, path, fmt)
+
+
 def sweep(settings, args) -> list:
     rows = []
 
@@ -194,15 +229,31 @@ def main():
     ap.add_argument("--timeout", type=float, default=900, help="seconds one job may take")
     ap.add_argument("--json", default=None, help="write every configuration's rows to this file")
     ap.add_argument("--report", default=None, metavar="FILE", help="print the markdown table of a --json FILE and run nothing")
+    ap.add_argument("--plot", default=None, metavar="FILE",
+                    help="also draw measured against predicted (.png, .svg or .pdf), from this run or --report's")
     args = ap.parse_args()
+    if args.plot:
+        from breadth.errors import InputError
+        from breadth.plot import check_plot_path
+
+        try:
+            check_plot_path(args.plot)
+        except InputError as exc:
+            print(f"plan_calibrate.py: {exc}", file=sys.stderr)
+            sys.exit(2)
     if args.report:
         with open(args.report) as f:
-            print(markdown(json.load(f)))
+            rows = json.load(f)
+        print(markdown(rows))
+        if args.plot:
+            plot(rows, args.plot)
         return
     args.env = {"BENCH_REPROBE": "1", "BENCH_WARM": str(WARM)}
     rows = sweep([dist_network.parse_setting(s) for s in args.settings], args)
     print(verdict(rows))
     graph500_runs.write_rows(args.json, rows)
+    if args.plot:
+        plot(rows, args.plot)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def plot_levels(searches: list[dict], path: str, title: str = "") -> None:
     PNG, SVG or PDF, as its suffix says (``check_plot_path``).
     """
     fmt = check_plot_path(path, "plot")
-    fig = _figure()
+    fig = new_figure()
     if not searches:
         raise InputError("nothing to plot")
     ordered = sorted(searches, key=lambda s: s.get("time", s.get("seconds", 0.0)))
@@ -51,7 +51,7 @@ def plot_levels(searches: list[dict], path: str, title: str = "") -> None:
     a2.set_ylabel("ms")
     a2.set_xlabel("level (blue: top-down, orange: bottom-up)")
     fig.suptitle(title or f"BFS from {s['roots'][0]}")
-    _save(fig, path, fmt)
+    save_figure(fig, path, fmt)
 
 
 def plot_plan(sweep: list[dict], ranks: int, path: str, title: str = "") -> None:
@@ -65,7 +65,7 @@ def plot_plan(sweep: list[dict], ranks: int, path: str, title: str = "") -> None
     fmt = check_plot_path(path, "plot")
     if not sweep or not any(pt["layouts"] for pt in sweep):
         raise InputError("nothing to plot: no candidate fits at any rank count")
-    fig = _figure()
+    fig = new_figure()
     a1, a2 = fig.subplots(2, 1, sharex=True)
     names = sorted({x["layout"] for pt in sweep for x in pt["layouts"]})
     for name in names:
@@ -83,10 +83,11 @@ def plot_plan(sweep: list[dict], ranks: int, path: str, title: str = "") -> None
     a2.set_ylabel("communication share")
     a2.set_xlabel(f"ranks (dashed: {ranks}; each layout's fastest candidate)")
     fig.suptitle(title or "breadth plan")
-    _save(fig, path, fmt)
+    save_figure(fig, path, fmt)
 
 
-def _figure():
+def new_figure(size=(7, 6)):
+    """A matplotlib Figure on its own Agg canvas (no pyplot, no backend chosen); InputError without matplotlib."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -97,7 +98,7 @@ def _figure():
     return fig
 
 
-def _save(fig, path, fmt) -> None:
+def save_figure(fig, path, fmt) -> None:
     fig.tight_layout()
     with atomic_output(path) as f:
         fig.savefig(f, format=fmt, dpi=100)
