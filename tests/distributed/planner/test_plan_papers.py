@@ -38,8 +38,27 @@ def test_qualitative_conclusions(results):
     assert "not reproduced" not in text["Hopper, scale 35, 115,600 ranks (340x340), flat MPI"]
     assert "not reproduced" not in text["scale 25, 64 GPUs (8x8)"]
     # priced over the roots a Graph500 draw gives, Pan's degree separation ranks first on their cluster
-    assert text["scale 33, 124 GPUs on 31 nodes, TH=64"].startswith("fastest layout: delegates")
+    assert text["scale 33, 124 GPUs on 31 nodes, TH=128 (1.75% delegates, 6.3% nn edges)"].startswith(
+        "fastest layout: delegates TH=128")
     assert text["scale 29, 8 GPUs on 2 nodes, TH=64"].startswith("fastest layout: delegates")
+
+
+def test_a_stated_graph_is_priced_at_its_own_numbers(results):
+    mod = _bench()
+    row = next(r for r in mod.rows() if r.graph)
+    assert row.paper == "Pan" and row.graph == {"nn_share": 0.063} and row.params == {"threshold": 128}
+    from breadth.distributed.planner import graph
+
+    prof = graph.generated(row.kind, row.scale, row.edgefactor)
+    th, delegates, nn = prof.delegation(row.ranks, 128)
+    # Sec. VI-B at scale 33: 1.75% delegates (the degree model's at TH = 128), 6.3% nn edges (the model: 1.9%)
+    assert delegates / prof.n == pytest.approx(0.0175, abs=0.001) and 0.015 < nn < 0.025
+    shared = {(row.kind, row.scale, row.edgefactor): prof}
+    got = mod.price(row, shared)
+    bare = mod.price(mod.Row(**{**row.__dict__, "graph": {}}), shared)
+    assert prof.overrides == {}                          # the stated numbers stay on the row's own copy
+    assert bare["predicted_s"] < got["predicted_s"]      # more nn edges: more ids on the wire and to apply
+    assert got == next(r for r in results if r["config"] == row.config) and got["within_2x"]
 
 
 def test_pan_device_rate_is_their_one_gpu_search_over_the_models_edges():
