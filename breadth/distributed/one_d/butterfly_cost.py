@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-
 from ..planner.ops import Op, id_bytes
 from ..planner.words import distinct
 from .butterfly_exchange import butterfly_schedule, self_round  # noqa: F401  (the planner times it)
@@ -53,6 +52,10 @@ def _closed(P: int, f: int) -> tuple:
       so it holds the t = |{j : l + j W < P}| real members' t (t - 1) pairs.
     """
     r, k = f + 1, butterfly_rounds(P, f)
+
+    def pairs(t):
+        return r * (r - 1) - (r - t) * (r - t - 1)
+
     msgs, most = [], []
     for i in range(k):
         step = r ** i
@@ -64,10 +67,6 @@ def _closed(P: int, f: int) -> tuple:
             continue
         full, rem = divmod(P, step * r)
         a, b = divmod(rem, step)
-
-        def pairs(t):
-            return r * (r - 1) - (r - t) * (r - t - 1)
-
         msgs.append(full * step * r * (r - 1) + b * pairs(a + 1) + (step - b) * pairs(a))
         cut = [t for t, groups in ((a + 1, b), (a, step - b)) if groups and 0 < t < r]
         most.append(f + max(cut, default=0))

@@ -50,7 +50,7 @@ def test_a_stated_graph_is_priced_at_its_own_numbers(results):
     from breadth.distributed.planner import graph
 
     prof = graph.generated(row.kind, row.scale, row.edgefactor)
-    th, delegates, nn = prof.delegation(row.ranks, 128)
+    _, delegates, nn = prof.delegation(row.ranks, 128)
     # Sec. VI-B at scale 33: 1.75% delegates (the degree model's at TH = 128), 6.3% nn edges (the model: 1.9%)
     assert delegates / prof.n == pytest.approx(0.0175, abs=0.001) and 0.015 < nn < 0.025
     shared = {(row.kind, row.scale, row.edgefactor): prof}
