@@ -225,7 +225,7 @@ def run(args) -> int:
         from ..plot import plot_plan
         from .common import wrote_plot
 
-        out["sweep"] = _sweep(args, prof, tuples, hosts, (lat, bw), rates, fixed, (preds, hosts))
+        out["sweep"] = _sweep(args, prof, tuples, hosts, (lat, bw), rates, fixed, preds)
         plot_plan(out["sweep"], args.ranks, args.plot, title=_title(args, prof, hosts))
     if args.json == "-":
         write_json("-", out)
@@ -282,7 +282,7 @@ def sweep_ranks(ranks: int, most: int = SWEEP_POINTS) -> list:
 
 def _sweep(args, prof, tuples, hosts, link, rates, fixed, at_ranks) -> list:
     """Each layout's fastest candidate that fits --memory at each of ``sweep_ranks``, on as many
-    ranks per host as the job (``at_ranks``: the job's own predictions and hosts, not priced again).
+    ranks per host as the job (``at_ranks``: the job's own predictions, not priced again).
     --grid and --torus describe the whole job, so fewer ranks are priced without them."""
     from ..distributed.planner import choose
     from ..progress import bar
@@ -294,7 +294,7 @@ def _sweep(args, prof, tuples, hosts, link, rates, fixed, at_ranks) -> list:
     with bar(len(points), "pricing rank counts", None) as progress:
         for P in points:
             if P == args.ranks:
-                preds, h = at_ranks
+                h, preds = hosts, at_ranks
             else:
                 h = -(-P // per_host)
                 preds = _price(args, prof, tuples, P, h, link, rates, anywhere, torus=False)[1]

@@ -29,13 +29,13 @@ def butterfly_messages(P: int, fanout: int) -> int:
     return int(sum(round_messages(int(P), int(fanout))))
 
 
-@lru_cache(maxsize=64)
 def round_messages(P: int, f: int) -> tuple:
     """Messages of each round of the schedule (``butterfly_exchange.butterfly_schedule``), summed
     over ranks, in closed form (``_closed``)."""
     return _closed(int(P), int(f))[0]
 
 
+@lru_cache(maxsize=64)
 def _closed(P: int, f: int) -> tuple:
     """(messages per round summed over ranks, the most partners of any rank per round) of the
     schedule, without building it. Virtual ranks q < Q = r^k (r = f + 1) form the digit groups of
@@ -125,7 +125,6 @@ def level_ops(prof, lv, P: int, params) -> list:
     return ops
 
 
-@lru_cache(maxsize=64)
 def busiest_partners(P: int, f: int) -> tuple:
     """Per round, the most partners any rank sends to and receives from: f where P is a power of
     f + 1, fewer where the network's top digit group is cut short (P = 2, f = 2: one), more on a
