@@ -10,7 +10,9 @@ shares of the phases after it):
   GPU (or without numba-cuda, or when the kernels cannot compile) the check stops here,
   says why, and exits 3.
 * ``tests``: the GPU tests (``tests/gpu``; under ``--sim`` a quick selection) with pytest,
-  each test bounded by ``--test-timeout`` (bench/gpu_check_timeout.py) and faulthandler.
+  each test bounded by ``--test-timeout`` (bench/gpu_check_timeout.py) and faulthandler; on a
+  GPU in ``--test-workers`` processes (pytest-xdist) sharing it, since compiling the kernels
+  for the CPU, not the GPU, sets the pace.
 * ``correctness``: searches on larger graphs (Kronecker, a long path, a grid, directed
   graphs), every algorithm against the CPU search and breadth.validate; multi_bfs too.
 * ``bench``: GPU against CPU throughput, upload time, iBFS (bench/gpu_check_bench.py).
@@ -27,6 +29,7 @@ GPU to check (or the kernels cannot run), 2 on bad arguments.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -53,6 +56,7 @@ SIM_TESTS = ["tests/gpu/test_device.py::test_check_device_and_launch",
              "tests/gpu/test_device.py::test_memory_estimate_before_upload",
              "tests/gpu/test_device.py::test_one_small_copy_per_level"]
 NO_GPU_EXIT = 3
+TEST_WORKERS = 4                 # pytest-xdist processes for the GPU tests on a GPU (16 cores there)
 
 
 def phase_limit(phase: str, selected: list[str], deadline: float, budget: float) -> float:
@@ -144,18 +148,22 @@ def junit_results(path: str) -> list[dict]:
 
 
 OUTCOME = re.compile(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b", re.M)
+XDIST_OUTCOME = re.compile(r"^\[gw\d+\] \[\s*\d+%\] (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+::\S+)", re.M)
 
 
 def log_results(log_text: str) -> list[dict]:
     """Outcomes from pytest -v's lines, for a run killed before it wrote its JUnit XML."""
     names = {"PASSED": "passed", "FAILED": "failed", "ERROR": "error", "SKIPPED": "skipped", "XFAIL": "skipped",
              "XPASS": "passed"}
-    return [{"test": m.group(1), "outcome": names[m.group(2)], "seconds": 0.0, "message": "(from the log)"}
-            for m in OUTCOME.finditer(log_text)]
+    found = [(m.start(), m.group(1), m.group(2)) for m in OUTCOME.finditer(log_text)]
+    found += [(m.start(), m.group(2), m.group(1)) for m in XDIST_OUTCOME.finditer(log_text)]
+    return [{"test": test, "outcome": names[outcome], "seconds": 0.0, "message": "(from the log)"}
+            for _, test, outcome in sorted(found)]
 
 
 def last_started_test(log_text: str) -> str | None:
-    """The test pytest -v was running when the log ended (its line has no outcome yet)."""
+    """The test pytest -v was running when the log ended (its line has no outcome yet; None under
+    pytest-xdist, whose workers print a test only when it ends)."""
     for line in reversed(log_text.splitlines()):
         if "::" in line:
             return None if any(w in line for w in ("PASSED", "FAILED", "ERROR", "SKIPPED", "XFAIL", "XPASS")) \
@@ -170,6 +178,8 @@ def run_tests(args, env, limit: float, out: str) -> dict:
     cmd = [sys.executable, "-m", "pytest", *paths, "-v", "-p", "no:cacheprovider", "-p", "gpu_check_timeout",
            f"--junitxml={xml}", "-o", f"faulthandler_timeout={max(5, int(args.test_timeout) - 5)}",
            "-o", "junit_family=xunit1"]
+    if args.test_workers > 1:
+        cmd += ["-n", str(args.test_workers)]
     rc, secs = run_bounded(cmd, env, limit, log)
     results = junit_results(xml)
     if rc is None and not results:
@@ -178,7 +188,7 @@ def run_tests(args, env, limit: float, out: str) -> dict:
     for r in results:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
     res = {"rc": rc, "seconds": round(secs, 1), "limit": round(limit, 1), "command": " ".join(cmd[1:]),
-           "counts": counts, "tests": results}
+           "workers": max(1, args.test_workers), "counts": counts, "tests": results}
     if rc is None:
         res["killed_in"] = last_started_test(tail(log, 20000))
     # pytest exits 0 (all passed) or 5 (nothing collected, a failure here too)
@@ -243,6 +253,9 @@ def parse_args(argv):
                     help="phases to run, in this order (env always runs first)")
     ap.add_argument("--test-timeout", type=float, default=None,
                     help="seconds per GPU test (default 150 on a GPU, 60 with --sim)")
+    ap.add_argument("--test-workers", type=int, default=None, metavar="N",
+                    help=f"processes running the GPU tests (pytest-xdist; default {TEST_WORKERS} on a GPU when "
+                         "pytest-xdist is installed, else 1; 1 with --sim)")
     ap.add_argument("--tests", nargs="+", default=None, help="pytest paths or node ids instead of the default set")
     ap.add_argument("--correctness-graphs", nargs="+", default=None, metavar="SPEC",
                     help="graphs of the correctness phase, kind:size[:directed] (kronecker, uniform, path, grid)")
@@ -251,6 +264,12 @@ def parse_args(argv):
     args = ap.parse_args(argv)
     args.budget = args.budget or BUDGET[args.sim]
     args.test_timeout = args.test_timeout or TEST_TIMEOUT[args.sim]
+    if args.test_workers is None:
+        args.test_workers = 1 if args.sim or importlib.util.find_spec("xdist") is None else TEST_WORKERS
+    if args.test_workers < 1:
+        ap.error("--test-workers must be at least 1")
+    if args.test_workers > 1 and importlib.util.find_spec("xdist") is None:
+        ap.error("--test-workers above 1 needs pytest-xdist, which is not installed")
     if args.budget <= 0 or args.test_timeout <= 0:
         ap.error("--budget and --test-timeout must be positive")
     args.phases = ["env"] + [p for p in PHASES[1:] if p in args.phases]

@@ -5,12 +5,18 @@ permitting: build it, upload it (``DeviceGraph``; the upload time), pick roots w
 out-edges, and time from each root the CPU direction-optimizing search on all of this
 machine's cores (``breadth.bfs``) and the GPU top-down (LRB), bottom-up and
 direction-optimizing searches (``breadth.bfs(..., device="cuda")``, host results, and
-``to_host=False``, device results: row "gpu do device-results") on the uploaded
-graph). A GPU search's time is split into the traversal (the sum of its levels: the
-kernels and the one counter copy each level costs) and the rest of the call (seeds up,
-parent and depth down, the host's bookkeeping). Then one iBFS group of 64 sources
+``to_host=False``, device results: row "gpu do device-results") on the uploaded graph;
+for the root of median time, the GPU search's levels beside the CPU's. A GPU search's
+time is split into the traversal (the sum of its levels: the kernels and the one
+counter copy each level costs) and the rest of the call (seeds up, parent and depth
+down, the host's bookkeeping). Then one iBFS group of 64 sources
 (``gpu.ibfs.traverse``, W = 1) against the same 64 sources searched one by one on the
 GPU, and ``multi_bfs(..., device="cuda")`` against the CPU's ``multi_bfs`` on them.
+
+First the fixed costs every level pays, whatever the graph (record "launch"): the host's
+time to launch a kernel through numba-cuda with 1 and with 14 array arguments (launches
+queued back to back, then one synchronisation), and a synchronised copy of one counter
+row's head to the host (what each level reads).
 
 TEPS follow bench/gpu_bfs.py: the undirected edges of the searched component over the
 time; per graph and algorithm the harmonic mean over roots (as Graph500 reports) and
@@ -29,7 +35,7 @@ from gpu_check_graphs import error_text, make_graph, pick_roots
 
 GRAPHS = {
     True: ["kronecker:5", "uniform:5"],
-    False: ["kronecker:20", "uniform:20", "kronecker:22", "kronecker:24", "uniform:22", "uniform:24"],
+    False: ["kronecker:20", "kronecker:22", "kronecker:24", "uniform:20", "uniform:22", "uniform:24"],
 }
 ROOTS = {True: 1, False: 8}
 GROUP = {True: 4, False: 64}
@@ -47,6 +53,17 @@ def summary(times, edges) -> dict:
     keep = (times > 0) & (edges > 0)
     hm = keep.sum() / np.sum(times[keep] / edges[keep]) if keep.any() else 0.0
     return {"median_ms": sig(1e3 * statistics.median(times)), "gteps": sig(hm / 1e9)}
+
+
+def level_rows(gpu, cpu) -> list:
+    """Level by level, a GPU search (device results) beside the CPU search from the same root:
+    [level, frontier, edges examined (GPU), GPU direction, GPU ms, CPU direction, CPU ms]."""
+    rows = []
+    for i, lv in enumerate(gpu):
+        c = cpu[i] if i < len(cpu) else None
+        rows.append([lv.level, lv.frontier, lv.edges_examined, lv.direction, sig(1e3 * lv.seconds),
+                     c.direction if c else "", sig(1e3 * c.seconds) if c else ""])
+    return rows
 
 
 def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
@@ -70,13 +87,14 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
             "upload_gib_per_s": round(dg.nbytes / 2**30 / upload_s, 2) if upload_s > 0 else None,
             "threads": __import__("numba").get_num_threads()}
     roots = pick_roots(g, ROOTS[sim], 11)
-    cpu_t, edges, refs = [], [], {}
+    cpu_t, edges, refs, cpu_levels = [], [], {}, {}
     breadth.bfs(g, roots[0], "do")                     # compile (or load) the CPU kernels before timing
     for r in roots:
         t0 = time.perf_counter()
         res = breadth.bfs(g, r, "do")
         cpu_t.append(time.perf_counter() - t0)
         refs[r] = res.depth
+        cpu_levels[r] = list(res.levels)
         edges.append(component_edges(g, res.depth))
     rows = {"cpu do": summary(cpu_t, edges)}
     for algorithm in ALGORITHMS:
@@ -100,11 +118,12 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
             row["compile_s_estimate"] = round(first - row["median_ms"] / 1e3, 3)
             compiled.add(algorithm)
         rows[f"gpu {algorithm}"] = row
-    wall, mismatched = [], 0                  # the whole call with parent/depth left on the device
+    wall, mismatched, gpu_levels = [], 0, []       # the whole call with parent/depth left on the device
     for r in roots:
         t0 = time.perf_counter()
         res = breadth.bfs(dg, r, "do", device="cuda", to_host=False)
         wall.append(time.perf_counter() - t0)
+        gpu_levels.append(list(res.levels))
         mismatched += not np.array_equal(res.to_host().depth, refs[r])
     row = summary(wall, edges)
     row.update(depth_mismatches=mismatched, speedup_vs_host_results=sig(rows["gpu do"]["median_ms"] / row["median_ms"], 3)
@@ -113,7 +132,9 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
     rows["gpu do device-results"] = row
     compile_s = sum(row.get("compile_s_estimate", 0.0) for row in rows.values())
     ok = all(row.get("depth_mismatches", 0) == 0 for row in rows.values())
-    rec.emit(kind="graph", ok=ok, **info, roots=len(roots), edges_median=int(statistics.median(edges)), rows=rows)
+    mid = int(np.argsort(wall)[len(wall) // 2])
+    rec.emit(kind="graph", ok=ok, **info, roots=len(roots), edges_median=int(statistics.median(edges)), rows=rows,
+             levels=level_rows(gpu_levels[mid], cpu_levels[roots[mid]]), levels_root=int(roots[mid]))
 
     # iBFS: one group of 64 sources against the same sources one by one on the GPU
     cand = np.flatnonzero(np.diff(g.indptr) > 0)
@@ -150,8 +171,44 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
     return time.perf_counter() - start - compile_s
 
 
+def launch_costs(rec, sim: bool) -> None:
+    """Record the microseconds of one kernel launch (1 and 14 array arguments) and of one
+    synchronised head copy: the floor under a level's time on any graph."""
+    from numba import cuda as nc
+
+    from breadth.gpu import device
+    from breadth.gpu.primitives import HEAD
+
+    @nc.jit
+    def one(a):                    # does nothing (a is never empty): the launch alone is timed
+        if a.size == 0:
+            a[0] = 0
+
+    @nc.jit
+    def many(a, b, c, d, e, f, g, h, i, j, k, m, o, q):
+        if a.size == 0:
+            a[0] = 0
+
+    a = device.empty(8, np.int64)
+    row = device.empty(2 * HEAD, np.int64)
+    reps = 20 if sim else 2000
+    out = {}
+    for name, call in (("launch_1_array_us", lambda: one[1, 32](a)),
+                       ("launch_14_arrays_us", lambda: many[1, 32](*([a] * 14))),
+                       ("head_copy_us", lambda: device.to_host(row[HEAD:2 * HEAD]))):
+        call()
+        nc.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            call()
+        nc.synchronize()
+        out[name] = sig(1e6 * (time.perf_counter() - t0) / reps, 3)
+    rec.emit(kind="launch", reps=reps, **out)
+
+
 def phase_bench(rec, sim: bool, specs: list[str] | None) -> int:
     specs = specs or GRAPHS[sim]
+    launch_costs(rec, sim)
     last: dict[str, tuple[int, float]] = {}       # kind -> (scale, seconds) of its last measured graph
     compiled: set = set()
     bad = 0

@@ -78,9 +78,15 @@ def _errors(p: dict) -> list[str]:
 
 
 def _bench(p: dict) -> list[str]:
-    rows, ib = [], []
+    rows, ib, fixed, levels = [], [], [], []
     for r in p.get("records", []):
-        if r.get("kind") == "graph":
+        if r.get("kind") == "launch":
+            fixed.append(f"Fixed costs: a kernel launch takes {r['launch_1_array_us']} us of the host's time with 1 "
+                         f"array argument and {r['launch_14_arrays_us']} us with 14; a synchronised head copy "
+                         f"{r['head_copy_us']} us (means over {r['reps']}).")
+        elif r.get("kind") == "graph":
+            if r.get("levels") and r["graph"].startswith("kronecker:"):
+                levels = [r["graph"], r["levels_root"], r["levels"]]     # the largest Kronecker graph's
             cpu = r["rows"]["cpu do"]
             rows.append([r["graph"], r["vertices"], r["arcs"], "cpu do", cpu["median_ms"], cpu["gteps"], "", "", "", ""])
             for name, x in r["rows"].items():
@@ -97,6 +103,7 @@ def _bench(p: dict) -> list[str]:
              "depth down). GPU/CPU: GTEPS of the whole call against the CPU 'do' search on all cores.", ""]
     lines += _table(["graph", "n", "arcs", "search", "median ms", "GTEPS", "traversal GTEPS", "transfers ms",
                      "GPU/CPU", "upload s"], rows)
+    lines += [line for f in fixed for line in (f, "")]
     goals = []
     for r in p.get("records", []):
         if r.get("kind") == "graph" and r["graph"].startswith("kronecker:") and int(r["graph"].split(":")[1]) >= 22:
@@ -106,6 +113,11 @@ def _bench(p: dict) -> list[str]:
             goals.append(f"{r['graph']}: iBFS {r['speedup_vs_one_by_one']}x one-by-one (goal 10x)")
     if goals:
         lines += ["Against the goals: " + "; ".join(goals) + ".", ""]
+    if levels:
+        lines += [f"Level by level on {levels[0]} from root {levels[1]} (the GPU search of median time, device "
+                  "results; the CPU search from the same root on all cores):", ""]
+        lines += _table(["level", "frontier", "edges examined", "GPU direction", "GPU ms", "CPU direction", "CPU ms"],
+                        levels[2])
     if ib:
         lines += _table(["graph", "sources", "iBFS ms", "iBFS GTEPS", "one-by-one ms", "iBFS speedup",
                          "speedup (traversal)", "multi_bfs GPU ms", "multi_bfs CPU ms", "equal"], ib)
@@ -133,7 +145,7 @@ def _mpi(p: dict) -> list[str]:
 
 
 def _graph500(p: dict) -> list[str]:
-    rows, dirs = [], []
+    rows, dirs, profile = [], [], []
     for r in _records(p, "graph500"):
         if not r.get("harmonic_mean_teps"):
             rows.append([r["scale"], "", "", "", "", f"FAILED: {r.get('error')} {r.get('stderr', '')[-200:]}"])
@@ -144,6 +156,7 @@ def _graph500(p: dict) -> list[str]:
             rate = d.get("edges_per_s")
             dirs.append([r["scale"], name, d["levels"], f"{d['seconds']:.4g}", d["edges"],
                          f"{rate:.4g}" if rate else ""])
+        profile += [[r["scale"], *row[:5], f"{row[5]:.4g}" if row[5] else ""] for row in r.get("median_levels", [])]
     lines = ["Kernel 2 timed until the parent array is complete in device memory; every tree validated on "
              "the device, untimed. Goal at scale 24: harmonic-mean TEPS >= 5e10.", ""]
     lines += _table(["scale", "roots", "harmonic-mean TEPS", "median search s", "median validation s",
@@ -151,6 +164,9 @@ def _graph500(p: dict) -> list[str]:
     if dirs:
         lines += ["Levels by direction over all searches (edges examined per second of those levels):", ""]
         lines += _table(["scale", "direction", "levels", "seconds", "edges examined", "edges/s"], dirs)
+    if profile:
+        lines += ["Level by level, the search of median time (its level's kernels and one counter copy):", ""]
+        lines += _table(["scale", "level", "direction", "frontier", "edges examined", "ms", "edges/s"], profile)
     return lines + _errors(p)
 
 

@@ -124,3 +124,6 @@ def test_phase_limits_keep_the_later_phases_shares():
     log = "t/a.py::x PASSED   [ 33%]\nt/a.py::y[2-bu] FAILED   [ 66%]\nnoise\nt/b.py::z "
     assert [(r["test"], r["outcome"]) for r in gpu_check.log_results(log)] == [("t/a.py::x", "passed"),
                                                                               ("t/a.py::y[2-bu]", "failed")]
+    xdist = "[gw1] [ 50%] PASSED t/a.py::x \n[gw0] [100%] FAILED t/b.py::y[td] \n"
+    assert [(r["test"], r["outcome"]) for r in gpu_check.log_results(xdist)] == [("t/a.py::x", "passed"),
+                                                                                 ("t/b.py::y[td]", "failed")]

@@ -19,9 +19,11 @@ Invariants: on entry ``front`` holds exactly the frontier (depth ``level``) and
 holds exactly the vertices woken at depth ``level + 1`` and ``visited``
 includes them. Bitmaps are uint32 words, bit ``v & 31`` of word ``v >> 5``.
 
-Conversions (switching direction; run only at a switch): ``queue_to_bitmap``
-(after ``fill_words``), ``visited_from_parent`` and ``bitmap_to_queue`` (block-
-aggregated appends at a counter cursor). No kernel here copies to the host.
+Conversions (switching direction; run only at a switch): ``bitmaps_from_depth``
+(the frontier, visited and cleared next-frontier bitmaps in one launch, read from
+``depth``) and ``bitmap_to_queue`` (block-aggregated appends at a counter cursor);
+``queue_to_bitmap`` and ``fill_words`` serve iBFS and the distributed search. No kernel
+here copies to the host.
 
 Tests: tests/gpu (numba-cuda's simulator, which runs a block's threads concurrently but
 blocks one after another, so inter-block races need a real GPU: bench/gpu_check.py) and
@@ -79,16 +81,24 @@ def queue_to_bitmap(queue, qsize, words):
 
 
 @cuda.jit
-def visited_from_parent(parent, visited, n):
-    """visited := {v < n : parent[v] >= 0}, one thread per word."""
+def bitmaps_from_depth(depth, level, front, next_front, visited, n):
+    """A switch to bottom-up in one pass, one thread per word: ``front`` := {v : depth[v] == level}
+    (the frontier), ``visited`` := {v : depth[v] >= 0}, ``next_front`` := 0."""
     w = cuda.grid(1)
     while w < visited.size:
-        word = uint32(0)
+        fw = uint32(0)
+        vw = uint32(0)
         for b in range(32):
             v = w * 32 + b
-            if v < n and parent[v] >= 0:
-                word |= uint32(1) << uint32(b)
-        visited[w] = word
+            if v < n:
+                d = depth[v]
+                if d >= 0:
+                    vw |= uint32(1) << uint32(b)
+                    if d == level:
+                        fw |= uint32(1) << uint32(b)
+        front[w] = fw
+        visited[w] = vw
+        next_front[w] = 0
         w += cuda.gridsize(1)
 
 

@@ -23,8 +23,11 @@ GPU's shapes, with several blocks, in the simulator.
 from __future__ import annotations
 
 import os
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from ..errors import InputError, MemoryEstimateError
 
@@ -131,25 +134,24 @@ def device_name() -> str:
 class Launch:
     """Threads per block of each kernel family, and the most blocks of a grid-stride launch."""
 
-    thread_tpb: int = 128     # one thread per vertex (LRB thread bins, conversions, bottom-up)
-    warp_tpb: int = 128       # one warp per vertex (LRB warp bins, iBFS top-down)
-    block_tpb: int = 256      # one block per vertex (LRB block bins)
+    thread_tpb: int = 128     # one thread per vertex (the LRB top-down kernel, conversions, bottom-up)
+    warp_tpb: int = 128       # one warp per vertex (iBFS top-down)
     max_blocks: int = 4096
 
     def blocks(self, items: int, per_block: int) -> int:
         return max(1, min(self.max_blocks, -(-int(items) // per_block)))
 
 
-SIMULATOR_LAUNCH = Launch(thread_tpb=32, warp_tpb=64, block_tpb=32, max_blocks=1)
+SIMULATOR_LAUNCH = Launch(thread_tpb=32, warp_tpb=64, max_blocks=1)
 
 
 def check_launch(launch: Launch) -> Launch:
     """Block sizes the kernels are written for: multiples of 32, staging never overflows."""
-    for name in ("thread_tpb", "warp_tpb", "block_tpb"):
+    for name in ("thread_tpb", "warp_tpb"):
         tpb = getattr(launch, name)
         if tpb < WARP or tpb % WARP or tpb > 1024:
             raise InputError(f"launch {name} must be a multiple of {WARP} in [{WARP}, 1024], got {tpb}")
-    if 32 * launch.thread_tpb > STAGE or launch.warp_tpb > STAGE or launch.block_tpb > STAGE:
+    if 32 * launch.thread_tpb > STAGE or launch.warp_tpb > STAGE:
         raise InputError(f"launch thread_tpb must be at most {STAGE // 32} (shared staging of {STAGE} slots)")
     if launch.max_blocks < 1:
         raise InputError(f"launch max_blocks must be positive, got {launch.max_blocks}")
@@ -250,6 +252,22 @@ def stream():
 def empty(shape, dtype):
     """An uninitialised device array (no copy)."""
     return require_cuda().device_array(shape, dtype=dtype)
+
+
+def views_alive(a) -> bool:
+    """Whether a view of the device array ``a`` (a search's parent or depth, lent to a result) may be alive.
+
+    numba-cuda counts an allocation's live views in its memory pointer's ``refct`` (1 when
+    there are none); the simulator's arrays wrap one numpy array, which its views refer to.
+    True when neither can be read, so that such an array is never reused.
+    """
+    refct = getattr(getattr(a, "gpu_data", None), "refct", None)
+    if isinstance(refct, int):
+        return refct > 1
+    host = getattr(a, "_ary", None) if simulated() else None
+    if isinstance(host, np.ndarray):
+        return sys.getrefcount(host) > 3          # a's own reference, the name host and the argument
+    return True
 
 
 def local_rank_from_env() -> int | None:

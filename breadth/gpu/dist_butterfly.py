@@ -48,7 +48,7 @@ from ..distributed.one_d.butterfly_search import SMALL_FRONTIER, ButterflySearch
 from ..errors import InputError
 from . import device
 from .bottom_up import fill_words, queue_to_bitmap
-from .dist_kernels import REP_TD, merge_ids, owned_frontier, rep_bu, set_levels
+from .dist_kernels import merge_ids, owned_frontier, rep_bu, rep_td, set_levels
 from .graph import upload_csr
 from .ibfs_kernels import fill_any
 from .lrb import launch_top_down
@@ -188,7 +188,7 @@ class GpuButterflySearch(ButterflySearch):
         bins = np.bincount(b, minlength=NBINS)[:NBINS].astype(np.int64)
         if qsize:
             device.upload(self.d_queue[:qsize], local[order].astype(self.lg.vid_dtype))
-        launch_top_down(REP_TD, self.launch, self.d_indptr, self.d_indices, self.d_lvl, self.d_parent, self.row0,
+        launch_top_down(rep_td, self.launch, self.d_indptr, self.d_indices, self.d_lvl, self.d_parent, self.row0,
                         self.d_queue, qsize, bins, level, self.d_out, None, self.d_counters, -1, row, -1)
         return int(deg.sum())
 
@@ -245,7 +245,7 @@ class GpuButterflySearch(ButterflySearch):
     def _top_down(self, level, frontier):
         row = self._step_row(level, frontier)
         if self.device_mpi:
-            launch_top_down(REP_TD, self.launch, self.d_indptr, self.d_indices, self.d_lvl, self.d_parent,
+            launch_top_down(rep_td, self.launch, self.d_indptr, self.d_indices, self.d_lvl, self.d_parent,
                             self.row0, self.d_queue, self.qsize, self.head[BIN0:BIN0 + NBINS], level, self.d_gq,
                             self.d_binned, self.d_counters, ROW, row, -1)
             examined = int(self.head[EXAMINED])          # the owned frontier's out-edges (owned_frontier)

@@ -5,7 +5,7 @@ owns the contiguous global range ``[row0, row0 + nl)``; its CSR rows are local i
 columns global ids; ``lvl`` (int64, the level of every vertex of the graph, -1 =
 unvisited) is replicated on the device as on the host.
 
-* top-down: the LRB kernels of ``lrb.top_down_kernels`` with ``claim_replicated``:
+* top-down: the LRB kernel of ``lrb.top_down_kernel`` with ``claim_replicated``:
   an edge (u, v) wins v with a compare-and-swap on ``lvl[v]``; an owned v records its
   parent (global id of the local row u); every winner is appended (global id) to the
   step's output queue. No LRB tally: the next owned frontier is known only after the
@@ -30,7 +30,7 @@ from numba import cuda, int64
 
 from .bottom_up import next_in_frontier
 from .device import STAGE
-from .lrb import top_down_kernels
+from .lrb import top_down_kernel
 from .primitives import BIN0, COUNT, EXAMINED, SCOUT, degree_bin, flush, flush_counts, stage, staging
 
 
@@ -45,8 +45,7 @@ def claim_replicated(v, u, level, lvl, parent, row0, indptr, s_buf, s_n, s_cnt):
             stage(s_buf, s_n, v)
 
 
-rep_td_thread, rep_td_warp, rep_td_block = top_down_kernels(claim_replicated)
-REP_TD = (rep_td_thread, rep_td_warp, rep_td_block)
+rep_td = top_down_kernel(claim_replicated)
 
 
 @cuda.jit

@@ -6,17 +6,18 @@ Traversals", section 4, "Load Balanced Traversals Per compute-node") groups the 
 less than a factor of two, so threads given vertices of one bin get equal
 work, and each bin is expanded at the granularity its degrees call for:
 
-* bins 1-5 (degree 1..31): one thread per vertex (``td_thread``);
-* bins 6-10 (32..1023): one warp per vertex, lanes striding its edges (``td_warp``);
-* bins 11+ (>= 1024): one block per vertex (``td_block``).
+* bins 1-5 (degree 1..31): one thread per vertex;
+* bins 6-10 (32..1023): one warp per vertex, lanes striding its edges;
+* bins 11+ (>= 1024): one block per vertex.
 
 The histogram of the frontier is counted while the previous level appends its
 vertices (``primitives.tally``), so binning costs one scatter pass
 (``lrb_scatter``: a block counts its vertices per bin in shared memory, reserves
 each bin's range with one global atomic, and places them); the host, which
-learned the histogram from the level's one counter copy, launches one kernel per
-non-empty granularity on its contiguous segment of the binned queue. A frontier
-whose vertices all fall into one bin is already binned and skips the scatter.
+learned the histogram from the level's one counter copy, launches one kernel
+(``td_lrb``) whose blocks take the granularities' contiguous segments of the binned
+queue: a level costs the scatter and one launch, not one launch per granularity. A
+frontier whose vertices all fall into one bin is already binned and skips the scatter.
 
 Per edge (u, v): an unvisited v is claimed with an atomic compare-and-swap of
 ``parent[v]`` from -1 to u, so exactly one thread wins it; the winner sets its
@@ -96,62 +97,61 @@ def lrb_scatter(indptr, queue, qsize, binned, counters, cur):
         cuda.syncthreads()
 
 
-def top_down_kernels(claim):
-    """The three LRB top-down kernels (thread, warp and block granularity) visiting edges with ``claim``.
+def top_down_kernel(claim):
+    """The LRB top-down kernel visiting edges with ``claim``: all three granularities in one launch.
 
     ``claim(v, u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)`` is a device function: it
     decides whether edge (u, v) wins v (``a``, ``b`` and ``row0`` -- the global id of row 0 --
-    are the search's state, passed through unchanged) and stages v for the block's append when it does. The
-    kernels' arguments: ``(indptr, indices, a, b, row0, queue, start, count, level,
-    next_queue, counters, nxt, clear)``; they expand ``queue[start:start + count]``
-    (rows of ``indptr``), append to ``next_queue`` at cursor ``counters[nxt + COUNT]``, add
-    the block tallies into row ``nxt`` and zero row ``clear`` (none when -1).
+    are the search's state, passed through unchanged) and stages v for the block's append when
+    it does. The kernel's arguments: ``(indptr, indices, a, b, row0, queue, t_start, t_count,
+    t_blocks, w_start, w_count, w_blocks, k_start, k_count, level, next_queue, counters, nxt,
+    clear)``. Blocks ``[0, t_blocks)`` expand ``queue[t_start:t_start + t_count]`` a thread per
+    vertex, the next ``w_blocks`` blocks ``queue[w_start:w_start + w_count]`` a warp per vertex,
+    and the rest ``queue[k_start:k_start + k_count]`` a block per vertex (the role is the same
+    on every thread of a block, so each part synchronises its block freely). New vertices are
+    appended to ``next_queue`` at cursor ``counters[nxt + COUNT]``; the block tallies go into
+    row ``nxt``, and block 0 zeroes row ``clear`` (none when -1).
     """
 
-    @cuda.jit
-    def td_thread(indptr, indices, a, b, row0, queue, start, count, level, next_queue, counters, nxt, clear):
-        """LRB thread bins: one frontier vertex (degree < 32) per thread."""
-        s_buf, s_n, s_base, s_cnt = staging(counters, clear)
+    @cuda.jit(device=True)
+    def thread_part(indptr, indices, a, b, row0, queue, start, count, pb, nb, level, next_queue, counters, nxt,
+                    s_buf, s_n, s_base, s_cnt):
+        """Thread bins: one frontier vertex (degree < 32) per thread; this block is part block pb of nb."""
         tid = cuda.threadIdx.x
         bdim = cuda.blockDim.x
         pending = 0                                # staged per thread since the last flush, at most
-        for base in range(cuda.blockIdx.x * bdim, count, cuda.gridDim.x * bdim):
+        for base in range(pb * bdim, count, nb * bdim):
             pending = make_room(pending, 31, s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
             i = base + tid
             if i < count:
                 u = queue[start + i]
                 for j in range(indptr[u], indptr[u + 1]):
                     claim(indices[j], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
-        flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-        flush_counts(s_cnt, counters, nxt)
 
-    @cuda.jit
-    def td_warp(indptr, indices, a, b, row0, queue, start, count, level, next_queue, counters, nxt, clear):
-        """LRB warp bins: one frontier vertex per warp; each round, every lane takes one edge."""
-        s_buf, s_n, s_base, s_cnt = staging(counters, clear)
-        s_max = cuda.shared.array(1, int64)
+    @cuda.jit(device=True)
+    def warp_part(indptr, indices, a, b, row0, queue, start, count, pb, nb, level, next_queue, counters, nxt,
+                  s_buf, s_n, s_base, s_cnt, s_max):
+        """Warp bins: one frontier vertex per warp; each round, every lane takes one edge."""
         tid = cuda.threadIdx.x
         warps = cuda.blockDim.x // 32
         lane = tid % 32
         pending = 0
-        for base in range(cuda.blockIdx.x * warps, count, cuda.gridDim.x * warps):
+        for base in range(pb * warps, count, nb * warps):
             u, first, d, rounds = warp_vertex(queue, start, base + tid // 32, count, indptr, lane, s_max)
             for r in range(rounds):
                 pending = make_room(pending, 1, s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
                 k = r * 32 + lane
                 if k < d:
                     claim(indices[first + k], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
-        flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-        flush_counts(s_cnt, counters, nxt)
 
-    @cuda.jit
-    def td_block(indptr, indices, a, b, row0, queue, start, count, level, next_queue, counters, nxt, clear):
-        """LRB block bins: one frontier vertex (degree >= 1024) per block, its edges in block-wide chunks."""
-        s_buf, s_n, s_base, s_cnt = staging(counters, clear)
+    @cuda.jit(device=True)
+    def block_part(indptr, indices, a, b, row0, queue, start, count, pb, nb, level, next_queue, counters, nxt,
+                   s_buf, s_n, s_base, s_cnt):
+        """Block bins: one frontier vertex (degree >= 1024) per block, its edges in block-wide chunks."""
         tid = cuda.threadIdx.x
         bdim = cuda.blockDim.x
         pending = 0
-        for i in range(cuda.blockIdx.x, count, cuda.gridDim.x):
+        for i in range(pb, count, nb):
             u = queue[start + i]
             lo = indptr[u]
             hi = indptr[u + 1]
@@ -160,52 +160,73 @@ def top_down_kernels(claim):
                 j = e + tid
                 if j < hi:
                     claim(indices[j], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
+
+    @cuda.jit
+    def td_lrb(indptr, indices, a, b, row0, queue, t_start, t_count, t_blocks, w_start, w_count, w_blocks,
+               k_start, k_count, level, next_queue, counters, nxt, clear):
+        """One LRB top-down level: each block expands its part of the binned frontier."""
+        s_buf, s_n, s_base, s_cnt = staging(counters, clear)
+        s_max = cuda.shared.array(1, int64)
+        blk = cuda.blockIdx.x
+        if blk < t_blocks:
+            thread_part(indptr, indices, a, b, row0, queue, t_start, t_count, blk, t_blocks, level, next_queue,
+                        counters, nxt, s_buf, s_n, s_base, s_cnt)
+        elif blk < t_blocks + w_blocks:
+            warp_part(indptr, indices, a, b, row0, queue, w_start, w_count, blk - t_blocks, w_blocks, level,
+                      next_queue, counters, nxt, s_buf, s_n, s_base, s_cnt, s_max)
+        else:
+            block_part(indptr, indices, a, b, row0, queue, k_start, k_count, blk - t_blocks - w_blocks,
+                       cuda.gridDim.x - t_blocks - w_blocks, level, next_queue, counters, nxt, s_buf, s_n, s_base,
+                       s_cnt)
         flush(s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
         flush_counts(s_cnt, counters, nxt)
 
-    return td_thread, td_warp, td_block
+    return td_lrb
 
 
-td_thread, td_warp, td_block = top_down_kernels(claim)
+td_lrb = top_down_kernel(claim)
 
 
-def launch_top_down(kernels, launch, indptr, indices, a, b, row0, queue, qsize, bins, level, next_queue, binned,
+def lrb_parts(launch, bins) -> list:
+    """[(start, count, blocks)] of the thread, warp and block parts of a frontier with LRB
+    histogram ``bins`` in a queue ordered by bin (a frontier of one bin is its own order)."""
+    starts = np.concatenate([[0], np.cumsum(bins)])
+    tpb = launch.thread_tpb
+    parts = []
+    for (lo, hi), per_block in ((THREAD_BINS, tpb), (WARP_BINS, tpb // 32), (BLOCK_BINS, 1)):
+        count = int(starts[hi] - starts[lo])
+        parts.append((int(starts[lo]), count, launch.blocks(count, per_block) if count else 0))
+    return parts
+
+
+def launch_top_down(kernel, launch, indptr, indices, a, b, row0, queue, qsize, bins, level, next_queue, binned,
                     counters, cur, nxt, clear) -> bool:
-    """Launch one LRB top-down level of ``kernels`` (a ``top_down_kernels`` triple) over ``queue[:qsize]``.
+    """Launch one LRB top-down level of ``kernel`` (a ``top_down_kernel``) over ``queue[:qsize]``.
 
     ``bins`` is the frontier's LRB histogram as the host copied it; counter row ``cur``
     holds the same histogram and zeroed scatter cursors (``lrb_scatter`` reads them). A
     frontier of at most ``SMALL_FRONTIER`` vertices without block-bin hubs goes to the warp
-    kernel as it is; one whose vertices share a bin needs no scatter; otherwise it is
-    scattered into ``binned`` and each non-empty granularity gets one launch on its
+    part as it is; one whose vertices share a bin needs no scatter; otherwise it is
+    scattered into ``binned``. Then one launch expands every non-empty granularity on its
     segment. ``binned=None``: the host already ordered ``queue`` by bin (no scatter, row
     ``cur`` unused). Returns False when no kernel ran (every frontier vertex has degree 0).
     """
     if np.count_nonzero(bins[1:]) == 0:
         return False
-    td_thread, td_warp, td_block = kernels
-    state = (indptr, indices, a, b, row0)
+    tpb = launch.thread_tpb
+    head = (indptr, indices, a, b, row0)
     tail = (level, next_queue, counters, nxt, clear)
     if qsize <= SMALL_FRONTIER and not bins[BLOCK_BINS[0]:].any():
         # a small frontier without block-bin hubs: one warp per vertex, no binning pass
-        td_warp[launch.blocks(qsize, launch.warp_tpb // 32), launch.warp_tpb](*state, queue, 0, qsize, *tail)
+        blocks = launch.blocks(qsize, tpb // 32)
+        kernel[blocks, tpb](*head, queue, 0, 0, 0, 0, qsize, blocks, 0, 0, *tail)
         return True
-    classes = [(td_thread, THREAD_BINS, launch.thread_tpb, launch.thread_tpb),
-               (td_warp, WARP_BINS, launch.warp_tpb, launch.warp_tpb // 32),
-               (td_block, BLOCK_BINS, launch.block_tpb, 1)]
     src = queue
     presorted = binned is None
     if not presorted and np.count_nonzero(bins) > 1:
-        lrb_scatter[launch.blocks(qsize, launch.thread_tpb), launch.thread_tpb](indptr, queue, qsize, binned,
-                                                                                counters, cur)
+        lrb_scatter[launch.blocks(qsize, tpb), tpb](indptr, queue, qsize, binned, counters, cur)
         src = binned
-    starts = np.concatenate([[0], np.cumsum(bins)])
-    launched = False
-    for kernel, (lo, hi), tpb, per_block in classes:
-        count = int(starts[hi] - starts[lo])
-        if count == 0:
-            continue
-        start = int(starts[lo]) if presorted or src is binned else 0
-        kernel[launch.blocks(count, per_block), tpb](*state, src, start, count, *tail)
-        launched = True
-    return launched
+    (t_start, t_count, t_blocks), (w_start, w_count, w_blocks), (k_start, k_count, k_blocks) = lrb_parts(launch, bins)
+    kernel[t_blocks + w_blocks + k_blocks, tpb](*head, src, t_start, t_count, t_blocks, w_start, w_count, w_blocks,
+                                                k_start, k_count, *tail)
+    return True

@@ -36,11 +36,14 @@ from ..kernels.levels import bind_steps, record, seconds_per_tick, ticks
 from ..kernels.policy import ALPHA, BETA, TD, policy_explored, policy_state
 from ..result import BFSResult
 from . import device
-from .bottom_up import bitmap_to_queue, bu_step, fill_search, fill_words, queue_to_bitmap, seed, visited_from_parent
-from .lrb import SMALL_FRONTIER, launch_top_down, td_block, td_thread, td_warp
+from .bottom_up import bitmap_to_queue, bitmaps_from_depth, bu_step, fill_search, seed
+from .lrb import SMALL_FRONTIER, launch_top_down, td_lrb
 from .primitives import BIN0, COUNT, CURSOR, EXAMINED, HEAD, NBINS, ROW, SCOUT
 
 __all__ = ["bfs", "SearchSpace", "SMALL_FRONTIER", "host_bins"]
+
+HOST_PAIRS = 4     # pinned (parent, depth) pairs a SearchSpace keeps for host results
+DEVICE_PAIRS = 4   # device (parent, depth) pairs lent to results that a SearchSpace keeps for reuse
 
 
 class SearchSpace:
@@ -60,25 +63,50 @@ class SearchSpace:
         self.visited = device.empty(words, np.uint32)
         self.counters = device.empty(2 * ROW, np.int64)
         self.stream = None
-        self.host = None   # pinned (parent, depth) staging buffers, reused while no result holds them
+        self.hosts = []    # pinned (parent, depth) pairs, each reused while no result holds it
+        self.host = None   # the pair the last host result was copied into
+        self.lent = []     # device pairs whose views results hold (or held)
 
-    def give_device_results(self, n: int):
-        """Hand parent/depth (device arrays, first ``n`` entries) to a result; the next search gets fresh ones."""
+    def device_results(self, n: int):
+        """The search's parent/depth for a result to keep on the device: views of its arrays,
+        which are then lent; the next search writes into a lent pair none of whose views is
+        alive any more, else into a new pair (allocated here, after the search's clock stopped)."""
         parent, depth = self.parent[:n], self.depth[:n]
-        self.parent = device.empty(max(n, 1), np.int64)
-        self.depth = device.empty(max(n, 1), np.int64)
+        self.lent.append((self.parent, self.depth))
+        for i, pair in enumerate(self.lent):
+            if not any(device.views_alive(a) for a in pair):
+                self.parent, self.depth = self.lent.pop(i)
+                break
+        else:
+            self.parent = device.empty(max(n, 1), np.int64)
+            self.depth = device.empty(max(n, 1), np.int64)
+        del self.lent[:-DEVICE_PAIRS]          # older pairs are freed with their last view
         return parent, depth
+
+    def _free_pair(self):
+        """A pooled pinned pair that no result holds (the pool's tuple, this loop and
+        ``getrefcount``'s argument are the only references to a free array), else None."""
+        for pair in self.hosts:
+            if all(sys.getrefcount(a) <= 3 for a in pair):
+                return pair
+        return None
 
     def host_results(self, n: int):
         """Copy parent/depth into pinned host arrays, asynchronously on one stream, and return them.
 
-        The pinned pair is reused by the next search unless a result still refers to it
-        (then a new pair is allocated: a returned result is never overwritten).
+        A pooled pinned pair is reused when no result still refers to it: a loop that keeps
+        the last result (``r = bfs(...)``) alternates between two pairs, and a returned
+        result is never overwritten. When every pooled pair is held, a new pair is
+        allocated, and kept while the pool has fewer than ``HOST_PAIRS``.
         """
-        if self.host is None or any(sys.getrefcount(a) > 3 for a in self.host):
-            self.host = (device.pinned(max(n, 1), np.int64), device.pinned(max(n, 1), np.int64))
-            self.stream = self.stream or device.stream()
-        parent, depth = self.host
+        self.stream = self.stream or device.stream()
+        pair = self._free_pair()
+        if pair is None:
+            pair = (device.pinned(max(n, 1), np.int64), device.pinned(max(n, 1), np.int64))
+            if len(self.hosts) < HOST_PAIRS:
+                self.hosts.append(pair)
+        self.host = pair
+        parent, depth = pair
         device.to_host_async(self.parent[:n], parent[:n], self.stream)
         device.to_host_async(self.depth[:n], depth[:n], self.stream)
         self.stream.synchronize()
@@ -107,6 +135,7 @@ class _Search:
         self.cur, self.nxt = 0, ROW
         self.bins = bins
         self.head = None
+        self.level = 0          # the frontier's depth
 
     def read_head(self):
         """The head of the counter row the level just wrote; the rows then swap."""
@@ -116,12 +145,11 @@ class _Search:
 
 
 def to_bitmap(s, qsize):
-    """The frontier queue as the ``front`` bitmap, ``visited`` from the parents (a switch to bottom-up)."""
+    """The frontier (the vertices at depth ``s.level``) as the ``front`` bitmap, with ``visited``
+    and a cleared ``next_front``, in one launch (a switch to bottom-up)."""
     tpb, launch = s.launch.thread_tpb, s.launch
-    fill_words[launch.blocks(s.front.size, tpb), tpb](s.front, np.uint32(0))
-    fill_words[launch.blocks(s.front.size, tpb), tpb](s.next_front, np.uint32(0))
-    queue_to_bitmap[launch.blocks(qsize, tpb), tpb](s.queue, qsize, s.front)
-    visited_from_parent[launch.blocks(s.front.size, tpb), tpb](s.sp.parent, s.sp.visited, s.dg.num_vertices)
+    bitmaps_from_depth[launch.blocks(s.front.size, tpb), tpb](s.sp.depth, s.level, s.front, s.next_front,
+                                                              s.sp.visited, s.dg.num_vertices)
     return s
 
 
@@ -139,6 +167,7 @@ def bottom_up_level(s, level):
                                                       s.front, s.next_front, s.spare, sp.visited, dg.num_vertices,
                                                       level, sp.counters, s.nxt, s.cur)
     head = s.read_head()
+    s.level = level + 1
     s.front, s.next_front, s.spare = s.next_front, s.spare, s.front
     s.bins = head[BIN0:BIN0 + NBINS]
     return s, int(head[COUNT]), int(head[EXAMINED])
@@ -149,7 +178,7 @@ def top_down_levels(s, qsize, scout, level, policy, max_depth, stats, times, nle
     dg, sp = s.dg, s.sp
     policy_explored(policy, scout)
     t0 = ticks()
-    if launch_top_down((td_thread, td_warp, td_block), s.launch, dg.indptr, dg.indices, sp.parent, sp.depth, 0,
+    if launch_top_down(td_lrb, s.launch, dg.indptr, dg.indices, sp.parent, sp.depth, 0,
                        s.queue, qsize, s.bins, level, s.next_queue, sp.binned, sp.counters, s.cur, s.nxt, s.cur):
         head = s.read_head()
     else:
@@ -159,6 +188,7 @@ def top_down_levels(s, qsize, scout, level, policy, max_depth, stats, times, nle
     stats, times, nlev = record(stats, times, nlev, level, TD, qsize, scout, found, ticks() - t0)
     s.queue, s.next_queue = s.next_queue, s.queue
     s.bins = head[BIN0:BIN0 + NBINS]
+    s.level = level + 1
     return s, found, int(head[SCOUT]), level + 1, stats, times, nlev
 
 
@@ -189,10 +219,11 @@ def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_dept
     _, stats, ticks = _levels(space, int(seeds.size), int(degrees.sum()), policy, max_depth)
     if to_host:
         parent, depth = sp.host_results(n)
+        seconds = time.perf_counter() - t0
     else:
         device.require_cuda().synchronize()
-        parent, depth = sp.give_device_results(n)
-    seconds = time.perf_counter() - t0
+        seconds = time.perf_counter() - t0
+        parent, depth = sp.device_results(n)     # the next search's arrays are found after the clock stops
     result = BFSResult.from_kernel(parent, depth, np.asarray(roots, dtype=np.int64), algorithm, seconds, stats,
                                    ticks * seconds_per_tick(), engine="cuda")
     result.extra = {"device": device.device_name()}

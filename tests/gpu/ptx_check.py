@@ -34,13 +34,9 @@ def kernels():
                    (a64, a64, i64, w64, w64, w32, q, i64, dep, i64, types.boolean, a64, i64, i64))
             yield (f"ib_identify_dense[{vid},{dt}]", ib.ib_identify_dense,
                    (a64, a64, i64, w64, w64, w32, w32, w64, i64, i64, dep, i64, types.boolean, a64, i64, i64))
-        td = (a64, q, a64, a64, i64, q, i64, i64, i64, q, a64, i64, i64)
-        yield f"td_thread[{vid}]", lrb.td_thread, td
-        yield f"td_warp[{vid}]", lrb.td_warp, td
-        yield f"td_block[{vid}]", lrb.td_block, td
-        yield f"rep_td_thread[{vid}]", dk.rep_td_thread, td
-        yield f"rep_td_warp[{vid}]", dk.rep_td_warp, td
-        yield f"rep_td_block[{vid}]", dk.rep_td_block, td
+        td = (a64, q, a64, a64, i64, q) + (i64,) * 9 + (q, a64, i64, i64)
+        yield f"td_lrb[{vid}]", lrb.td_lrb, td
+        yield f"rep_td[{vid}]", dk.rep_td, td
         yield f"rep_bu[{vid}]", dk.rep_bu, (a64, q, i64, a64, w32, i64, a64, q, a64, i64)
         yield f"set_levels[{vid}]", dk.set_levels, (q, i64, a64, i64)
         yield f"merge_ids[{vid}]", dk.merge_ids, (q, i64, a64, i64, q, a64, i64)
@@ -52,7 +48,7 @@ def kernels():
         yield f"bitmap_to_queue[{vid}]", bu.bitmap_to_queue, (w32, q, a64, i64)
     yield "fill_search", bu.fill_search, (a64, a64, a64)
     yield "fill_words", bu.fill_words, (w32, u32)
-    yield "visited_from_parent", bu.visited_from_parent, (a64, w32, i64)
+    yield "bitmaps_from_depth", bu.bitmaps_from_depth, (a64, i64, w32, w32, w32, i64)
     yield "zero_int64", pr.zero_int64, (a64,)
     yield "fill_any[uint8]", ib.fill_any, (types.Array(types.uint8, 1, "C"), types.uint8)
 

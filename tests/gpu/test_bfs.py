@@ -95,14 +95,17 @@ def _lrb_graph():
 
 
 class _Recorder:
-    """Wraps a kernel: records its launches (kernel[grid, block](...)) and runs it."""
+    """Wraps a kernel: records each launch (kernel[grid, block](*args)) with its arguments and runs it."""
 
     def __init__(self, kernel, log, name):
         self.kernel, self.log, self.name = kernel, log, name
 
     def __getitem__(self, config):
-        self.log.append(self.name)
-        return self.kernel[config]
+        def launch(*args):
+            self.log.append((self.name, args))
+            return self.kernel[config](*args)
+
+        return launch
 
 
 def test_lrb_bins_every_granularity(gpu, monkeypatch):
@@ -115,26 +118,27 @@ def test_lrb_bins_every_granularity(gpu, monkeypatch):
     assert min(bins) <= 5 and any(6 <= b <= 10 for b in bins) and max(bins) >= 11
     dg = gpu.DeviceGraph(g)
     log = []
-    for name in ("lrb_scatter", "td_thread", "td_warp", "td_block"):
-        module = lrb if name == "lrb_scatter" else search      # search.py passes its kernels to lrb
-        monkeypatch.setattr(module, name, _Recorder(getattr(module, name), log, name))
+    monkeypatch.setattr(lrb, "lrb_scatter", _Recorder(lrb.lrb_scatter, log, "lrb_scatter"))
+    monkeypatch.setattr(search, "td_lrb", _Recorder(search.td_lrb, log, "td_lrb"))   # search.py passes it to lrb
     for algorithm in ALGORITHMS:
         r = gpu.bfs(dg, 0, algorithm)
         np.testing.assert_array_equal(r.depth, breadth.bfs(g, 0, algorithm).depth)
         breadth.validate(g, 0, r.parent, r.depth)
         assert np.all(r.depth[1:1 + len(hubs)] == 1)
-    # level 1 (the hubs) is binned and expanded at all three granularities
-    assert {"lrb_scatter", "td_thread", "td_warp", "td_block"} <= set(log)
+    # level 1 (the hubs) is binned, then expanded at all three granularities in one launch
+    assert "lrb_scatter" in [name for name, _ in log]
+    counts = [(args[7], args[10], args[13]) for name, args in log if name == "td_lrb"]   # t_count, w_count, k_count
+    assert any(min(c) > 0 for c in counts), counts
 
 
 def test_production_launch_shape(gpu):
-    """The block sizes a real GPU uses (128/128/256 threads, several blocks) give the same answers."""
+    """The block sizes a real GPU uses (128 threads, several blocks) give the same answers."""
     from breadth.gpu.device import Launch
 
     s, d, n, _ = _lrb_graph()
     g = breadth.Graph.from_edges(s, d, n)
     dg = gpu.DeviceGraph(g)
-    launch = Launch(thread_tpb=128, warp_tpb=128, block_tpb=256, max_blocks=4)
+    launch = Launch(thread_tpb=128, warp_tpb=128, max_blocks=4)
     for algorithm in ALGORITHMS:
         r = gpu.bfs(dg, 0, algorithm, launch=launch)
         np.testing.assert_array_equal(r.depth, breadth.bfs(g, 0, algorithm).depth)
