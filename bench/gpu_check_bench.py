@@ -6,7 +6,8 @@ out-edges, and time from each root the CPU direction-optimizing search on all of
 machine's cores (``breadth.bfs``) and the GPU top-down (LRB), bottom-up and
 direction-optimizing searches (``breadth.bfs(..., device="cuda")``, host results, and
 ``to_host=False``, device results: row "gpu do device-results") on the uploaded graph;
-for the root of median time, the GPU search's levels beside the CPU's. A GPU search's
+for the root of median time, the levels of its direction-optimizing search beside its
+top-down-only and bottom-up-only ones and the CPU's. A GPU search's
 time is split into the traversal (the sum of its levels: the kernels and the one
 counter copy each level costs) and the rest of the call (seeds up, parent and depth
 down, the host's bookkeeping). Then one iBFS group of 64 sources
@@ -55,15 +56,15 @@ def summary(times, edges) -> dict:
     return {"median_ms": sig(1e3 * statistics.median(times)), "gteps": sig(hm / 1e9)}
 
 
-def level_rows(gpu, cpu) -> list:
-    """Level by level, a GPU search (device results) beside the CPU search from the same root:
-    [level, frontier, edges examined (GPU), GPU direction, GPU ms, CPU direction, CPU ms]."""
-    rows = []
-    for i, lv in enumerate(gpu):
-        c = cpu[i] if i < len(cpu) else None
-        rows.append([lv.level, lv.frontier, lv.edges_examined, lv.direction, sig(1e3 * lv.seconds),
-                     c.direction if c else "", sig(1e3 * c.seconds) if c else ""])
-    return rows
+def level_rows(gpu, td, bu, cpu) -> list:
+    """Level by level, a GPU search (device results) beside the GPU's top-down-only and
+    bottom-up-only searches and the CPU search from the same root: [level, frontier, edges
+    examined (GPU), GPU direction, GPU ms, top-down ms, bottom-up ms, CPU direction, CPU ms]."""
+    def ms(levels, i):
+        return sig(1e3 * levels[i].seconds) if i < len(levels) else ""
+
+    return [[lv.level, lv.frontier, lv.edges_examined, lv.direction, ms(gpu, i), ms(td, i), ms(bu, i),
+             cpu[i].direction if i < len(cpu) else "", ms(cpu, i)] for i, lv in enumerate(gpu)]
 
 
 def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
@@ -97,6 +98,7 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
         cpu_levels[r] = list(res.levels)
         edges.append(component_edges(g, res.depth))
     rows = {"cpu do": summary(cpu_t, edges)}
+    alg_levels = {}
     for algorithm in ALGORITHMS:
         t0 = time.perf_counter()
         breadth.bfs(dg, roots[0], algorithm, device="cuda")      # the first call compiles this algorithm's kernels
@@ -106,6 +108,7 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
             t0 = time.perf_counter()
             res = breadth.bfs(dg, r, algorithm, device="cuda")
             wall.append(time.perf_counter() - t0)
+            alg_levels[algorithm, r] = list(res.levels)
             trav.append(sum(lv.seconds for lv in res.levels))
             mismatched += not np.array_equal(res.depth, refs[r])
         row = summary(wall, edges)
@@ -130,11 +133,21 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
                if row["median_ms"] else None,
                speedup_vs_cpu=sig(row["gteps"] / rows["cpu do"]["gteps"], 3) if rows["cpu do"]["gteps"] else None)
     rows["gpu do device-results"] = row
+    from breadth.gpu.validate import validate_device
+
+    t0 = time.perf_counter()                  # the last device result's tree: on the device, and copied back
+    validate_device(dg, res.roots, res.parent, res.depth)
+    row["validate_device_s"] = sig(time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    host = res.to_host()
+    breadth.validate(g, host.roots, host.parent, host.depth)
+    row["validate_host_s"] = sig(time.perf_counter() - t0)
     compile_s = sum(row.get("compile_s_estimate", 0.0) for row in rows.values())
     ok = all(row.get("depth_mismatches", 0) == 0 for row in rows.values())
     mid = int(np.argsort(wall)[len(wall) // 2])
     rec.emit(kind="graph", ok=ok, **info, roots=len(roots), edges_median=int(statistics.median(edges)), rows=rows,
-             levels=level_rows(gpu_levels[mid], cpu_levels[roots[mid]]), levels_root=int(roots[mid]))
+             levels=level_rows(gpu_levels[mid], alg_levels["td", roots[mid]], alg_levels["bu", roots[mid]],
+                               cpu_levels[roots[mid]]), levels_root=int(roots[mid]))
 
     # iBFS: one group of 64 sources against the same sources one by one on the GPU
     cand = np.flatnonzero(np.diff(g.indptr) > 0)

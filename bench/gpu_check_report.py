@@ -113,11 +113,17 @@ def _bench(p: dict) -> list[str]:
             goals.append(f"{r['graph']}: iBFS {r['speedup_vs_one_by_one']}x one-by-one (goal 10x)")
     if goals:
         lines += ["Against the goals: " + "; ".join(goals) + ".", ""]
+    checks = [f"{r['graph']}: {x['validate_device_s']} s on the device, {x['validate_host_s']} s copied back and "
+              "validated on the CPU" for r in p.get("records", []) if r.get("kind") == "graph"
+              for x in [r["rows"].get("gpu do device-results", {})] if "validate_device_s" in x]
+    if checks:
+        lines += ["Validating one device result (the Graph500 rules): " + "; ".join(checks) + ".", ""]
     if levels:
         lines += [f"Level by level on {levels[0]} from root {levels[1]} (the GPU search of median time, device "
-                  "results; the CPU search from the same root on all cores):", ""]
-        lines += _table(["level", "frontier", "edges examined", "GPU direction", "GPU ms", "CPU direction", "CPU ms"],
-                        levels[2])
+                  "results; the GPU's top-down-only and bottom-up-only searches and the CPU search from the same "
+                  "root on all cores):", ""]
+        lines += _table(["level", "frontier", "edges examined", "GPU direction", "GPU ms", "GPU top-down ms",
+                         "GPU bottom-up ms", "CPU direction", "CPU ms"], levels[2])
     if ib:
         lines += _table(["graph", "sources", "iBFS ms", "iBFS GTEPS", "one-by-one ms", "iBFS speedup",
                          "speedup (traversal)", "multi_bfs GPU ms", "multi_bfs CPU ms", "equal"], ib)

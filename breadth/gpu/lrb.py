@@ -8,7 +8,8 @@ work, and each bin is expanded at the granularity its degrees call for:
 
 * bins 1-5 (degree 1..31): one thread per vertex;
 * bins 6-10 (32..1023): one warp per vertex, lanes striding its edges;
-* bins 11+ (>= 1024): one block per vertex.
+* bins 11+ (>= 1024): one block per vertex, or several when the hubs are few and large
+  (a hub of a million edges on one block would hold the whole level; see below).
 
 The histogram of the frontier is counted while the previous level appends its
 vertices (``primitives.tally``), so binning costs one scatter pass
@@ -46,6 +47,7 @@ from .primitives import (BCUR0, BIN0, BLOCK_BINS, COUNT, NBINS, THREAD_BINS, WAR
                          make_room, stage, staging, tally, warp_vertex)
 
 SMALL_FRONTIER = 256     # frontiers this small (and hub-free) skip the LRB binning pass
+HUB_EDGES_PER_BLOCK = 4096   # the block part gets a block per this many hub edges (at least one per hub)
 
 
 @cuda.jit(device=True)
@@ -147,19 +149,37 @@ def top_down_kernel(claim):
     @cuda.jit(device=True)
     def block_part(indptr, indices, a, b, row0, queue, start, count, pb, nb, level, next_queue, counters, nxt,
                    s_buf, s_n, s_base, s_cnt):
-        """Block bins: one frontier vertex (degree >= 1024) per block, its edges in block-wide chunks."""
+        """Block bins (degree >= 1024): with at least two blocks per vertex (``nb // count``), each
+        vertex's edges are split among its blocks, chunk by block-wide chunk; else one vertex per block."""
         tid = cuda.threadIdx.x
         bdim = cuda.blockDim.x
         pending = 0
-        for i in range(pb, count, nb):
-            u = queue[start + i]
-            lo = indptr[u]
-            hi = indptr[u + 1]
-            for e in range(lo, hi, bdim):
+        per = nb // count if count > 0 else 0
+        lo = int64(0)
+        hi = int64(0)
+        u = int64(0)
+        step = bdim
+        if per >= 2:
+            if pb // per < count:
+                u = queue[start + pb // per]
+                lo = indptr[u] + (pb % per) * bdim
+                hi = indptr[u + 1]
+                step = per * bdim
+            for e in range(lo, hi, step):
                 pending = make_room(pending, 1, s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
                 j = e + tid
                 if j < hi:
                     claim(indices[j], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
+        else:
+            for i in range(pb, count, nb):
+                u = queue[start + i]
+                lo = indptr[u]
+                hi = indptr[u + 1]
+                for e in range(lo, hi, bdim):
+                    pending = make_room(pending, 1, s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+                    j = e + tid
+                    if j < hi:
+                        claim(indices[j], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
 
     @cuda.jit
     def td_lrb(indptr, indices, a, b, row0, queue, t_start, t_count, t_blocks, w_start, w_count, w_blocks,
@@ -189,13 +209,22 @@ td_lrb = top_down_kernel(claim)
 
 def lrb_parts(launch, bins) -> list:
     """[(start, count, blocks)] of the thread, warp and block parts of a frontier with LRB
-    histogram ``bins`` in a queue ordered by bin (a frontier of one bin is its own order)."""
+    histogram ``bins`` in a queue ordered by bin (a frontier of one bin is its own order).
+
+    The block part gets a block per ``HUB_EDGES_PER_BLOCK`` of its edges (counted from the
+    bins' lowest degrees) and at least one per vertex, up to ``max_blocks``: few large hubs
+    are then split among many blocks."""
     starts = np.concatenate([[0], np.cumsum(bins)])
     tpb = launch.thread_tpb
     parts = []
-    for (lo, hi), per_block in ((THREAD_BINS, tpb), (WARP_BINS, tpb // 32), (BLOCK_BINS, 1)):
+    for (lo, hi), per_block in ((THREAD_BINS, tpb), (WARP_BINS, tpb // 32)):
         count = int(starts[hi] - starts[lo])
         parts.append((int(starts[lo]), count, launch.blocks(count, per_block) if count else 0))
+    lo, hi = BLOCK_BINS
+    count = int(starts[hi] - starts[lo])
+    hub_edges = sum(int(bins[k]) << (k - 1) for k in range(lo, hi) if bins[k])
+    parts.append((int(starts[lo]), count,
+                  min(launch.max_blocks, max(count, hub_edges // HUB_EDGES_PER_BLOCK)) if count else 0))
     return parts
 
 

@@ -102,7 +102,7 @@ class _Recorder:
 
     def __getitem__(self, config):
         def launch(*args):
-            self.log.append((self.name, args))
+            self.log.append((self.name, args, config))
             return self.kernel[config](*args)
 
         return launch
@@ -126,9 +126,28 @@ def test_lrb_bins_every_granularity(gpu, monkeypatch):
         breadth.validate(g, 0, r.parent, r.depth)
         assert np.all(r.depth[1:1 + len(hubs)] == 1)
     # level 1 (the hubs) is binned, then expanded at all three granularities in one launch
-    assert "lrb_scatter" in [name for name, _ in log]
-    counts = [(args[7], args[10], args[13]) for name, args in log if name == "td_lrb"]   # t_count, w_count, k_count
+    assert "lrb_scatter" in [name for name, _, _ in log]
+    counts = [(args[7], args[10], args[13]) for name, args, _ in log if name == "td_lrb"]   # t_count, w_count, k_count
     assert any(min(c) > 0 for c in counts), counts
+
+
+def test_few_large_hubs_are_split_among_blocks(gpu, monkeypatch):
+    """A block part with many more blocks than hubs splits each hub's edges among its blocks."""
+    from breadth.gpu import lrb, search
+    from breadth.gpu.device import Launch
+
+    s, d, n, _ = _lrb_graph()
+    g = breadth.Graph.from_edges(s, d, n)
+    dg = gpu.DeviceGraph(g)
+    log = []
+    monkeypatch.setattr(lrb, "HUB_EDGES_PER_BLOCK", 64)
+    monkeypatch.setattr(search, "td_lrb", _Recorder(search.td_lrb, log, "td_lrb"))
+    r = gpu.bfs(dg, 0, "td", launch=Launch(thread_tpb=32, warp_tpb=64, max_blocks=16))
+    np.testing.assert_array_equal(r.depth, breadth.bfs(g, 0, "td").depth)
+    breadth.validate(g, 0, r.parent, r.depth)
+    # grid minus the thread and warp parts' blocks: at least twice the hubs (the 1024 and 3000 of level 1)
+    split = [(config[0] - args[8] - args[11], args[13]) for _, args, config in log if args[13] > 0]
+    assert any(k_blocks >= 2 * hubs for k_blocks, hubs in split), split
 
 
 def test_production_launch_shape(gpu):
