@@ -109,8 +109,9 @@ def top_down_kernel(claim):
     t_blocks, w_start, w_count, w_blocks, k_start, k_count, level, next_queue, counters, nxt,
     clear)``. Blocks ``[0, t_blocks)`` expand ``queue[t_start:t_start + t_count]`` a thread per
     vertex, the next ``w_blocks`` blocks ``queue[w_start:w_start + w_count]`` a warp per vertex,
-    and the rest ``queue[k_start:k_start + k_count]`` a block per vertex (the role is the same
-    on every thread of a block, so each part synchronises its block freely). New vertices are
+    and the rest ``queue[k_start:k_start + k_count]`` a block per vertex, or several blocks per
+    vertex when there are at least twice as many blocks as vertices (the role is the same on
+    every thread of a block, so each part synchronises its block freely). New vertices are
     appended to ``next_queue`` at cursor ``counters[nxt + COUNT]``; the block tallies go into
     row ``nxt``, and block 0 zeroes row ``clear`` (none when -1).
     """

@@ -42,7 +42,7 @@ ROW = BCUR0 + NBINS
 
 THREAD_BINS = (1, 6)            # out-degree 1..31: one thread per vertex
 WARP_BINS = (6, 11)             # 32..1023: one warp per vertex
-BLOCK_BINS = (11, NBINS)        # >= 1024: one block per vertex
+BLOCK_BINS = (11, NBINS)        # >= 1024: one block per vertex (several for a few large hubs: lrb)
 
 
 @cuda.jit(device=True)

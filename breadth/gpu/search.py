@@ -12,12 +12,13 @@ copies per vertex; the seeds go up once and parent/depth come down once per sear
 ``device.count_transfers`` counts it, and the tests check it.
 
 A top-down level is ``lrb.launch_top_down``: it bins the frontier (``lrb.lrb_scatter``,
-skipped when one bin holds it all) and launches one LRB kernel per non-empty
-granularity; a frontier of at most ``SMALL_FRONTIER`` vertices without block-bin
-hubs (degree >= 1024) goes to the warp kernel as it is (a warp per vertex suits
+skipped when one bin holds it all) and expands every granularity in one launch
+(``lrb.td_lrb``); a frontier of at most ``SMALL_FRONTIER`` vertices without block-bin
+hubs (degree >= 1024) goes to its warp part as it is (a warp per vertex suits
 every degree below 1024, and the level saves the binning launch: deep, thin graphs
 are a long run of such levels). A bottom-up level runs ``bottom_up.bu_step``; the
-frontier changes between a queue and a bitmap only when the direction changes.
+frontier changes between a queue and a bitmap only when the direction changes
+(``bottom_up.bitmaps_from_depth``, one launch; ``bottom_up.bitmap_to_queue``).
 
 Invariants between levels (as on the CPU): ``depth[v] == level`` exactly for the
 frontier, ``parent[v] == -1`` iff v is unvisited, every seed is its own parent at
