@@ -66,7 +66,7 @@ def test_device_results_reuse_arrays_no_result_holds_any_more(cuda):
     b = breadth.bfs(dg, 6, device="cuda", to_host=False)      # so b was searched in a new pair
     assert sp.parent is not first
     del a
-    c = breadth.bfs(dg, 0, device="cuda", to_host=False)      # nothing holds the first pair: the next search's
+    c = breadth.bfs(dg, 0, device="cuda", to_host=False)      # nothing holds the first pair: it is the next one's
     assert sp.parent is first
     d = breadth.bfs(dg, 6, device="cuda", to_host=False)
     assert b.to_host().depth[7] == 1 and c.to_host().depth[4] == 4 and d.to_host().depth[7] == 1
