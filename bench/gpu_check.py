@@ -264,11 +264,12 @@ def parse_args(argv):
     args = ap.parse_args(argv)
     args.budget = args.budget or BUDGET[args.sim]
     args.test_timeout = args.test_timeout or TEST_TIMEOUT[args.sim]
+    xdist = importlib.util.find_spec("xdist") is not None
     if args.test_workers is None:
-        args.test_workers = 1 if args.sim or importlib.util.find_spec("xdist") is None else TEST_WORKERS
+        args.test_workers = TEST_WORKERS if xdist and not args.sim else 1
     if args.test_workers < 1:
         ap.error("--test-workers must be at least 1")
-    if args.test_workers > 1 and importlib.util.find_spec("xdist") is None:
+    if args.test_workers > 1 and not xdist:
         ap.error("--test-workers above 1 needs pytest-xdist, which is not installed")
     if args.budget <= 0 or args.test_timeout <= 0:
         ap.error("--budget and --test-timeout must be positive")

@@ -150,37 +150,21 @@ def top_down_kernel(claim):
     @cuda.jit(device=True)
     def block_part(indptr, indices, a, b, row0, queue, start, count, pb, nb, level, next_queue, counters, nxt,
                    s_buf, s_n, s_base, s_cnt):
-        """Block bins (degree >= 1024): with at least two blocks per vertex (``nb // count``), each
-        vertex's edges are split among its blocks, chunk by block-wide chunk; else one vertex per block."""
+        """Block bins (degree >= 1024): each vertex gets ``per = nb // count`` blocks (at least one),
+        which split its edges chunk by block-wide chunk; with one block per vertex, a block takes
+        every ``nb``-th vertex."""
         tid = cuda.threadIdx.x
         bdim = cuda.blockDim.x
         pending = 0
-        per = nb // count if count > 0 else 0
-        lo = int64(0)
-        hi = int64(0)
-        u = int64(0)
-        step = bdim
-        if per >= 2:
-            if pb // per < count:
-                u = queue[start + pb // per]
-                lo = indptr[u] + (pb % per) * bdim
-                hi = indptr[u + 1]
-                step = per * bdim
-            for e in range(lo, hi, step):
+        per = max(1, nb // max(1, count))
+        for i in range(pb // per, count, nb // per):
+            u = queue[start + i]
+            hi = indptr[u + 1]
+            for e in range(indptr[u] + (pb % per) * bdim, hi, per * bdim):
                 pending = make_room(pending, 1, s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
                 j = e + tid
                 if j < hi:
                     claim(indices[j], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
-        else:
-            for i in range(pb, count, nb):
-                u = queue[start + i]
-                lo = indptr[u]
-                hi = indptr[u + 1]
-                for e in range(lo, hi, bdim):
-                    pending = make_room(pending, 1, s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
-                    j = e + tid
-                    if j < hi:
-                        claim(indices[j], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
 
     @cuda.jit
     def td_lrb(indptr, indices, a, b, row0, queue, t_start, t_count, t_blocks, w_start, w_count, w_blocks,
