@@ -1,11 +1,16 @@
 """The |S| x n depth matrix of a many-source run kept in GPU memory (``multi_bfs(..., device="cuda",
-to_host=False)``).
+to_host=False)``, and host results assembled on the device, ``staged``).
 
 The device twin of ``multisource.results.DepthMatrix``: row i holds the depths from source i,
 the dtype's maximum marks an unreachable vertex, and each group's traversal writes its
 members' rows -- here straight from its (n, g) device block (``ibfs.traverse`` with
 ``depths_to_host=False``) by ``place_block``, without a trip through host memory. It widens
 its dtype on the device when a group needed a wider one (``widen_matrix``).
+
+Host results of one process (``multi_bfs(..., device="cuda")``) are assembled the same way when the
+matrix fits on the GPU beside the graph and a group (``staged``), then come back in one copy: the
+device places each group's columns as rows, where the host would transpose every (n, g) block
+through its caches.
 """
 from __future__ import annotations
 
@@ -40,6 +45,9 @@ def widen_matrix(new, old, rows, n, gone, unreachable):
         x = old[r, v]
         new[r, v] = unreachable if x == gone else x
         i += stride
+
+
+STAGED_SHARE = 0.8    # of the GPU's free memory, what host results assembled on the device may use
 
 
 def _unreachable(dtype):
@@ -85,3 +93,18 @@ class DeviceDepthMatrix:
     @property
     def result(self):
         return self.array
+
+    def copy_to(self, out: np.ndarray) -> np.ndarray:
+        """Copy the matrix into the host array ``out`` (same shape and dtype) in one copy; returns ``out``."""
+        return device.to_host(self.array, out)
+
+
+def staged(n: int, num_sources: int, dtype, graph_bytes: int, group_bytes: int, launch=None):
+    """A DeviceDepthMatrix to assemble host results in, or None when it does not fit: the matrix
+    three times over (a widening holds the old and the new one of twice the width) beside the
+    graph's ``graph_bytes`` and a group's ``group_bytes`` must take at most ``STAGED_SHARE`` of the
+    GPU's free memory; otherwise each group's block comes back on its own."""
+    need = graph_bytes + group_bytes + 3 * int(n) * int(num_sources) * np.dtype(dtype).itemsize
+    if need > STAGED_SHARE * device.free_memory():
+        return None
+    return DeviceDepthMatrix(n, num_sources, dtype, launch)

@@ -1,7 +1,8 @@
 """iBFS groups of a planned many-source run (``breadth.multisource.runner.Traversal``) on the GPU.
 
 The CPU runner plans the run -- sources, GroupBy groups (``multisource.groupby``,
-unchanged), W, what to keep -- and ``run_group`` here executes one group with the
+unchanged), W, what to keep; host depths of one process in a device matrix when it fits,
+``staged_depths`` -- and ``run_group`` here executes one group with the
 GPU traversal (``gpu.ibfs.traverse``) instead of the CPU one, returning the same
 ``GroupResult``: the per-level histogram the reducers fold (closeness, harmonic
 centrality, eccentricity), the depths of the group when kept (widened and rerun
@@ -16,11 +17,11 @@ import numpy as np
 from ..multisource.results import GroupResult, wider
 from ..multisource.status import reach_csr
 from . import device
-from .depth_matrix import DeviceDepthMatrix
-from .graph import DeviceGraph
-from .ibfs import traverse
+from .depth_matrix import DeviceDepthMatrix, staged
+from .graph import DeviceGraph, graph_bytes
+from .ibfs import group_bytes, traverse
 
-__all__ = ["DeviceDepthMatrix", "DeviceGraph", "run_group", "use_local_gpu"]
+__all__ = ["DeviceDepthMatrix", "DeviceGraph", "run_group", "staged_depths", "use_local_gpu"]
 
 
 def use_local_gpu(comm=None) -> int:
@@ -39,6 +40,14 @@ def use_local_gpu(comm=None) -> int:
         rank = node.Get_rank()
         node.Free()
     return device.select_gpu(rank)
+
+
+def staged_depths(trav) -> DeviceDepthMatrix | None:
+    """A device matrix to assemble ``trav``'s host depth matrix in (``depth_matrix.staged``: the
+    graph and a group of the next wider depth dtype beside it), or None when it does not fit."""
+    wide = 2 * np.dtype(trav.depth_dtype).itemsize
+    return staged(trav.n, trav.sources.size, trav.depth_dtype, graph_bytes(trav.graph),
+                  group_bytes(trav.n, trav.words, trav.group_size, wide, trav.graph.indices.dtype.itemsize))
 
 
 def run_group(trav, gi: int, dg, depth_out=None, launch=None) -> GroupResult:

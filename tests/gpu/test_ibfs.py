@@ -76,13 +76,17 @@ def test_checkpoint_resumes_across_devices(gpu, kron, tmp_path):
 
 
 @pytest.mark.slow
-def test_deep_graph_widens_depth_dtype(gpu):
-    n = 258                                  # depths past 254 do not fit uint8: widened and rerun
-    v = np.arange(n - 1)
-    g = breadth.Graph.from_edges(v, v + 1, n)
-    res = _run_on_gpu(gpu, g, [0, n - 1], keep_depths=True, algorithm="bu")
-    assert res.depths.dtype == np.uint16
-    np.testing.assert_array_equal(res.depths, multi_bfs(g, [0, n - 1]))
+def test_deep_graph_widens_depth_dtype_on_the_device(gpu):
+    from breadth.gpu.ibfs_kernels import IROW
+
+    n = 258                                  # a directed path: from its end nothing is reached (uint8),
+    v = np.arange(n - 1)                     # from its start depths pass 254, so the matrix widens on the
+    g = breadth.Graph.from_edges(v, v + 1, n, directed=True)    # device (unreachable kept), the group
+    with gpu.count_transfers() as t:                             # reruns, and the matrix comes back once
+        got = multi_bfs(g, [n - 1, 0], group_size=1, device="cuda", algorithm="bu")
+    assert got.dtype == np.uint16 and got[0, 0] == np.iinfo(np.uint16).max and got[1, n - 1] == n - 1
+    assert [size for size in t.sizes_to_host if size != 8 * IROW] == [got.nbytes]
+    np.testing.assert_array_equal(got, multi_bfs(g, [n - 1, 0]))
 
 
 def test_joint_frontier_at_the_beta_limit_stays_bottom_up_as_on_the_cpu(gpu, kron):
@@ -108,13 +112,33 @@ def test_device_depth_matrix_equals_the_host_one(gpu, kron, group_size):
     np.testing.assert_array_equal(got.copy_to_host(), multi_bfs(g, sources, group_size=group_size))
 
 
-def test_device_depth_matrix_widens_on_the_device(gpu):
-    n = 258                                  # the second group needs uint16: the matrix widens
-    v = np.arange(n - 1)
-    g = breadth.Graph.from_edges(v, v + 1, n)
-    got = multi_bfs(g, [5, 0, n - 1], group_size=1, device="cuda", to_host=False)
-    assert np.dtype(got.dtype) == np.uint16
-    np.testing.assert_array_equal(got.copy_to_host(), multi_bfs(g, [5, 0, n - 1]))
+@pytest.mark.parametrize("fits", [True, False])
+def test_host_depths_come_back_in_one_copy_unless_they_do_not_fit(gpu, kron, monkeypatch, fits):
+    """Host results are assembled on the GPU and copied back once; a matrix that does not fit
+    beside the graph and a group comes back group by group."""
+    from breadth.gpu import multisource
+    from breadth.gpu.ibfs_kernels import IROW
+
+    if not fits:
+        monkeypatch.setattr(multisource, "staged", lambda *args: None)
+    g = kron[1]
+    sources = np.random.default_rng(3).integers(0, g.num_vertices, 70)
+    with gpu.count_transfers() as t:
+        res = msbfs(g, sources, group_size=32, keep_depths=True, device="cuda")
+    blocks = [size for size in t.sizes_to_host if size != 8 * IROW]       # less the levels' counter rows
+    per_group = [g.num_vertices * len(members) for members in res.groups]
+    assert len(per_group) == 3 and blocks == ([res.depths.nbytes] if fits else per_group)
+    np.testing.assert_array_equal(res.depths, multi_bfs(g, sources, group_size=32))
+
+
+def test_staging_fits_three_matrices_beside_the_graph_and_a_group(gpu, monkeypatch):
+    from breadth.gpu import depth_matrix
+
+    monkeypatch.setattr(depth_matrix.device, "free_memory", lambda: 1000.0)
+    share = depth_matrix.STAGED_SHARE                  # 10 x 20 uint8 cells, 3 times: 600 bytes
+    assert depth_matrix.staged(20, 10, np.uint8, 100, 1000 * share - 700) is not None
+    assert depth_matrix.staged(20, 10, np.uint8, 101, 1000 * share - 700) is None
+    assert depth_matrix.staged(20, 10, np.uint16, 0, 0) is None          # 1200 bytes
 
 
 def test_device_depth_matrix_refuses_what_it_cannot_keep(gpu, kron, tmp_path):
