@@ -185,11 +185,13 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
 
 
 def launch_costs(rec, sim: bool) -> None:
-    """Record the microseconds of one kernel launch (1 and 14 array arguments) and of one
-    synchronised head copy: the floor under a level's time on any graph."""
+    """Record the microseconds of one kernel launch (1 and 14 array arguments; 14 through
+    ``launcher.fast`` too) and of one synchronised head copy (sliced and into new memory, as
+    before; a view sliced once into a pinned buffer, as the searches do): the floor under a
+    level's time on any graph."""
     from numba import cuda as nc
 
-    from breadth.gpu import device
+    from breadth.gpu import device, launcher
     from breadth.gpu.primitives import HEAD
 
     @nc.jit
@@ -204,11 +206,14 @@ def launch_costs(rec, sim: bool) -> None:
 
     a = device.empty(8, np.int64)
     row = device.empty(2 * HEAD, np.int64)
+    head, pinned = row[HEAD:2 * HEAD], device.pinned(HEAD, np.int64)
     reps = 20 if sim else 2000
-    out = {}
+    out = {"launch_path": launcher.path()}
     for name, call in (("launch_1_array_us", lambda: one[1, 32](a)),
                        ("launch_14_arrays_us", lambda: many[1, 32](*([a] * 14))),
-                       ("head_copy_us", lambda: device.to_host(row[HEAD:2 * HEAD]))):
+                       ("launch_14_arrays_fast_us", lambda: launcher.fast(many)[1, 32](*([a] * 14))),
+                       ("head_copy_us", lambda: device.to_host(row[HEAD:2 * HEAD])),
+                       ("head_copy_pinned_us", lambda: device.to_host(head, pinned).copy())):
         call()
         nc.synchronize()
         t0 = time.perf_counter()
@@ -246,4 +251,7 @@ def phase_bench(rec, sim: bool, specs: list[str] | None) -> int:
             rec.emit(kind="error", graph=spec, error=error_text(exc), traceback=traceback.format_exc()[-3000:])
             if "MemoryEstimateError" in error_text(exc):
                 last[kind] = (scale, float("inf"))        # larger graphs of this kind will not fit either
+    from breadth.gpu import launcher
+
+    rec.emit(kind="launcher", path=launcher.path(), numba_launched=launcher.numba_launched())
     return 1 if bad else 0

@@ -82,8 +82,16 @@ def _bench(p: dict) -> list[str]:
     for r in p.get("records", []):
         if r.get("kind") == "launch":
             fixed.append(f"Fixed costs: a kernel launch takes {r['launch_1_array_us']} us of the host's time with 1 "
-                         f"array argument and {r['launch_14_arrays_us']} us with 14; a synchronised head copy "
-                         f"{r['head_copy_us']} us (means over {r['reps']}).")
+                         f"array argument and {r['launch_14_arrays_us']} us with 14 through numba-cuda, "
+                         f"{r.get('launch_14_arrays_fast_us')} us through breadth's launcher (searches launch "
+                         f"through: {r.get('launch_path')}); a synchronised head copy {r['head_copy_us']} us "
+                         f"sliced into new memory, {r.get('head_copy_pinned_us')} us from a view sliced once into "
+                         f"pinned memory, as the searches copy it (means over {r['reps']}).")
+        elif r.get("kind") == "launcher":
+            slow = r.get("numba_launched") or {}
+            fixed.append(f"After the bench, searches launched through: {r.get('path')}; kernels launched through "
+                         "numba-cuda by the fast path's own choice: "
+                         + (", ".join(f"{k} ({why})" for k, why in sorted(slow.items())) or "none") + ".")
         elif r.get("kind") == "graph":
             if r.get("levels") and r["graph"].startswith("kronecker:"):
                 levels = [r["graph"], r["levels_root"], r["levels"]]     # the largest Kronecker graph's

@@ -38,6 +38,7 @@ from .bottom_up import bitmap_to_queue, fill_words, queue_to_bitmap
 from .ibfs_kernels import (CURSOR, EXAMINED, HIST0, IROW, MAX_WORDS, NF, NFULL, NFULL_IN, NUNFULL, SCOUT,
                            UNEXPLORED, fill_any, ib_bu, ib_identify_dense, ib_identify_sparse, ib_init, ib_seed,
                            ib_td)
+from .launcher import fast
 from .primitives import zero_int64
 
 
@@ -63,6 +64,8 @@ class GroupSpace:
         self.queue = device.empty(max(n, 1), dg.vid_dtype)
         self.next_queue = device.empty(max(n, 1), dg.vid_dtype)
         self.counters = device.empty(2 * IROW, np.int64)
+        self.rows = (self.counters[:IROW], self.counters[IROW:])     # each counter row, sliced once
+        self.row_host = device.pinned(IROW, np.int64)                 # where a level's row is copied
         self.idle = device.empty(MAX_WORDS, np.uint64)
         self.pattern = {}        # group size -> device copy of its unused-instance pattern
         self.depths = {}         # (group size, dtype) -> device depth block
@@ -94,7 +97,7 @@ class _Group:
         self.qsize, self.queue_valid = 0, True
 
     def row(self, at):
-        return device.to_host(self.sp.counters[at:at + IROW])
+        return device.to_host(self.sp.rows[at // IROW], self.sp.row_host).copy()
 
     def counts(self, row):
         return row[HIST0:HIST0 + 64 * self.sp.words].copy()
@@ -103,12 +106,12 @@ class _Group:
 def seed_level(s):
     """The seeding (``level_loop``'s step): the sources' JFQ, identified as level 0."""
     dg, sp, launch, tpb = s.dg, s.sp, s.launch, s.launch.thread_tpb
-    zero_int64[1, tpb](sp.counters)
-    ib_init[launch.blocks(sp.unfull.size, tpb), tpb](dg.in_indptr, sp.pattern_for(s.g), sp.prev, sp.status,
+    fast(zero_int64)[1, tpb](sp.counters)
+    fast(ib_init)[launch.blocks(sp.unfull.size, tpb), tpb](dg.in_indptr, sp.pattern_for(s.g), sp.prev, sp.status,
                                                      sp.changed, sp.unfull, dg.num_vertices, sp.counters, 0)
-    ib_seed[launch.blocks(s.g, tpb), tpb](device.to_device(s.sources), sp.words, sp.status, sp.changed, sp.queue,
+    fast(ib_seed)[launch.blocks(s.g, tpb), tpb](device.to_device(s.sources), sp.words, sp.status, sp.changed, sp.queue,
                                           sp.counters, 0)
-    ib_identify_sparse[launch.blocks(s.g, tpb), tpb](dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status,
+    fast(ib_identify_sparse)[launch.blocks(s.g, tpb), tpb](dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status,
                                                      sp.changed, sp.queue, 0, s.depths, s.g, s.write_depth,
                                                      sp.counters, 0, IROW)
     row = s.row(0)
@@ -121,12 +124,12 @@ def top_down_level(s, level, scout):
     dg, sp, launch, tpb = s.dg, s.sp, s.launch, s.launch.thread_tpb
     nw = sp.unfull.size
     if not s.queue_valid:
-        bitmap_to_queue[launch.blocks(nw, tpb), tpb](sp.changed, s.queue, sp.counters, s.cur + CURSOR)
-        fill_words[launch.blocks(nw, tpb), tpb](sp.changed, np.uint32(0))
+        fast(bitmap_to_queue)[launch.blocks(nw, tpb), tpb](sp.changed, s.queue, sp.counters, s.cur + CURSOR)
+        fast(fill_words)[launch.blocks(nw, tpb), tpb](sp.changed, np.uint32(0))
     wtpb = launch.warp_tpb
-    ib_td[launch.blocks(s.qsize, wtpb // 32), wtpb](dg.indptr, dg.indices, sp.words, sp.prev, sp.status, s.queue,
+    fast(ib_td)[launch.blocks(s.qsize, wtpb // 32), wtpb](dg.indptr, dg.indices, sp.words, sp.prev, sp.status, s.queue,
                                                     s.qsize, sp.changed, s.next_queue, sp.counters, s.nxt)
-    ib_identify_sparse[launch.blocks(dg.num_vertices, tpb), tpb](
+    fast(ib_identify_sparse)[launch.blocks(dg.num_vertices, tpb), tpb](
         dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status, sp.changed, s.next_queue, level + 1, s.depths, s.g,
         s.write_depth, sp.counters, s.nxt, s.cur)
     row = s.row(s.nxt)
@@ -141,11 +144,11 @@ def bottom_up_level(s, level, scout):
     dg, sp, launch, tpb = s.dg, s.sp, s.launch, s.launch.thread_tpb
     n, nw = dg.num_vertices, sp.unfull.size
     if s.queue_valid:
-        fill_words[launch.blocks(nw, tpb), tpb](sp.changed, np.uint32(0))
-        queue_to_bitmap[launch.blocks(s.qsize, tpb), tpb](s.queue, s.qsize, sp.changed)
-    ib_bu[launch.blocks(n, tpb), tpb](dg.in_indptr, dg.in_indices, sp.words, sp.pattern_for(s.g), sp.prev,
+        fast(fill_words)[launch.blocks(nw, tpb), tpb](sp.changed, np.uint32(0))
+        fast(queue_to_bitmap)[launch.blocks(s.qsize, tpb), tpb](s.queue, s.qsize, sp.changed)
+    fast(ib_bu)[launch.blocks(n, tpb), tpb](dg.in_indptr, dg.in_indices, sp.words, sp.pattern_for(s.g), sp.prev,
                                       sp.status, sp.unfull, sp.changed, n, sp.counters, s.cur, s.nxt, sp.idle)
-    ib_identify_dense[launch.blocks(nw, tpb), tpb](dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status,
+    fast(ib_identify_dense)[launch.blocks(nw, tpb), tpb](dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status,
                                                    sp.changed, sp.unfull, sp.idle, n, level + 1, s.depths, s.g,
                                                    s.write_depth, sp.counters, s.nxt, s.cur)
     row = s.row(s.nxt)
@@ -183,7 +186,7 @@ def traverse(dg, sources, words: int, mode: int, alpha: float, beta: float, max_
     if write_depth:
         depths = sp.depths_for(n, g, depth_dtype)
         cap = int(np.iinfo(depth_dtype).max) - 1
-        fill_any[launch.blocks(depths.size, launch.thread_tpb), launch.thread_tpb](
+        fast(fill_any)[launch.blocks(depths.size, launch.thread_tpb), launch.thread_tpb](
             depths, np.dtype(depth_dtype).type(cap + 1))
     else:
         depths, cap = sp.counters, 0           # any int64 array: never written

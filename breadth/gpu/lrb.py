@@ -43,6 +43,7 @@ tests/gpu/ptx_check.py (PTX for sm_80/sm_90).
 import numpy as np
 from numba import cuda, int64
 
+from .launcher import fast
 from .primitives import (BCUR0, BIN0, BLOCK_BINS, COUNT, NBINS, THREAD_BINS, WARP_BINS, degree_bin, flush, flush_counts,
                          make_room, stage, staging, tally, warp_vertex)
 
@@ -233,14 +234,14 @@ def launch_top_down(kernel, launch, indptr, indices, a, b, row0, queue, qsize, b
     if qsize <= SMALL_FRONTIER and not bins[BLOCK_BINS[0]:].any():
         # a small frontier without block-bin hubs: one warp per vertex, no binning pass
         blocks = launch.blocks(qsize, tpb // 32)
-        kernel[blocks, tpb](*head, queue, 0, 0, 0, 0, qsize, blocks, 0, 0, *tail)
+        fast(kernel)[blocks, tpb](*head, queue, 0, 0, 0, 0, qsize, blocks, 0, 0, *tail)
         return True
     src = queue
     presorted = binned is None
     if not presorted and np.count_nonzero(bins) > 1:
-        lrb_scatter[launch.blocks(qsize, tpb), tpb](indptr, queue, qsize, binned, counters, cur)
+        fast(lrb_scatter)[launch.blocks(qsize, tpb), tpb](indptr, queue, qsize, binned, counters, cur)
         src = binned
     (t_start, t_count, t_blocks), (w_start, w_count, w_blocks), (k_start, k_count, k_blocks) = lrb_parts(launch, bins)
-    kernel[t_blocks + w_blocks + k_blocks, tpb](*head, src, t_start, t_count, t_blocks, w_start, w_count, w_blocks,
+    fast(kernel)[t_blocks + w_blocks + k_blocks, tpb](*head, src, t_start, t_count, t_blocks, w_start, w_count, w_blocks,
                                                 k_start, k_count, *tail)
     return True

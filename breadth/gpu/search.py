@@ -7,9 +7,11 @@ count; ``mode`` pins it for ``algorithm="td"``/``"bu"``. This module supplies it
 (``to_bitmap``, ``to_queue``, ``bottom_up_level``, ``top_down_levels``). The counts are
 computed on the device by the level's kernels (``primitives``: the level counter rows), and
 a level costs exactly one small device->host copy: the head of the counter row (frontier
-size, scout count, edges examined, LRB histogram; ``primitives.HEAD`` int64). No kernel
+size, scout count, edges examined, LRB histogram; ``primitives.HEAD`` int64), from a view
+of it sliced once into a pinned buffer (``SearchSpace.heads``, ``head_host``). No kernel
 copies per vertex; the seeds go up once and parent/depth come down once per search.
-``device.count_transfers`` counts it, and the tests check it.
+``device.count_transfers`` counts it, and the tests check it. Every kernel launches through
+``launcher.fast`` (each device array's parameters marshalled once, not on every launch).
 
 A top-down level is ``lrb.launch_top_down``: it bins the frontier (``lrb.lrb_scatter``,
 skipped when one bin holds it all) and expands every granularity in one launch
@@ -38,6 +40,7 @@ from ..kernels.policy import ALPHA, BETA, TD, policy_explored, policy_state
 from ..result import BFSResult
 from . import device
 from .bottom_up import bitmap_to_queue, bitmaps_from_depth, bu_step, fill_search, seed
+from .launcher import fast
 from .lrb import SMALL_FRONTIER, launch_top_down, td_lrb
 from .primitives import BIN0, COUNT, CURSOR, EXAMINED, HEAD, NBINS, ROW, SCOUT
 
@@ -63,6 +66,8 @@ class SearchSpace:
         self.spare = device.empty(words, np.uint32)
         self.visited = device.empty(words, np.uint32)
         self.counters = device.empty(2 * ROW, np.int64)
+        self.heads = (self.counters[:HEAD], self.counters[ROW:ROW + HEAD])    # each row's head, sliced once
+        self.head_host = device.pinned(HEAD, np.int64)     # where a level's head is copied
         self.stream = None
         self.hosts = []    # pinned (parent, depth) pairs, each reused while no result holds it
         self.host = None   # the pair the last host result was copied into
@@ -139,8 +144,9 @@ class _Search:
         self.level = 0          # the frontier's depth
 
     def read_head(self):
-        """The head of the counter row the level just wrote; the rows then swap."""
-        self.head = device.to_host(self.sp.counters[self.nxt:self.nxt + HEAD])
+        """The head of the counter row the level just wrote (through the pinned ``head_host``);
+        the rows then swap."""
+        self.head = device.to_host(self.sp.heads[self.nxt // ROW], self.sp.head_host).copy()
         self.cur, self.nxt = self.nxt, self.cur
         return self.head
 
@@ -149,7 +155,7 @@ def to_bitmap(s, qsize):
     """The frontier (the vertices at depth ``s.level``) as the ``front`` bitmap, with ``visited``
     and a cleared ``next_front``, in one launch (a switch to bottom-up)."""
     tpb, launch = s.launch.thread_tpb, s.launch
-    bitmaps_from_depth[launch.blocks(s.front.size, tpb), tpb](s.sp.depth, s.level, s.front, s.next_front,
+    fast(bitmaps_from_depth)[launch.blocks(s.front.size, tpb), tpb](s.sp.depth, s.level, s.front, s.next_front,
                                                               s.sp.visited, s.dg.num_vertices)
     return s
 
@@ -157,14 +163,14 @@ def to_bitmap(s, qsize):
 def to_queue(s):
     """The frontier bitmap as the queue (a switch back to top-down); its size and scout count."""
     tpb, launch = s.launch.thread_tpb, s.launch
-    bitmap_to_queue[launch.blocks(s.front.size, tpb), tpb](s.front, s.queue, s.sp.counters, s.cur + CURSOR)
+    fast(bitmap_to_queue)[launch.blocks(s.front.size, tpb), tpb](s.front, s.queue, s.sp.counters, s.cur + CURSOR)
     return s, int(s.head[COUNT]), int(s.head[SCOUT])
 
 
 def bottom_up_level(s, level):
     """One bottom-up level (``bottom_up.bu_step``); the bitmaps rotate."""
     dg, sp, tpb, launch = s.dg, s.sp, s.launch.thread_tpb, s.launch
-    bu_step[launch.blocks(dg.num_vertices, tpb), tpb](dg.indptr, dg.in_indptr, dg.in_indices, sp.parent, sp.depth,
+    fast(bu_step)[launch.blocks(dg.num_vertices, tpb), tpb](dg.indptr, dg.in_indptr, dg.in_indices, sp.parent, sp.depth,
                                                       s.front, s.next_front, s.spare, sp.visited, dg.num_vertices,
                                                       level, sp.counters, s.nxt, s.cur)
     head = s.read_head()
@@ -211,8 +217,8 @@ def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_dept
     seeds = np.unique(np.asarray(roots, dtype=np.int64))
     t0 = time.perf_counter()
     tpb = launch.thread_tpb
-    fill_search[launch.blocks(n, tpb), tpb](sp.parent, sp.depth, sp.counters)
-    seed[launch.blocks(seeds.size, tpb), tpb](device.to_device(seeds), dg.indptr, sp.parent, sp.depth, sp.queue,
+    fast(fill_search)[launch.blocks(n, tpb), tpb](sp.parent, sp.depth, sp.counters)
+    fast(seed)[launch.blocks(seeds.size, tpb), tpb](device.to_device(seeds), dg.indptr, sp.parent, sp.depth, sp.queue,
                                               sp.counters)
     degrees = dg.out_degree(seeds)
     policy = policy_state(int(mode), float(alpha), float(beta), int(n), int(dg.num_arcs))
