@@ -36,18 +36,28 @@ from .primitives import (BCUR0, BIN0, COUNT, EXAMINED, SCOUT, begin, degree_bin,
 
 
 @cuda.jit
-def fill_search(parent, depth, counters):
-    """parent = depth = -1 and every counter 0: the state before seeding."""
+def fill_search(parent, depth, counters, queue, indptr, root):
+    """parent = depth = -1 and every counter 0: the state before seeding; with ``root >= 0`` also
+    seeded with that one vertex (``seed``'s result, in the same pass: each cell is written by
+    one thread, so no seed write races a fill)."""
     i = cuda.grid(1)
     stride = cuda.gridsize(1)
     while i < parent.size:
-        parent[i] = -1
-        depth[i] = -1
+        parent[i] = root if i == root else -1
+        depth[i] = 0 if i == root else -1
         i += stride
+    d = indptr[root + 1] - indptr[root] if root >= 0 else 0
+    b = BIN0 + degree_bin(d)
     i = cuda.grid(1)
     while i < counters.size:
         counters[i] = 0
+        if root >= 0 and (i == COUNT or i == b):
+            counters[i] = 1
+        if root >= 0 and i == SCOUT:
+            counters[i] = d
         i += stride
+    if root >= 0 and cuda.grid(1) == 0:
+        queue[0] = root
 
 
 @cuda.jit

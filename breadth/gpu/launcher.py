@@ -102,7 +102,10 @@ class _Fast:
         self.ready: dict = {}        # signature -> the compiled kernel's function, once checked
         self.configs: dict = {}
         self.stream = None
-        self.numba = bool(getattr(dispatcher, "targetoptions", {}).get("extensions"))   # through numba-cuda
+        # through numba-cuda: a kernel with argument extensions, or what is not numba-cuda's
+        # dispatcher at all (a wrapper that records launches, say) and is launched as given
+        self.numba = (not isinstance(getattr(dispatcher, "overloads", None), dict)
+                      or bool(getattr(dispatcher, "targetoptions", {}).get("extensions")))
 
     def __getitem__(self, shape):
         blocks, threads = shape

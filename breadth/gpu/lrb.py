@@ -8,8 +8,11 @@ work, and each bin is expanded at the granularity its degrees call for:
 
 * bins 1-5 (degree 1..31): one thread per vertex;
 * bins 6-10 (32..1023): one warp per vertex, lanes striding its edges;
-* bins 11+ (>= 1024): one block per vertex, or several when the hubs are few and large
-  (a hub of a million edges on one block would hold the whole level; see below).
+* bins 11+ (>= 1024): up to ``HUB_SLOTS`` such hubs put their edges end to end and the
+  part's blocks share them out evenly, a block-wide chunk at a time, so a hub's threads
+  grow with its degree (a hub of a million edges on one block, or on as many blocks as a
+  hub of a thousand, would hold the whole level); more hubs than that get a block per
+  vertex, or several each when there are far more blocks than hubs.
 
 The histogram of the frontier is counted while the previous level appends its
 vertices (``primitives.tally``), so binning costs one scatter pass
@@ -49,6 +52,7 @@ from .primitives import (BCUR0, BIN0, BLOCK_BINS, COUNT, NBINS, THREAD_BINS, WAR
 
 SMALL_FRONTIER = 256     # frontiers this small (and hub-free) skip the LRB binning pass
 HUB_EDGES_PER_BLOCK = 4096   # the block part gets a block per this many hub edges (at least one per hub)
+HUB_SLOTS = 256          # block-bin vertices up to this many share out their edges evenly (4 KiB of shared memory)
 
 
 @cuda.jit(device=True)
@@ -110,7 +114,8 @@ def top_down_kernel(claim):
     t_blocks, w_start, w_count, w_blocks, k_start, k_count, level, next_queue, counters, nxt,
     clear)``. Blocks ``[0, t_blocks)`` expand ``queue[t_start:t_start + t_count]`` a thread per
     vertex, the next ``w_blocks`` blocks ``queue[w_start:w_start + w_count]`` a warp per vertex,
-    and the rest ``queue[k_start:k_start + k_count]`` a block per vertex, or several blocks per
+    and the rest ``queue[k_start:k_start + k_count]``: their edges split evenly among the
+    blocks (up to ``HUB_SLOTS`` vertices), else a block per vertex, or several blocks per
     vertex when there are at least twice as many blocks as vertices (the role is the same on
     every thread of a block, so each part synchronises its block freely). New vertices are
     appended to ``next_queue`` at cursor ``counters[nxt + COUNT]``; the block tallies go into
@@ -151,12 +156,37 @@ def top_down_kernel(claim):
     @cuda.jit(device=True)
     def block_part(indptr, indices, a, b, row0, queue, start, count, pb, nb, level, next_queue, counters, nxt,
                    s_buf, s_n, s_base, s_cnt):
-        """Block bins (degree >= 1024): each vertex gets ``per = nb // count`` blocks (at least one),
-        which split its edges chunk by block-wide chunk; with one block per vertex, a block takes
-        every ``nb``-th vertex."""
+        """Block bins (degree >= 1024). Up to ``HUB_SLOTS`` vertices: their edges, end to end, are
+        split evenly among the part's blocks, chunk by block-wide chunk (a vertex of a hundred
+        thousand edges gets a hundred times the threads of one of a thousand). More vertices:
+        each gets ``per = nb // count`` blocks (at least one), which split its edges; with one
+        block per vertex, a block takes every ``nb``-th vertex."""
         tid = cuda.threadIdx.x
         bdim = cuda.blockDim.x
         pending = 0
+        if count <= HUB_SLOTS:
+            s_end = cuda.shared.array(HUB_SLOTS, int64)       # s_end[i]: edges of vertices 0..i, end to end
+            s_hub = cuda.shared.array(HUB_SLOTS, int64)
+            for i in range(tid, count, bdim):
+                u = queue[start + i]
+                s_hub[i] = u
+                s_end[i] = indptr[u + 1] - indptr[u]
+            cuda.syncthreads()
+            if tid == 0:
+                for i in range(1, count):
+                    s_end[i] += s_end[i - 1]
+            cuda.syncthreads()
+            total = s_end[count - 1] if count > 0 else 0
+            h = 0                                  # this thread's vertex: the first i with s_end[i] > g
+            for base in range(pb * bdim, total, nb * bdim):
+                pending = make_room(pending, 1, s_buf, s_n, s_base, next_queue, counters, nxt + COUNT)
+                g = base + tid
+                if g < total:
+                    while s_end[h] <= g:
+                        h += 1
+                    u = s_hub[h]
+                    claim(indices[indptr[u + 1] - (s_end[h] - g)], u, level, a, b, row0, indptr, s_buf, s_n, s_cnt)
+            return
         per = max(1, nb // max(1, count))
         for i in range(pb // per, count, nb // per):
             u = queue[start + i]

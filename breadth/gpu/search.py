@@ -9,7 +9,8 @@ computed on the device by the level's kernels (``primitives``: the level counter
 a level costs exactly one small device->host copy: the head of the counter row (frontier
 size, scout count, edges examined, LRB histogram; ``primitives.HEAD`` int64), from a view
 of it sliced once into a pinned buffer (``SearchSpace.heads``, ``head_host``). No kernel
-copies per vertex; the seeds go up once and parent/depth come down once per search.
+copies per vertex; one root is seeded by the kernel that fills parent and depth (several
+seeds go up once), and parent/depth come down once per search.
 ``device.count_transfers`` counts it, and the tests check it. Every kernel launches through
 ``launcher.fast`` (each device array's parameters marshalled once, not on every launch).
 
@@ -217,9 +218,11 @@ def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_dept
     seeds = np.unique(np.asarray(roots, dtype=np.int64))
     t0 = time.perf_counter()
     tpb = launch.thread_tpb
-    fast(fill_search)[launch.blocks(n, tpb), tpb](sp.parent, sp.depth, sp.counters)
-    fast(seed)[launch.blocks(seeds.size, tpb), tpb](device.to_device(seeds), dg.indptr, sp.parent, sp.depth, sp.queue,
-                                              sp.counters)
+    one = int(seeds[0]) if seeds.size == 1 else -1          # one root is seeded by the fill itself
+    fast(fill_search)[launch.blocks(n, tpb), tpb](sp.parent, sp.depth, sp.counters, sp.queue, dg.indptr, one)
+    if one < 0:
+        fast(seed)[launch.blocks(seeds.size, tpb), tpb](device.to_device(seeds), dg.indptr, sp.parent, sp.depth,
+                                                        sp.queue, sp.counters)
     degrees = dg.out_degree(seeds)
     policy = policy_state(int(mode), float(alpha), float(beta), int(n), int(dg.num_arcs))
     space = _Search(dg, sp, launch, host_bins(degrees))

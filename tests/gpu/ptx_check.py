@@ -46,7 +46,7 @@ def kernels():
         yield f"seed[{vid}]", bu.seed, (a64, a64, a64, a64, q, a64)
         yield f"queue_to_bitmap[{vid}]", bu.queue_to_bitmap, (q, i64, w32)
         yield f"bitmap_to_queue[{vid}]", bu.bitmap_to_queue, (w32, q, a64, i64)
-    yield "fill_search", bu.fill_search, (a64, a64, a64)
+        yield f"fill_search[{vid}]", bu.fill_search, (a64, a64, a64, q, a64, i64)
     yield "fill_words", bu.fill_words, (w32, u32)
     yield "bitmaps_from_depth", bu.bitmaps_from_depth, (a64, i64, w32, w32, w32, i64)
     yield "zero_int64", pr.zero_int64, (a64,)

@@ -131,8 +131,11 @@ def test_lrb_bins_every_granularity(gpu, monkeypatch):
     assert any(min(c) > 0 for c in counts), counts
 
 
-def test_few_large_hubs_are_split_among_blocks(gpu, monkeypatch):
-    """A block part with many more blocks than hubs splits each hub's edges among its blocks."""
+@pytest.mark.parametrize("slots", [None, 1])
+def test_few_large_hubs_are_split_among_blocks(gpu, monkeypatch, slots):
+    """A block part with many more blocks than hubs splits the hubs' edges among its blocks: end to
+    end, evenly (up to ``HUB_SLOTS`` hubs), or each hub among its share of the blocks (``slots=1``:
+    more hubs than slots)."""
     from breadth.gpu import lrb, search
     from breadth.gpu.device import Launch
 
@@ -141,6 +144,8 @@ def test_few_large_hubs_are_split_among_blocks(gpu, monkeypatch):
     dg = gpu.DeviceGraph(g)
     log = []
     monkeypatch.setattr(lrb, "HUB_EDGES_PER_BLOCK", 64)
+    if slots is not None:
+        monkeypatch.setattr(lrb, "HUB_SLOTS", slots)
     monkeypatch.setattr(search, "td_lrb", _Recorder(search.td_lrb, log, "td_lrb"))
     r = gpu.bfs(dg, 0, "td", launch=Launch(thread_tpb=32, warp_tpb=64, max_blocks=16))
     np.testing.assert_array_equal(r.depth, breadth.bfs(g, 0, "td").depth)
@@ -148,6 +153,31 @@ def test_few_large_hubs_are_split_among_blocks(gpu, monkeypatch):
     # grid minus the thread and warp parts' blocks: at least twice the hubs (the 1024 and 3000 of level 1)
     split = [(config[0] - args[8] - args[11], args[13]) for _, args, config in log if args[13] > 0]
     assert any(k_blocks >= 2 * hubs for k_blocks, hubs in split), split
+
+
+@pytest.mark.parametrize("slots", [None, 1])
+def test_unequal_hubs_reach_each_leaf_from_its_own_hub(gpu, monkeypatch, slots):
+    """Directed hubs of unequal degree with leaves of their own, expanded by many blocks in one
+    level: every leaf's parent is its hub (an edge taken across a hub boundary would give
+    another hub as parent, or miss a leaf)."""
+    from breadth.gpu import lrb
+    from breadth.gpu.device import Launch
+
+    degrees = [1100, 1500, 5000, 1030]
+    src, dst, nxt = [0] * len(degrees), list(range(1, len(degrees) + 1)), len(degrees) + 1
+    for k, deg in enumerate(degrees):
+        src += [k + 1] * deg
+        dst += range(nxt, nxt + deg)
+        nxt += deg
+    g = breadth.Graph.from_edges(src, dst, nxt, directed=True)
+    monkeypatch.setattr(lrb, "HUB_EDGES_PER_BLOCK", 256)
+    if slots is not None:
+        monkeypatch.setattr(lrb, "HUB_SLOTS", slots)
+    r = gpu.bfs(gpu.DeviceGraph(g), 0, "td", launch=Launch(thread_tpb=32, warp_tpb=64, max_blocks=24))
+    breadth.validate(g, 0, r.parent, r.depth)
+    hub_of = np.repeat(np.arange(1, len(degrees) + 1), degrees)
+    np.testing.assert_array_equal(r.parent[len(degrees) + 1:], hub_of)
+    assert (r.depth[len(degrees) + 1:] == 2).all()
 
 
 def test_production_launch_shape(gpu):

@@ -85,7 +85,7 @@ def test_local_rank_from_env(monkeypatch):
 @pytest.mark.parametrize("algorithm", ["td", "bu", "do"])
 def test_one_small_copy_per_level(cuda, algorithm):
     """No per-vertex round trips: a level copies one counter row down, the search nothing else
-    but the seeds up and parent/depth down."""
+    but parent/depth down (one root is seeded by the fill kernel; several seeds go up once)."""
     from breadth import gpu
     from breadth.gpu.primitives import HEAD
 
@@ -97,10 +97,14 @@ def test_one_small_copy_per_level(cuda, algorithm):
             r = gpu.bfs(dg, 0, algorithm, max_depth=12)
         levels = len(r.levels)
         assert levels == 12
-        assert t.to_device == 1 and t.bytes_to_device == 8          # the seed
+        assert t.to_device == 0                                     # one root: a kernel argument
         assert t.to_host == levels + 2                              # one row per level, parent, depth
         assert t.sizes_to_host[:levels] == [8 * HEAD] * levels
         assert t.sizes_to_host[levels:] == [8 * n, 8 * n]
+        with gpu.count_transfers() as t:
+            many = gpu.bfs(dg, np.array([0, 1, 1]), algorithm, max_depth=12)
+        assert t.to_device == 1 and t.bytes_to_device == 16         # the distinct seeds, once
+        assert len(many.levels) == 12 and many.depth[1] == 0 and many.parent[1] == 1
 
 
 def test_ibfs_one_copy_per_level(cuda):
