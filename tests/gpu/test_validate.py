@@ -60,7 +60,32 @@ def _gpu_rule(dg, parent, depth):
     return None
 
 
-def test_a_good_tree_passes_with_the_cpu_report(setup):
+HUBS = [None, (1, 1), (1, 2)]        # (HUB_IN_EDGES, HUB_CHUNK): every vertex of 2+ in-edges a hub
+
+
+@pytest.fixture(params=HUBS, ids=["no-hubs", "hubs-chunk-1", "hubs-chunk-2"])
+def hubs(request, monkeypatch, cuda):
+    from breadth.gpu import validate
+
+    if request.param is not None:
+        monkeypatch.setattr(validate, "HUB_IN_EDGES", request.param[0])
+        monkeypatch.setattr(validate, "HUB_CHUNK", request.param[1])
+    return request.param
+
+
+def test_hub_chunks_cover_each_hubs_in_edges_once():
+    from breadth.gpu.validate import hub_chunks
+
+    indptr = np.array([0, 3, 3, 10, 11, 16])            # in-degrees 3, 0, 7, 1, 5
+    hubs, ptr, chunk_v, chunk_hub = hub_chunks(indptr, 2, 3)
+    assert hubs.tolist() == [0, 2, 4]
+    assert ptr.reshape(-1, 2).tolist() == [[0, 3], [3, 6], [6, 9], [9, 10], [11, 14], [14, 16]]
+    assert chunk_v.tolist() == [0, 2, 2, 2, 4, 4] and chunk_hub.tolist() == [0, 1, 1, 1, 2, 2]
+    none = hub_chunks(indptr, 7, 3)
+    assert none[0].size == 0 and none[1].size == 0
+
+
+def test_a_good_tree_passes_with_the_cpu_report(setup, hubs):
     from breadth.gpu.validate import validate_device
 
     g, dg, good = setup
@@ -71,7 +96,7 @@ def test_a_good_tree_passes_with_the_cpu_report(setup):
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_planted_errors_break_the_same_rule_as_on_the_cpu(setup, name):
+def test_planted_errors_break_the_same_rule_as_on_the_cpu(setup, hubs, name):
     g, dg, good = setup
     parent, depth = _apply(good.parent, good.depth, CASES[name])
     cpu = _cpu_rule(g, parent, depth)
