@@ -5,8 +5,10 @@ permitting: build it, upload it (``DeviceGraph``; the upload time), pick roots w
 out-edges, and time from each root the CPU direction-optimizing search on all of this
 machine's cores (``breadth.bfs``) and the GPU top-down (LRB), bottom-up and
 direction-optimizing searches (``breadth.bfs(..., device="cuda")``, host results, and
-``to_host=False``, device results: row "gpu do device-results") on the uploaded graph;
-for the root of median time, the levels of its direction-optimizing search beside its
+``to_host=False``, device results: row "gpu do device-results"; each root's device-results
+search also with every kernel launched through numba-cuda, interleaved: row "gpu do
+device-results, numba-cuda launches", whose ``launcher_speedup`` is what breadth's launcher
+saves) on the uploaded graph; for the root of median time, the levels of its direction-optimizing search beside its
 top-down-only and bottom-up-only ones and the CPU's. A GPU search's
 time is split into the traversal (the sum of its levels: the kernels and the one
 counter copy each level costs) and the rest of the call (seeds up, parent and depth
@@ -71,7 +73,7 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
     """Measure one graph; returns the seconds it took, less the estimated first compilation of kernels."""
     import breadth
     from breadth.checks import check_algorithm
-    from breadth.gpu import DeviceGraph, device
+    from breadth.gpu import DeviceGraph, device, launcher
     from breadth.gpu.ibfs import traverse
     from breadth.kernels.policy import ALPHA, BETA
 
@@ -121,18 +123,30 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
             row["compile_s_estimate"] = round(first - row["median_ms"] / 1e3, 3)
             compiled.add(algorithm)
         rows[f"gpu {algorithm}"] = row
-    wall, mismatched, gpu_levels = [], 0, []       # the whole call with parent/depth left on the device
+    # the whole call with parent/depth left on the device; each root also with every kernel
+    # launched through numba-cuda (launcher.through_numba), interleaved
+    wall, mismatched, gpu_levels, numba_wall = [], 0, [], []
     for r in roots:
         t0 = time.perf_counter()
         res = breadth.bfs(dg, r, "do", device="cuda", to_host=False)
         wall.append(time.perf_counter() - t0)
         gpu_levels.append(list(res.levels))
         mismatched += not np.array_equal(res.to_host().depth, refs[r])
+        del res
+        with launcher.through_numba():
+            t0 = time.perf_counter()
+            res = breadth.bfs(dg, r, "do", device="cuda", to_host=False)
+            numba_wall.append(time.perf_counter() - t0)
+        mismatched += not np.array_equal(res.to_host().depth, refs[r])
     row = summary(wall, edges)
     row.update(depth_mismatches=mismatched, speedup_vs_host_results=sig(rows["gpu do"]["median_ms"] / row["median_ms"], 3)
                if row["median_ms"] else None,
                speedup_vs_cpu=sig(row["gteps"] / rows["cpu do"]["gteps"], 3) if rows["cpu do"]["gteps"] else None)
     rows["gpu do device-results"] = row
+    slow = summary(numba_wall, edges)
+    slow.update(launcher_speedup=sig(slow["median_ms"] / row["median_ms"], 3) if row["median_ms"] else None,
+                speedup_vs_cpu=sig(slow["gteps"] / rows["cpu do"]["gteps"], 3) if rows["cpu do"]["gteps"] else None)
+    rows["gpu do device-results, numba-cuda launches"] = slow
     from breadth.gpu.validate import validate_device
 
     t0 = time.perf_counter()                  # the last device result's tree: on the device, and copied back

@@ -61,7 +61,9 @@ def test_sim_runs_every_phase_and_writes_the_report(tmp_path):
     graphs = [x for x in phases["bench"]["records"] if x.get("kind") == "graph"]
     assert [g["graph"] for g in graphs] == ["kronecker:5", "uniform:5"]
     for g in graphs:
-        assert set(g["rows"]) == {"cpu do", "gpu td", "gpu bu", "gpu do", "gpu do device-results"} and g["upload_s"] >= 0
+        assert set(g["rows"]) == {"cpu do", "gpu td", "gpu bu", "gpu do", "gpu do device-results",
+                                  "gpu do device-results, numba-cuda launches"} and g["upload_s"] >= 0
+        assert g["rows"]["gpu do device-results, numba-cuda launches"]["launcher_speedup"] > 0
         assert all(row["depth_mismatches"] == 0 and row["gteps"] > 0 for k, row in g["rows"].items() if k != "cpu do")
     ibfs = [x for x in phases["bench"]["records"] if x.get("kind") == "ibfs"]
     assert len(ibfs) == 2 and all(x["multi_bfs_equal"] and x["speedup_vs_one_by_one"] > 0 for x in ibfs)

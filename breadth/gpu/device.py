@@ -104,6 +104,9 @@ def select_gpu(local_rank: int) -> int:
     index = int(local_rank) % num_gpus()
     if not simulated():
         cuda.select_device(index)
+        from . import launcher          # its kept functions belong to the device current before
+
+        launcher.forget()
     return index
 
 

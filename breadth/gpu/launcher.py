@@ -1,8 +1,8 @@
 """Kernel launches whose arguments breadth marshals once, not numba-cuda on every launch.
 
 numba-cuda types every argument of every launch and turns each device array into its
-seven kernel parameters (meminfo, parent, size, itemsize, pointer, shape, strides)
-again each time; that host work grows with the arguments, and a search level's one or
+kernel parameters (meminfo, parent, size, itemsize, pointer, shape and strides) again
+each time; that host work grows with the arguments, and a search level's one or
 two launches of 7-11 device arrays spend more of it than a small level's kernels take
 (the device check's ``launch`` record measures both). ``fast(kernel)[blocks, tpb](*args)``
 launches the same compiled kernel with the same parameters:
@@ -15,20 +15,23 @@ launches the same compiled kernel with the same parameters:
   compiled yet, and its first launch, go through numba-cuda (which compiles or loads
   it, and whose parameters are then compared with the kept ones).
 
-The simulator, a kernel with argument extensions, and a numba-cuda without these
-internals launch through numba-cuda every time; ``path()`` says which path launches, and
-``numba_launched()`` names the kernels that ``fast`` found it must launch through numba-cuda.
+The simulator, a kernel with argument extensions, a numba-cuda without these internals,
+and every kernel when ``BREADTH_GPU_LAUNCH=numba`` is set launch through numba-cuda;
+``path()`` says which path launches, and ``numba_launched()`` names the kernels that
+``fast`` found it must launch through numba-cuda.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import weakref
 
 import numpy as np
 
 from . import device
 
-__all__ = ["fast", "path", "numba_launched", "array_params", "scalar_params"]
+__all__ = ["fast", "path", "numba_launched", "through_numba", "array_params", "scalar_params"]
 
 _state = {"path": None}       # "fast" or "numba (why)"; decided on the first launch
 _arrays: dict = {}            # id(array) -> (weakref, numba type, parameters)
@@ -49,6 +52,8 @@ def path() -> str:
     if _state["path"] is None:
         if device.simulated():
             _state["path"] = "numba (the simulator)"
+        elif os.environ.get("BREADTH_GPU_LAUNCH", "fast") == "numba":
+            _state["path"] = "numba (BREADTH_GPU_LAUNCH=numba)"
         else:
             try:
                 _internals()
@@ -56,6 +61,17 @@ def path() -> str:
             except (ImportError, AttributeError) as exc:
                 _state["path"] = f"numba (numba-cuda's launch internals differ: {exc})"
     return _state["path"]
+
+
+@contextlib.contextmanager
+def through_numba():
+    """Inside the block every kernel launches through numba-cuda (to time the two paths side by side)."""
+    before = path()
+    _state["path"] = "numba (launcher.through_numba)"
+    try:
+        yield
+    finally:
+        _state["path"] = before
 
 
 def array_params(kernel, a) -> tuple:
@@ -170,6 +186,15 @@ def _value(x):
 
 _FAST: dict = {}
 _NUMBA: dict = {}             # kernel name -> why ``fast`` launches it through numba-cuda
+
+
+def forget() -> None:
+    """Drop every kept compiled function and stream (``device.select_gpu`` calls it: they belong
+    to the device that was current when they were found)."""
+    for launcher in _FAST.values():
+        launcher.ready.clear()
+        launcher.configs.clear()
+        launcher.stream = None
 
 
 def numba_launched() -> dict:

@@ -272,6 +272,6 @@ def launch_top_down(kernel, launch, indptr, indices, a, b, row0, queue, qsize, b
         fast(lrb_scatter)[launch.blocks(qsize, tpb), tpb](indptr, queue, qsize, binned, counters, cur)
         src = binned
     (t_start, t_count, t_blocks), (w_start, w_count, w_blocks), (k_start, k_count, k_blocks) = lrb_parts(launch, bins)
-    fast(kernel)[t_blocks + w_blocks + k_blocks, tpb](*head, src, t_start, t_count, t_blocks, w_start, w_count, w_blocks,
-                                                k_start, k_count, *tail)
+    fast(kernel)[t_blocks + w_blocks + k_blocks, tpb](
+            *head, src, t_start, t_count, t_blocks, w_start, w_count, w_blocks, k_start, k_count, *tail)
     return True

@@ -156,8 +156,8 @@ def to_bitmap(s, qsize):
     """The frontier (the vertices at depth ``s.level``) as the ``front`` bitmap, with ``visited``
     and a cleared ``next_front``, in one launch (a switch to bottom-up)."""
     tpb, launch = s.launch.thread_tpb, s.launch
-    fast(bitmaps_from_depth)[launch.blocks(s.front.size, tpb), tpb](s.sp.depth, s.level, s.front, s.next_front,
-                                                              s.sp.visited, s.dg.num_vertices)
+    fast(bitmaps_from_depth)[launch.blocks(s.front.size, tpb), tpb](
+            s.sp.depth, s.level, s.front, s.next_front, s.sp.visited, s.dg.num_vertices)
     return s
 
 
@@ -171,9 +171,9 @@ def to_queue(s):
 def bottom_up_level(s, level):
     """One bottom-up level (``bottom_up.bu_step``); the bitmaps rotate."""
     dg, sp, tpb, launch = s.dg, s.sp, s.launch.thread_tpb, s.launch
-    fast(bu_step)[launch.blocks(dg.num_vertices, tpb), tpb](dg.indptr, dg.in_indptr, dg.in_indices, sp.parent, sp.depth,
-                                                      s.front, s.next_front, s.spare, sp.visited, dg.num_vertices,
-                                                      level, sp.counters, s.nxt, s.cur)
+    fast(bu_step)[launch.blocks(dg.num_vertices, tpb), tpb](
+            dg.indptr, dg.in_indptr, dg.in_indices, sp.parent, sp.depth, s.front, s.next_front, s.spare, sp.visited,
+            dg.num_vertices, level, sp.counters, s.nxt, s.cur)
     head = s.read_head()
     s.level = level + 1
     s.front, s.next_front, s.spare = s.next_front, s.spare, s.front
@@ -221,8 +221,8 @@ def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_dept
     one = int(seeds[0]) if seeds.size == 1 else -1          # one root is seeded by the fill itself
     fast(fill_search)[launch.blocks(n, tpb), tpb](sp.parent, sp.depth, sp.counters, sp.queue, dg.indptr, one)
     if one < 0:
-        fast(seed)[launch.blocks(seeds.size, tpb), tpb](device.to_device(seeds), dg.indptr, sp.parent, sp.depth,
-                                                        sp.queue, sp.counters)
+        fast(seed)[launch.blocks(seeds.size, tpb), tpb](
+                device.to_device(seeds), dg.indptr, sp.parent, sp.depth, sp.queue, sp.counters)
     degrees = dg.out_degree(seeds)
     policy = policy_state(int(mode), float(alpha), float(beta), int(n), int(dg.num_arcs))
     space = _Search(dg, sp, launch, host_bins(degrees))

@@ -76,4 +76,8 @@ class Recorder:
 
 wrapped = Recorder()
 assert launcher.fast(wrapped)[3, 64](1, 2) == (1, 2) and wrapped.shapes == [(3, 64)]
+fast = launcher.fast(wrapped)
+fast.ready[("a signature",)] = "a function of the device current before"
+launcher.forget()                          # what device.select_gpu calls
+assert fast.ready == {} and fast.configs == {} and fast.stream is None
 print("ok", len(arrays), "arrays and", len(scalars), "scalars marshalled as numba-cuda does")

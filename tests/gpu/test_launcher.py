@@ -27,6 +27,18 @@ def test_kept_parameters_are_numba_cudas_own():
     assert proc.returncode == 0 and proc.stdout.startswith("ok "), proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
+@pytest.mark.parametrize("setting, expected", [(None, "fast"), ("numba", "numba (BREADTH_GPU_LAUNCH=numba)")])
+def test_the_launch_path_and_its_switch(setting, expected):
+    pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "BREADTH_GPU_LAUNCH")}
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    if setting is not None:
+        env["BREADTH_GPU_LAUNCH"] = setting
+    proc = subprocess.run([sys.executable, "-c", "from breadth.gpu import launcher; print(launcher.path())"],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == expected, proc.stdout + proc.stderr
+
+
 def test_a_fast_launch_runs_the_kernel(cuda, simulator):
     from breadth.gpu import device, launcher
     from breadth.gpu.primitives import fill
