@@ -125,7 +125,7 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
         rows[f"gpu {algorithm}"] = row
     # the whole call with parent/depth left on the device; each root also with every kernel
     # launched through numba-cuda (launcher.through_numba), interleaved
-    wall, mismatched, gpu_levels, numba_wall = [], 0, [], []
+    wall, mismatched, gpu_levels, numba_wall, numba_mismatched = [], 0, [], [], 0
     for r in roots:
         t0 = time.perf_counter()
         res = breadth.bfs(dg, r, "do", device="cuda", to_host=False)
@@ -137,14 +137,15 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
             t0 = time.perf_counter()
             res = breadth.bfs(dg, r, "do", device="cuda", to_host=False)
             numba_wall.append(time.perf_counter() - t0)
-        mismatched += not np.array_equal(res.to_host().depth, refs[r])
+        numba_mismatched += not np.array_equal(res.to_host().depth, refs[r])
     row = summary(wall, edges)
     row.update(depth_mismatches=mismatched, speedup_vs_host_results=sig(rows["gpu do"]["median_ms"] / row["median_ms"], 3)
                if row["median_ms"] else None,
                speedup_vs_cpu=sig(row["gteps"] / rows["cpu do"]["gteps"], 3) if rows["cpu do"]["gteps"] else None)
     rows["gpu do device-results"] = row
     slow = summary(numba_wall, edges)
-    slow.update(launcher_speedup=sig(slow["median_ms"] / row["median_ms"], 3) if row["median_ms"] else None,
+    slow.update(depth_mismatches=numba_mismatched,
+                launcher_speedup=sig(slow["median_ms"] / row["median_ms"], 3) if row["median_ms"] else None,
                 speedup_vs_cpu=sig(slow["gteps"] / rows["cpu do"]["gteps"], 3) if rows["cpu do"]["gteps"] else None)
     rows["gpu do device-results, numba-cuda launches"] = slow
     from breadth.gpu.validate import validate_device
