@@ -32,7 +32,7 @@ tests/gpu/ptx_check.py (PTX for sm_80/sm_90).
 from numba import cuda, int64, uint32
 
 from .primitives import (BCUR0, BIN0, COUNT, EXAMINED, SCOUT, begin, degree_bin, fill, flush, flush_counts, make_room,
-                         stage, staging, tally)
+                         stage, staging)
 
 
 @cuda.jit
@@ -151,19 +151,30 @@ def next_in_frontier(in_indices, j, end, front):
 @cuda.jit
 def bu_step(indptr, in_indptr, in_indices, parent, depth, front, next_front, spare, visited, n, level,
             counters, nxt, clear):
-    """One bottom-up level, one thread per vertex; ``next_front`` is zero on entry, ``spare`` zeroed here."""
+    """One bottom-up level, one thread per vertex; ``next_front`` is zero on entry, ``spare`` zeroed here.
+
+    ``visited`` lags a level: it holds every vertex reached before the frontier, and the
+    frontier ``front`` is merged into it here (word by word, while other threads read it: a
+    vertex is unvisited iff its bit is clear in ``visited | front`` before and after the
+    merge, and only the merge writes ``visited``). So waking a vertex costs one atomic (its
+    ``next_front`` bit) and its bin's shared tally; its count and out-degree stay in registers
+    until the thread ends."""
     s_cnt = cuda.shared.array(BCUR0, int64)
     s_n = cuda.shared.array(1, int64)
     begin(s_cnt, s_n, counters, clear)
     w = cuda.grid(1)
     while w < spare.size:
         spare[w] = 0
+        visited[w] |= front[w]
         w += cuda.gridsize(1)
     v = cuda.grid(1)
     examined = int64(0)
+    found = int64(0)
+    scout = int64(0)
     while v < n:
+        w = v >> 5
         bit = uint32(1) << uint32(v & 31)
-        if visited[v >> 5] & bit == 0:
+        if (visited[w] | front[w]) & bit == 0:
             first = in_indptr[v]
             end = in_indptr[v + 1]
             k = next_in_frontier(in_indices, first, end, front)
@@ -171,13 +182,17 @@ def bu_step(indptr, in_indptr, in_indices, parent, depth, front, next_front, spa
                 examined += k - first + 1
                 parent[v] = in_indices[k]
                 depth[v] = level + 1
-                cuda.atomic.or_(next_front, v >> 5, bit)
-                cuda.atomic.or_(visited, v >> 5, bit)
-                cuda.atomic.add(s_cnt, COUNT, 1)
-                tally(s_cnt, indptr, v)
+                cuda.atomic.or_(next_front, w, bit)
+                d = indptr[v + 1] - indptr[v]
+                found += 1
+                scout += d
+                cuda.atomic.add(s_cnt, BIN0 + degree_bin(d), 1)
             else:
                 examined += end - first
         v += cuda.gridsize(1)
     if examined > 0:
         cuda.atomic.add(s_cnt, EXAMINED, examined)
+    if found > 0:
+        cuda.atomic.add(s_cnt, COUNT, found)
+        cuda.atomic.add(s_cnt, SCOUT, scout)
     flush_counts(s_cnt, counters, nxt)
