@@ -108,13 +108,13 @@ def seed_level(s):
     dg, sp, launch, tpb = s.dg, s.sp, s.launch, s.launch.thread_tpb
     fast(zero_int64)[1, tpb](sp.counters)
     fast(ib_init)[launch.blocks(sp.unfull.size, tpb), tpb](
-            dg.in_indptr, sp.pattern_for(s.g), sp.prev, sp.status, sp.changed, sp.unfull, dg.num_vertices,
-            sp.counters, 0)
+        dg.in_indptr, sp.pattern_for(s.g), sp.prev, sp.status, sp.changed, sp.unfull, dg.num_vertices,
+        sp.counters, 0)
     fast(ib_seed)[launch.blocks(s.g, tpb), tpb](
-            device.to_device(s.sources), sp.words, sp.status, sp.changed, sp.queue, sp.counters, 0)
+        device.to_device(s.sources), sp.words, sp.status, sp.changed, sp.queue, sp.counters, 0)
     fast(ib_identify_sparse)[launch.blocks(s.g, tpb), tpb](
-            dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status, sp.changed, sp.queue, 0, s.depths, s.g,
-            s.write_depth, sp.counters, 0, IROW)
+        dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status, sp.changed, sp.queue, 0, s.depths, s.g,
+        s.write_depth, sp.counters, 0, IROW)
     row = s.row(0)
     s.qsize = int(row[NF])
     return s, s.qsize, int(row[SCOUT]), int(row[NUNFULL]) - int(row[NFULL]), int(row[NFULL_IN]), s.counts(row)
@@ -129,8 +129,8 @@ def top_down_level(s, level, scout):
         fast(fill_words)[launch.blocks(nw, tpb), tpb](sp.changed, np.uint32(0))
     wtpb = launch.warp_tpb
     fast(ib_td)[launch.blocks(s.qsize, wtpb // 32), wtpb](
-            dg.indptr, dg.indices, sp.words, sp.prev, sp.status, s.queue, s.qsize, sp.changed, s.next_queue,
-            sp.counters, s.nxt)
+        dg.indptr, dg.indices, sp.words, sp.prev, sp.status, s.queue, s.qsize, sp.changed, s.next_queue,
+        sp.counters, s.nxt)
     fast(ib_identify_sparse)[launch.blocks(dg.num_vertices, tpb), tpb](
         dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status, sp.changed, s.next_queue, level + 1, s.depths, s.g,
         s.write_depth, sp.counters, s.nxt, s.cur)
@@ -149,11 +149,11 @@ def bottom_up_level(s, level, scout):
         fast(fill_words)[launch.blocks(nw, tpb), tpb](sp.changed, np.uint32(0))
         fast(queue_to_bitmap)[launch.blocks(s.qsize, tpb), tpb](s.queue, s.qsize, sp.changed)
     fast(ib_bu)[launch.blocks(n, tpb), tpb](
-            dg.in_indptr, dg.in_indices, sp.words, sp.pattern_for(s.g), sp.prev, sp.status, sp.unfull, sp.changed, n,
-            sp.counters, s.cur, s.nxt, sp.idle)
+        dg.in_indptr, dg.in_indices, sp.words, sp.pattern_for(s.g), sp.prev, sp.status, sp.unfull, sp.changed, n,
+        sp.counters, s.cur, s.nxt, sp.idle)
     fast(ib_identify_dense)[launch.blocks(nw, tpb), tpb](
-            dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status, sp.changed, sp.unfull, sp.idle, n, level + 1,
-            s.depths, s.g, s.write_depth, sp.counters, s.nxt, s.cur)
+        dg.indptr, dg.in_indptr, sp.words, sp.prev, sp.status, sp.changed, sp.unfull, sp.idle, n, level + 1,
+        s.depths, s.g, s.write_depth, sp.counters, s.nxt, s.cur)
     row = s.row(s.nxt)
     s.qsize, s.queue_valid = int(row[NF]), False
     s.cur, s.nxt = s.nxt, s.cur

@@ -273,5 +273,5 @@ def launch_top_down(kernel, launch, indptr, indices, a, b, row0, queue, qsize, b
         src = binned
     (t_start, t_count, t_blocks), (w_start, w_count, w_blocks), (k_start, k_count, k_blocks) = lrb_parts(launch, bins)
     fast(kernel)[t_blocks + w_blocks + k_blocks, tpb](
-            *head, src, t_start, t_count, t_blocks, w_start, w_count, w_blocks, k_start, k_count, *tail)
+        *head, src, t_start, t_count, t_blocks, w_start, w_count, w_blocks, k_start, k_count, *tail)
     return True

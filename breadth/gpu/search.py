@@ -157,7 +157,7 @@ def to_bitmap(s, qsize):
     and a cleared ``next_front``, in one launch (a switch to bottom-up)."""
     tpb, launch = s.launch.thread_tpb, s.launch
     fast(bitmaps_from_depth)[launch.blocks(s.front.size, tpb), tpb](
-            s.sp.depth, s.level, s.front, s.next_front, s.sp.visited, s.dg.num_vertices)
+        s.sp.depth, s.level, s.front, s.next_front, s.sp.visited, s.dg.num_vertices)
     return s
 
 
@@ -172,8 +172,8 @@ def bottom_up_level(s, level):
     """One bottom-up level (``bottom_up.bu_step``); the bitmaps rotate."""
     dg, sp, tpb, launch = s.dg, s.sp, s.launch.thread_tpb, s.launch
     fast(bu_step)[launch.blocks(dg.num_vertices, tpb), tpb](
-            dg.indptr, dg.in_indptr, dg.in_indices, sp.parent, sp.depth, s.front, s.next_front, s.spare, sp.visited,
-            dg.num_vertices, level, sp.counters, s.nxt, s.cur)
+        dg.indptr, dg.in_indptr, dg.in_indices, sp.parent, sp.depth, s.front, s.next_front, s.spare, sp.visited,
+        dg.num_vertices, level, sp.counters, s.nxt, s.cur)
     head = s.read_head()
     s.level = level + 1
     s.front, s.next_front, s.spare = s.next_front, s.spare, s.front
@@ -222,7 +222,7 @@ def bfs(dg, roots, mode: int, alpha: float = ALPHA, beta: float = BETA, max_dept
     fast(fill_search)[launch.blocks(n, tpb), tpb](sp.parent, sp.depth, sp.counters, sp.queue, dg.indptr, one)
     if one < 0:
         fast(seed)[launch.blocks(seeds.size, tpb), tpb](
-                device.to_device(seeds), dg.indptr, sp.parent, sp.depth, sp.queue, sp.counters)
+            device.to_device(seeds), dg.indptr, sp.parent, sp.depth, sp.queue, sp.counters)
     degrees = dg.out_degree(seeds)
     policy = policy_state(int(mode), float(alpha), float(beta), int(n), int(dg.num_arcs))
     space = _Search(dg, sp, launch, host_bins(degrees))

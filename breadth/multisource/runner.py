@@ -202,7 +202,7 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
     size = 1 if comm is None else comm.Get_size()
     rank = 0 if comm is None else comm.Get_rank()
     results: list = [None] * trav.num_groups
-    ck, depths, error, resumed, staged = None, None, None, 0, False
+    ck, depths, error, resumed, staged = None, None, None, 0, None
     if rank == 0:
         try:
             if checkpoint is not None:
@@ -219,13 +219,11 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
 
                 depths = DeviceDepthMatrix(trav.n, trav.sources.size, trav.depth_dtype)
             elif trav.keep_depths:
+                depths = DepthMatrix(trav.n, trav.sources.size, trav.depth_dtype, trav.graph)
                 if trav.device == "cuda" and size == 1 and checkpoint is None:
                     from ..gpu.multisource import staged_depths
 
-                    depths = staged_depths(trav)      # assembled on the GPU, one copy back at the end
-                    staged = depths is not None
-                if depths is None:
-                    depths = DepthMatrix(trav.n, trav.sources.size, trav.depth_dtype, trav.graph)
+                    staged = staged_depths(trav)      # assembled on the GPU (if it fits), copied into depths
         except BreadthError as exc:
             error = exc
     mpi.check_all(comm, error)   # rank 0's checkpoint or memory trouble stops every rank
@@ -242,7 +240,8 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
         if trav.device == "cuda":
             if not workspace:
                 workspace.append(gpu_groups.DeviceGraph(trav.graph))
-            return gpu_groups.run_group(trav, gi, workspace[0], depth_out=depths if direct else None)
+            out = depths if staged is None else staged
+            return gpu_groups.run_group(trav, gi, workspace[0], depth_out=out if direct else None)
         if not workspace:
             workspace.append(take_workspace(trav.graph, trav.n, trav.words))
         return run_group(trav, gi, workspace[0], depth_out=depths if direct else None)
@@ -263,10 +262,10 @@ def execute(trav: Traversal, *, checkpoint=None, comm=None, progress=False, desc
         keep_workspace(trav.graph, workspace[0])
     if rank != 0:
         return None
-    if staged:
-        host = DepthMatrix(trav.n, trav.sources.size, depths.dtype, trav.graph)
-        depths.copy_to(host.array)
-        depths = host
+    if staged is not None:
+        if depths.dtype != staged.dtype:          # the matrix widened on the device
+            depths = DepthMatrix(trav.n, trav.sources.size, staged.dtype, trav.graph)
+        staged.copy_to(depths.array)
     result = assemble(trav, results, clock.lap(), resumed, depths)
     result.compile_seconds = clock.compile_seconds
     return result
