@@ -8,8 +8,8 @@ direction-optimizing searches (``breadth.bfs(..., device="cuda")``, host results
 ``to_host=False``, device results: row "gpu do device-results"; each root's device-results
 search also with every kernel launched through numba-cuda, interleaved: row "gpu do
 device-results, numba-cuda launches", whose ``launcher_speedup`` is what breadth's launcher
-saves) on the uploaded graph; for the root of median time, the levels of its direction-optimizing search beside its
-top-down-only and bottom-up-only ones and the CPU's. A GPU search's
+saves) on the uploaded graph; for the root of median time, the levels of its
+direction-optimizing search beside its top-down-only and bottom-up-only ones and the CPU's. A GPU search's
 time is split into the traversal (the sum of its levels: the kernels and the one
 counter copy each level costs) and the rest of the call (seeds up, parent and depth
 down, the host's bookkeeping). Then one iBFS group of 64 sources

@@ -6,8 +6,8 @@ the driver call that follows it (the device check's ``launch`` record times whol
 a GPU). Per launch of ``--arrays`` device arrays and ``--scalars`` integers (default: the LRB
 top-down kernel's 7 and 14): numba-cuda types each argument (``typeof``) and converts it
 (``_Kernel._prepare_args``); the launcher looks each array's kept parameters up and converts
-each scalar by its Python type. Prints microseconds per launch, the median of ``--reps``
-timings of ``--calls`` launches each, and the ratio.
+each scalar by its Python type. Prints microseconds per launch (of two interleaved rounds
+the better, each the median of ``--reps`` timings of ``--calls`` launches) and the ratio.
 
     NUMBA_ENABLE_CUDASIM=0 .venv/bin/python bench/gpu_launch_host.py [--json]
 """
