@@ -13,15 +13,18 @@ from numba import cuda, types
 
 def kernels():
     from breadth.gpu import bottom_up as bu
+    from breadth.gpu import depth_matrix as dm
     from breadth.gpu import dist_kernels as dk
     from breadth.gpu import ibfs_kernels as ib
     from breadth.gpu import lrb
     from breadth.gpu import primitives as pr
+    from breadth.gpu import validate as vl
 
     i64, u32, u64 = types.int64, types.uint32, types.uint64
     a64 = types.Array(i64, 1, "C")
     w32 = types.Array(u32, 1, "C")
     w64 = types.Array(u64, 1, "C")
+    b1 = types.Array(types.boolean, 1, "C")
     for vid in (types.int32, types.int64):
         q = types.Array(vid, 1, "C")
         yield f"ib_init[{vid}]", ib.ib_init, (a64, w64, w64, w64, w32, w32, i64, a64, i64)
@@ -47,6 +50,17 @@ def kernels():
         yield f"queue_to_bitmap[{vid}]", bu.queue_to_bitmap, (q, i64, w32)
         yield f"bitmap_to_queue[{vid}]", bu.bitmap_to_queue, (w32, q, a64, i64)
         yield f"fill_search[{vid}]", bu.fill_search, (a64, a64, a64, q, a64, i64)
+        yield f"validate._vertex_rules[{vid}]", vl._vertex_rules, (a64, q, a64, a64, a64, b1, types.boolean, a64, i64)
+        yield f"validate._hub_chunks[{vid}]", vl._hub_chunks, (a64, a64, a64, q, a64, a64, types.boolean, a64, a64)
+    yield "validate._start", vl._start, (a64, a64, b1, a64)
+    yield "validate._seed", vl._seed, (a64, a64, a64, b1, a64)
+    yield "validate._derive", vl._derive, (a64, a64, i64, a64)
+    yield "validate._hub_edge_rule", vl._hub_edge_rule, (a64, a64, a64, b1, a64)
+    u8, u16 = types.uint8, types.uint16
+    yield "place_block[uint8]", dm.place_block, (types.Array(u8, 2, "C"), a64, types.Array(u8, 1, "C"), i64, i64,
+                                                 u8, u8)
+    yield "widen_matrix[uint8->uint16]", dm.widen_matrix, (types.Array(u16, 2, "C"), types.Array(u8, 2, "C"), i64,
+                                                            i64, u8, u16)
     yield "fill_words", bu.fill_words, (w32, u32)
     yield "bitmaps_from_depth", bu.bitmaps_from_depth, (a64, i64, w32, w32, w32, i64)
     yield "zero_int64", pr.zero_int64, (a64,)
