@@ -95,15 +95,15 @@ def scalar_params(kernel, v) -> tuple:
     """(numba type, kernel parameters) of a scalar argument, typed as numba-cuda types it and
     converted as its ``_prepare_args`` converts that type (the converter found once per type)."""
     t = type(v)
+    typed_by_type = t is not int or -(1 << 63) <= v < (1 << 63)      # an int past int64 is typed by value
     got = _SCALARS.get(t)
-    if got is not None and (t is not int or -(1 << 63) <= v < (1 << 63)):
+    if got is not None and typed_by_type:
         return got[0], [got[1](v)]
     typeof, purpose = _internals()[4:6]
     ty = typeof(v, purpose.argument)
     params: list = []
     kernel._prepare_args(ty, v, 0, [], params)
-    cacheable = t in (bool, float) or issubclass(t, np.generic) or (t is int and -(1 << 63) <= v < (1 << 63))
-    if cacheable and len(params) == 1:
+    if typed_by_type and (t in (bool, float, int) or issubclass(t, np.generic)) and len(params) == 1:
         convert = type(params[0]) if hasattr(params[0], "value") else (lambda x: x)
         if _value(convert(v)) == _value(params[0]):
             _SCALARS[t] = (ty, convert)

@@ -152,6 +152,11 @@ def _device_hubs(dg):
     return cached[1], cached[2]
 
 
+def _grid(items: int) -> int:
+    """Blocks of ``TPB`` threads for one thread per item (at least one block)."""
+    return max(1, (int(items) + TPB - 1) // TPB)
+
+
 def validate_device(dg, roots, parent, depth) -> ValidationReport:
     """Check a device result's tree (``parent``/``depth`` numba device arrays of ``dg``'s vertices).
 
@@ -174,9 +179,9 @@ def validate_device(dg, roots, parent, depth) -> ValidationReport:
     tdepth = device.empty(max(n, 1), np.int64)
     is_seed = device.empty(max(n, 1), np.bool_)
     grew = device.to_device(np.zeros(1, dtype=np.int64))
-    blocks = max(1, (n + TPB - 1) // TPB)
+    blocks = _grid(n)
     _start[blocks, TPB](parent, tdepth, is_seed, first_bad)
-    _seed[max(1, (roots.size + TPB - 1) // TPB), TPB](parent, device.to_device(roots), tdepth, is_seed, first_bad)
+    _seed[_grid(roots.size), TPB](parent, device.to_device(roots), tdepth, is_seed, first_bad)
     reached, level = roots.size, 0
     while True:
         level += 1
@@ -189,10 +194,10 @@ def validate_device(dg, roots, parent, depth) -> ValidationReport:
                                first_bad, HUB_IN_EDGES)
     nhubs, (hubs, chunk_ptr, chunk_v, chunk_hub, found) = _device_hubs(dg)
     if nhubs:
-        fill[max(1, (nhubs + TPB - 1) // TPB), TPB](found, np.int64(0))
-        _hub_chunks[max(1, (chunk_v.size + TPB - 1) // TPB), TPB](chunk_ptr, chunk_v, chunk_hub, dg.in_indices,
-                                                                  parent, tdepth, dg.graph.directed, first_bad, found)
-        _hub_edge_rule[max(1, (nhubs + TPB - 1) // TPB), TPB](hubs, found, tdepth, is_seed, first_bad)
+        fill[_grid(nhubs), TPB](found, np.int64(0))
+        _hub_chunks[_grid(chunk_v.size), TPB](chunk_ptr, chunk_v, chunk_hub, dg.in_indices, parent, tdepth,
+                                              dg.graph.directed, first_bad, found)
+        _hub_edge_rule[_grid(nhubs), TPB](hubs, found, tdepth, is_seed, first_bad)
     bad = device.to_host(first_bad)
     for rule in range(NRULES):
         if bad[rule] < n:
