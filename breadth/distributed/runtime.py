@@ -19,7 +19,9 @@ multi-source group runner; nothing here imports mpi4py until it is called.
     ``rank R:`` on ranks other than R when R is not 0;
   - anything else ends the whole job: ``abort`` prints ``breadth: rank R of P failed:
     <type>: <message>`` (with the traceback for unexpected errors) and calls
-    ``MPI_Abort``, which makes mpiexec kill every rank within seconds. ``guarded``
+    ``MPI_Abort``, which makes mpiexec kill every rank within seconds (should Abort
+    not end the rank, it exits on its own after ``faults.watchdog.ABORT_GRACE``
+    seconds, and mpiexec ends the job for that exit: ``hard_abort``). ``guarded``
     applies this to a CLI body; ``install_abort_hook`` applies it to uncaught
     exceptions of a script (it replaces ``sys.excepthook``: global state, so only
     entry points call it, explicitly, never a constructor).
@@ -40,7 +42,7 @@ from contextlib import contextmanager
 
 from ..errors import BreadthError, InputError
 from ..omp_env import HOST_CORES_ENV, granted, host_cores  # noqa: F401  (re-exported: the cores a rank may use)
-from .faults.watchdog import HEARTBEAT
+from .faults.watchdog import HEARTBEAT, hard_abort
 
 AGREE_SECONDS = 10.0
 _MPI = None
@@ -206,7 +208,7 @@ def abort(comm, exc, tb=None, code: int = 1):
         _report(me.Get_rank(), me.Get_size(), exc, tb)
     finally:
         sys.stdout.flush()
-        me.Abort(code)
+        hard_abort(me, code)
 
 
 _hooked = set()

@@ -6,8 +6,8 @@ in the ``visited`` bitmap) returns at once; an unvisited v scans its in-edges
 and stops at the first in-neighbour u whose bit is set in the ``front`` bitmap
 ("early exit"; ``next_in_frontier``, the scan of every GPU bottom-up kernel): u
 becomes its parent, v its depth ``level + 1``, and v's bit is set in
-``next_front`` and ``visited`` with an atomic OR (two per woken vertex; other
-threads only read bits of other vertices of the word). The bitmaps rotate
+``next_front`` with an atomic OR (the one atomic per woken vertex; ``visited``
+lags a level and takes the frontier in word by word, see ``bu_step``). The bitmaps rotate
 through three buffers so that no launch is spent clearing: a level reads
 ``front``, writes ``next_front`` (zeroed by the level before) and zeroes
 ``spare``, which is the next level's ``next_front``. The level's counts
@@ -15,9 +15,10 @@ through three buffers so that no launch is spent clearing: a level reads
 the counter row ``nxt`` as in the top-down kernels (see ``primitives``).
 
 Invariants: on entry ``front`` holds exactly the frontier (depth ``level``) and
-``visited`` exactly the vertices with ``parent >= 0``; on exit ``next_front``
-holds exactly the vertices woken at depth ``level + 1`` and ``visited``
-includes them. Bitmaps are uint32 words, bit ``v & 31`` of word ``v >> 5``.
+``visited | front`` exactly the vertices with ``parent >= 0`` (``visited`` holds those
+reached before the frontier, or all of them after a switch); on exit ``next_front``
+holds exactly the vertices woken at depth ``level + 1`` and ``visited`` every vertex
+of depth at most ``level``. Bitmaps are uint32 words, bit ``v & 31`` of word ``v >> 5``.
 
 Conversions (switching direction; run only at a switch): ``bitmaps_from_depth``
 (the frontier, visited and cleared next-frontier bitmaps in one launch, read from

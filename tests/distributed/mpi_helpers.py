@@ -66,9 +66,32 @@ def run_mpi(nprocs, args, timeout=600, **env):
 
     t0 = time.monotonic()
     with private_session(mpi_env(**env)) as full:
-        proc = subprocess.run(mpi_command(nprocs, args), capture_output=True, text=True, timeout=timeout,
-                              env=full, cwd=ROOT)
-    return proc, time.monotonic() - t0
+        proc = subprocess.Popen(mpi_command(nprocs, args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=full, cwd=ROOT, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:             # say where the job was, and leave nothing running
+            end_session(proc.pid)
+            out, err = proc.communicate()
+            pytest.fail(f"the {nprocs}-rank job ran past {timeout} s; its output:\n{(out + err)[-4000:]}")
+        finally:
+            if proc.poll() is None:
+                end_session(proc.pid)
+                proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), time.monotonic() - t0
+
+
+def end_session(sid):
+    """SIGKILL every process of session ``sid`` (mpiexec started with ``start_new_session``: its ranks
+    are in its session, each in a process group of its own)."""
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if name.isdigit() and int(fields[3]) == sid:
+                os.kill(int(name), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            pass
 
 
 def run_cli(args, timeout=600, **env):

@@ -158,3 +158,19 @@ def test_a_failure_line_left_in_a_status_file_stands_for_one_open_mpi_dropped(tm
     out.report(stall)                       # polled again: still one failure
     assert out.failed_at is not None and out.rank_failures == [stall] and "status file" in log.getvalue()
     assert failure_line(out, 1, "/tmp/x.log").startswith("breadth: the MPI job failed: rank 2 of 3 (host h3) stalled")
+
+
+@pytest.mark.parametrize("abort", ["time.sleep(60)", "return None"])
+def test_hard_abort_ends_the_process_when_abort_hangs_or_returns(abort):
+    """MPI_Abort has hung in some Open MPI releases: the rank then exits on its own, with the code."""
+    import subprocess
+    import sys
+    import time
+
+    script = ("import time\nfrom breadth.distributed.faults import watchdog\nwatchdog.ABORT_GRACE = 0.5\n"
+              f"class Stuck:\n    def Abort(self, code):\n        {abort}\nwatchdog.hard_abort(Stuck(), 7)\n"
+              "print('returned')\n")
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 7 and "returned" not in proc.stdout, proc.stderr
+    assert time.monotonic() - t0 < 30

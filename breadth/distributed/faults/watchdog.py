@@ -205,7 +205,7 @@ def _watch(rank: int, size: int, parent: int, stop: threading.Event) -> None:
         _say(line)
         if status_dir:      # also where the launcher looks: Open MPI may drop a line printed as the job aborts
             _write_status(status_dir, rank, size, host, hb, None, message=line)
-        _abort()
+        hard_abort()
         return
 
 
@@ -221,15 +221,24 @@ def _say(line: str) -> None:
         pass
 
 
-def _abort() -> None:
-    """MPI_Abort the job; if that does not end this process within seconds, exit anyway."""
-    threading.Timer(10.0, os._exit, (1,)).start()
-    try:
-        from mpi4py import MPI
+ABORT_GRACE = 10.0    # seconds MPI_Abort gets to end this process before it exits on its own
 
-        MPI.COMM_WORLD.Abort(1)
+
+def hard_abort(mpicomm=None, code: int = 1) -> None:
+    """MPI_Abort the job (on ``mpicomm``, default ``COMM_WORLD``); if that does not end this
+    process within ``ABORT_GRACE`` seconds, or returns, exit anyway with ``code`` (mpiexec
+    then ends the job, as for any rank that exits without finalizing). Does not return."""
+    timer = threading.Timer(ABORT_GRACE, os._exit, (code,))
+    timer.daemon = True
+    timer.start()
+    try:
+        if mpicomm is None:
+            from mpi4py import MPI
+
+            mpicomm = MPI.COMM_WORLD
+        mpicomm.Abort(code)
     finally:
-        os._exit(1)
+        os._exit(code)
 
 
 def _write_status(directory, rank, size, host, hb: Heartbeat, last, message=None):
