@@ -201,9 +201,9 @@ def bench_graph(rec, sim: bool, spec: str, compiled: set) -> float:
 
 def launch_costs(rec, sim: bool) -> None:
     """Record the microseconds of one kernel launch (1 and 14 array arguments; 14 through
-    ``launcher.fast`` too) and of one synchronised head copy (sliced and into new memory, as
-    before; a view sliced once into a pinned buffer, as the searches do): the floor under a
-    level's time on any graph."""
+    ``launcher.fast`` too) and of one synchronised head copy (sliced and into new memory; a view
+    sliced once into a pinned buffer; that through ``launcher.HeadCopy``, as the searches do):
+    the floor under a level's time on any graph."""
     from numba import cuda as nc
 
     from breadth.gpu import device, launcher
@@ -222,13 +222,15 @@ def launch_costs(rec, sim: bool) -> None:
     a = device.empty(8, np.int64)
     row = device.empty(2 * HEAD, np.int64)
     head, pinned = row[HEAD:2 * HEAD], device.pinned(HEAD, np.int64)
+    copy = launcher.HeadCopy(head, pinned)
     reps = 20 if sim else 2000
     out = {"launch_path": launcher.path()}
     for name, call in (("launch_1_array_us", lambda: one[1, 32](a)),
                        ("launch_14_arrays_us", lambda: many[1, 32](*([a] * 14))),
                        ("launch_14_arrays_fast_us", lambda: launcher.fast(many)[1, 32](*([a] * 14))),
                        ("head_copy_us", lambda: device.to_host(row[HEAD:2 * HEAD])),
-                       ("head_copy_pinned_us", lambda: device.to_host(head, pinned).copy())):
+                       ("head_copy_pinned_us", lambda: device.to_host(head, pinned).copy()),
+                       ("head_copy_kept_us", lambda: copy().copy())):
         call()
         nc.synchronize()
         t0 = time.perf_counter()

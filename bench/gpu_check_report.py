@@ -86,7 +86,8 @@ def _bench(p: dict) -> list[str]:
                          f"{r.get('launch_14_arrays_fast_us')} us through breadth's launcher (searches launch "
                          f"through: {r.get('launch_path')}); a synchronised head copy {r['head_copy_us']} us "
                          f"sliced into new memory, {r.get('head_copy_pinned_us')} us from a view sliced once into "
-                         f"pinned memory, as the searches copy it (means over {r['reps']}).")
+                         f"pinned memory, {r.get('head_copy_kept_us')} us so through breadth's kept copy call, "
+                         f"as the searches copy it (means over {r['reps']}).")
         elif r.get("kind") == "launcher":
             slow = r.get("numba_launched") or {}
             fixed.append(f"After the bench, searches launched through: {r.get('path')}; kernels launched through "

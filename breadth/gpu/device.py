@@ -223,23 +223,25 @@ def upload(device_array, host) -> None:
     device_array.copy_to_device(host)
 
 
+def counted_to_host(nbytes: int) -> None:
+    """Count one device->host copy of ``nbytes`` (every copy to the host calls it)."""
+    for t in _active:
+        t.to_host += 1
+        t.bytes_to_host += nbytes
+        t.sizes_to_host.append(int(nbytes))
+
+
 def to_host(device_array, out=None):
     """Copy a device array (or a contiguous slice of one) to the host (counted)."""
     host = device_array.copy_to_host(out) if out is not None else device_array.copy_to_host()
-    for t in _active:
-        t.to_host += 1
-        t.bytes_to_host += host.nbytes
-        t.sizes_to_host.append(int(host.nbytes))
+    counted_to_host(host.nbytes)
     return host
 
 
 def to_host_async(device_array, out, stream) -> None:
     """Queue a copy of a device array into the host array ``out`` (pinned: asynchronous) on ``stream`` (counted)."""
     device_array.copy_to_host(out, stream=stream)
-    for t in _active:
-        t.to_host += 1
-        t.bytes_to_host += out.nbytes
-        t.sizes_to_host.append(int(out.nbytes))
+    counted_to_host(out.nbytes)
 
 
 def pinned(shape, dtype) -> np.ndarray:

@@ -38,7 +38,7 @@ from .bottom_up import bitmap_to_queue, fill_words, queue_to_bitmap
 from .ibfs_kernels import (CURSOR, EXAMINED, HIST0, IROW, MAX_WORDS, NF, NFULL, NFULL_IN, NUNFULL, SCOUT,
                            UNEXPLORED, fill_any, ib_bu, ib_identify_dense, ib_identify_sparse, ib_init, ib_seed,
                            ib_td)
-from .launcher import fast
+from .launcher import HeadCopy, fast
 from .primitives import zero_int64
 
 
@@ -64,8 +64,9 @@ class GroupSpace:
         self.queue = device.empty(max(n, 1), dg.vid_dtype)
         self.next_queue = device.empty(max(n, 1), dg.vid_dtype)
         self.counters = device.empty(2 * IROW, np.int64)
-        self.rows = (self.counters[:IROW], self.counters[IROW:])     # each counter row, sliced once
-        self.row_host = device.pinned(IROW, np.int64)                 # where a level's row is copied
+        row_host = device.pinned(IROW, np.int64)                      # where a level's row is copied
+        self.row_copies = (HeadCopy(self.counters[:IROW], row_host),  # each counter row, sliced once
+                           HeadCopy(self.counters[IROW:], row_host))
         self.idle = device.empty(MAX_WORDS, np.uint64)
         self.pattern = {}        # group size -> device copy of its unused-instance pattern
         self.depths = {}         # (group size, dtype) -> device depth block
@@ -97,7 +98,7 @@ class _Group:
         self.qsize, self.queue_valid = 0, True
 
     def row(self, at):
-        return device.to_host(self.sp.rows[at // IROW], self.sp.row_host).copy()
+        return self.sp.row_copies[at // IROW]().copy()
 
     def counts(self, row):
         return row[HIST0:HIST0 + 64 * self.sp.words].copy()

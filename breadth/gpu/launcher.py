@@ -15,6 +15,10 @@ launches the same compiled kernel with the same parameters:
   compiled yet, and its first launch, go through numba-cuda (which compiles or loads
   it, and whose parameters are then compared with the kept ones).
 
+A level's one small copy to the host (its counter row's head, ``HeadCopy``) is made the same
+way: numba-cuda's own driver call with the pointers it computes, found on the first copy and
+kept, without its per-copy checks (a context, the arrays' compatibility, a squeezed view).
+
 The simulator, a kernel with argument extensions, a numba-cuda without these internals,
 and every kernel when ``BREADTH_GPU_LAUNCH=numba`` is set launch through numba-cuda;
 ``path()`` says which path launches, and ``numba_launched()`` names the kernels that
@@ -31,7 +35,8 @@ import numpy as np
 
 from . import device
 
-__all__ = ["fast", "path", "numba_launched", "through_numba", "array_params", "scalar_params"]
+__all__ = ["fast", "path", "numba_launched", "through_numba", "array_params", "scalar_params", "HeadCopy",
+           "copy_args"]
 
 _state = {"path": None}       # "fast" or "numba (why)"; decided on the first launch
 _arrays: dict = {}            # id(array) -> (weakref, numba type, parameters)
@@ -208,3 +213,52 @@ def fast(kernel) -> _Fast:
     if got is None or got.dispatcher is not kernel:
         got = _FAST[id(kernel)] = _Fast(kernel)
     return got
+
+
+def copy_args(view, host) -> tuple:
+    """The arguments of numba-cuda's synchronous device->host copy of the device array ``view`` into
+    the host array ``host`` (host pointer, device pointer, bytes), as its ``device_to_host`` makes
+    them; ValueError unless both are contiguous, of one dtype and size."""
+    from numba.cuda.cudadrv import driver
+
+    if view.dtype != host.dtype or view.size != host.size or not (view.is_c_contiguous() and host.flags.c_contiguous):
+        raise ValueError("a head copy needs a contiguous device view and host array of one dtype and size")
+    return driver.host_pointer(host), driver.device_pointer(view), int(view.alloc_size)
+
+
+class HeadCopy:
+    """Called, copies the device view ``view`` into the (pinned) host array ``host``, synchronously
+    and counted, as ``device.to_host(view, host)`` does, and returns ``host``. After its first copy,
+    on the launcher's fast path, the copy is numba-cuda's driver call (``cuMemcpyDtoH``) with the
+    kept ``copy_args``; should that call be missing or fail where numba-cuda's copy does not (other
+    arguments, no context on this thread), every later copy goes through numba-cuda
+    (``numba_launched()`` says why)."""
+
+    def __init__(self, view, host):
+        self.view, self.host = view, host
+        self.direct = None          # (driver function, its arguments); False: through numba-cuda for good
+
+    def __call__(self) -> np.ndarray:
+        if self.direct and path() == "fast":
+            fn, args = self.direct
+            try:
+                fn(*args)
+            except Exception as exc:  # noqa: BLE001 - numba-cuda copies (and raises what is really wrong)
+                out = device.to_host(self.view, self.host)
+                self._to_numba(f"{type(exc).__name__}: {exc}")
+                return out
+            device.counted_to_host(self.host.nbytes)
+            return self.host
+        out = device.to_host(self.view, self.host)
+        if self.direct is None and path() == "fast":
+            try:
+                from numba.cuda.cudadrv import driver
+
+                self.direct = (driver.driver.cuMemcpyDtoH, copy_args(self.view, self.host))
+            except (ImportError, AttributeError, ValueError) as exc:
+                self._to_numba(exc)
+        return out
+
+    def _to_numba(self, why) -> None:
+        self.direct = False
+        _NUMBA["head copy"] = f"numba-cuda copies it: {why}"

@@ -8,7 +8,8 @@ count; ``mode`` pins it for ``algorithm="td"``/``"bu"``. This module supplies it
 computed on the device by the level's kernels (``primitives``: the level counter rows), and
 a level costs exactly one small device->host copy: the head of the counter row (frontier
 size, scout count, edges examined, LRB histogram; ``primitives.HEAD`` int64), from a view
-of it sliced once into a pinned buffer (``SearchSpace.heads``, ``head_host``). No kernel
+of it sliced once into a pinned buffer (``SearchSpace.head_copies``: ``launcher.HeadCopy``,
+numba-cuda's driver call made without its per-copy checks). No kernel
 copies per vertex; one root is seeded by the kernel that fills parent and depth (several
 seeds go up once), and parent/depth come down once per search.
 ``device.count_transfers`` counts it, and the tests check it. Every kernel launches through
@@ -41,7 +42,7 @@ from ..kernels.policy import ALPHA, BETA, TD, policy_explored, policy_state
 from ..result import BFSResult
 from . import device
 from .bottom_up import bitmap_to_queue, bitmaps_from_depth, bu_step, fill_search, seed
-from .launcher import fast
+from .launcher import HeadCopy, fast
 from .lrb import SMALL_FRONTIER, launch_top_down, td_lrb
 from .primitives import BIN0, COUNT, CURSOR, EXAMINED, HEAD, NBINS, ROW, SCOUT
 
@@ -67,8 +68,9 @@ class SearchSpace:
         self.spare = device.empty(words, np.uint32)
         self.visited = device.empty(words, np.uint32)
         self.counters = device.empty(2 * ROW, np.int64)
-        self.heads = (self.counters[:HEAD], self.counters[ROW:ROW + HEAD])    # each row's head, sliced once
-        self.head_host = device.pinned(HEAD, np.int64)     # where a level's head is copied
+        head_host = device.pinned(HEAD, np.int64)          # where a level's head is copied
+        self.head_copies = (HeadCopy(self.counters[:HEAD], head_host),       # each row's head, sliced once
+                            HeadCopy(self.counters[ROW:ROW + HEAD], head_host))
         self.stream = None
         self.hosts = []    # pinned (parent, depth) pairs, each reused while no result holds it
         self.host = None   # the pair the last host result was copied into
@@ -142,9 +144,9 @@ class _Search:
         self.level = 0          # the frontier's depth
 
     def read_head(self):
-        """The head of the counter row the level just wrote (through the pinned ``head_host``);
+        """The head of the counter row the level just wrote (through ``SearchSpace.head_copies``);
         the rows then swap."""
-        self.head = device.to_host(self.sp.heads[self.nxt // ROW], self.sp.head_host).copy()
+        self.head = self.sp.head_copies[self.nxt // ROW]().copy()
         self.cur, self.nxt = self.nxt, self.cur
         return self.head
 

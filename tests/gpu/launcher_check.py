@@ -80,4 +80,14 @@ fast = launcher.fast(wrapped)
 fast.ready[("a signature",)] = "a function of the device current before"
 launcher.forget()                          # what device.select_gpu calls
 assert fast.ready == {} and fast.configs == {} and fast.stream is None
-print("ok", len(arrays), "arrays and", len(scalars), "scalars marshalled as numba-cuda does")
+# a head copy's kept arguments: numba-cuda's host and device pointers and the bytes
+head = DeviceNDArray((9,), (8,), np.int64, gpu_data=Allocation(5 << 20))
+host = np.zeros(9, np.int64)
+assert launcher.copy_args(head, host) == (host.ctypes.data, 5 << 20, 72)
+for other in (np.zeros(8, np.int64), np.zeros(9, np.int32), np.zeros(18, np.int64)[::2]):
+    try:
+        launcher.copy_args(head, other)
+        raise AssertionError(f"copy_args took a host array of {other.shape}, {other.dtype}, {other.strides}")
+    except ValueError:
+        pass
+print("ok", len(arrays), "arrays and", len(scalars), "scalars marshalled as numba-cuda does; head copy arguments too")

@@ -49,3 +49,32 @@ def test_a_fast_launch_runs_the_kernel(cuda, simulator):
         launcher.fast(fill)[4, 32](a, np.int64(value))
         assert (device.to_host(a) == value).all()
     assert launcher.fast(fill) is launcher.fast(fill)
+
+
+def test_head_copy_copies_counts_and_falls_back_to_numba_cuda(cuda, simulator, monkeypatch):
+    from breadth.gpu import device, launcher
+
+    monkeypatch.setitem(launcher._state, "path", "fast")
+    monkeypatch.setattr(launcher, "_NUMBA", {})
+    a = device.to_device(np.arange(8, dtype=np.int64))
+    host = device.pinned(8, np.int64)
+    copy = launcher.HeadCopy(a, host)
+    with device.count_transfers() as t:
+        assert list(copy()) == list(range(8))                  # the first copy: numba-cuda's
+        if simulator:                                          # no driver there: say so, and stand one in
+            assert copy.direct is False and "head copy" in launcher.numba_launched()
+            copy.direct = (lambda h, d, size: host.__setitem__(slice(None), a.copy_to_host()), (0, 0, 64))
+        else:
+            assert copy.direct and copy.direct[1][2] == 64
+        for k in (3, 5):
+            device.upload(a, np.arange(8, dtype=np.int64) * k)
+            assert copy() is host and list(host) == [i * k for i in range(8)]
+    assert t.to_host == 3 and t.sizes_to_host == [64] * 3               # one counted copy a call
+
+    def broken(*args):
+        raise TypeError("other arguments")
+
+    copy.direct = (broken, ())
+    device.upload(a, np.arange(8, dtype=np.int64) + 1)
+    assert list(copy()) == list(range(1, 9)) and copy.direct is False
+    assert "other arguments" in launcher.numba_launched()["head copy"]
