@@ -53,19 +53,7 @@ from .graph import upload_csr
 from .ibfs_kernels import fill_any
 from .lrb import launch_top_down
 from .multisource import use_local_gpu
-from .primitives import BIN0, COUNT, EXAMINED, HEAD, NBINS, ROW, SCOUT, zero_int64
-
-
-def degree_bins(degrees) -> np.ndarray:
-    """Per vertex, the LRB bin of its degree (0 for 0, else bit length), as the device computes it."""
-    x = np.asarray(degrees, dtype=np.int64).copy()
-    b = np.zeros(x.size, dtype=np.int64)
-    while np.any(x > 0):
-        b += x > 0
-        x >>= 1
-    return b
-
-
+from .primitives import BIN0, COUNT, EXAMINED, HEAD, NBINS, ROW, SCOUT, degree_bins, zero_int64
 
 
 def cuda_aware_mpi(mpi) -> bool:

@@ -43,6 +43,8 @@ Tests: tests/gpu (numba-cuda's simulator, which runs a block's threads concurren
 blocks one after another, so inter-block races need a real GPU: bench/gpu_check.py) and
 tests/gpu/ptx_check.py (PTX for sm_80/sm_90).
 """
+import itertools
+
 import numpy as np
 from numba import cuda, int64
 
@@ -230,16 +232,17 @@ def lrb_parts(launch, bins) -> list:
     The block part gets a block per ``HUB_EDGES_PER_BLOCK`` of its edges (counted from the
     bins' lowest degrees) and at least one per vertex, up to ``max_blocks``: few large hubs
     are then split among many blocks."""
-    starts = np.concatenate([[0], np.cumsum(bins)])
+    counts = bins.tolist()                     # Python ints: a level's host arithmetic, no numpy calls
+    starts = [0, *itertools.accumulate(counts)]
     tpb = launch.thread_tpb
     parts = []
     for (lo, hi), per_block in ((THREAD_BINS, tpb), (WARP_BINS, tpb // 32)):
-        count = int(starts[hi] - starts[lo])
-        parts.append((int(starts[lo]), count, launch.blocks(count, per_block) if count else 0))
+        count = starts[hi] - starts[lo]
+        parts.append((starts[lo], count, launch.blocks(count, per_block) if count else 0))
     lo, hi = BLOCK_BINS
-    count = int(starts[hi] - starts[lo])
-    hub_edges = sum(int(bins[k]) << (k - 1) for k in range(lo, hi) if bins[k])
-    parts.append((int(starts[lo]), count,
+    count = starts[hi] - starts[lo]
+    hub_edges = sum(counts[k] << (k - 1) for k in range(lo, hi) if counts[k])
+    parts.append((starts[lo], count,
                   min(launch.max_blocks, max(count, hub_edges // HUB_EDGES_PER_BLOCK)) if count else 0))
     return parts
 

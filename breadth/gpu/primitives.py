@@ -29,6 +29,7 @@ Tests: tests/gpu (numba-cuda's simulator, which runs a block's threads concurren
 blocks one after another, so inter-block races need a real GPU: bench/gpu_check.py) and
 tests/gpu/ptx_check.py (PTX for sm_80/sm_90).
 """
+import numpy as np
 from numba import cuda, int64
 
 from .device import STAGE
@@ -43,6 +44,17 @@ ROW = BCUR0 + NBINS
 THREAD_BINS = (1, 6)            # out-degree 1..31: one thread per vertex
 WARP_BINS = (6, 11)             # 32..1023: one warp per vertex
 BLOCK_BINS = (11, NBINS)        # >= 1024: one block per vertex (several for a few large hubs: lrb)
+
+
+def degree_bins(degrees) -> np.ndarray:
+    """``degree_bin`` of each degree, on the host: its bit length (np.frexp's exponent; exact below
+    2**53, so for any degree)."""
+    return np.frexp(np.asarray(degrees, dtype=np.int64).astype(np.float64))[1].astype(np.int64)
+
+
+def host_bins(degrees) -> np.ndarray:
+    """The LRB histogram of a set of degrees (what the device tallies), on the host."""
+    return np.bincount(degree_bins(degrees).ravel(), minlength=NBINS)[:NBINS].astype(np.int64)
 
 
 @cuda.jit(device=True)

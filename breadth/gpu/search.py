@@ -44,9 +44,9 @@ from . import device
 from .bottom_up import bitmap_to_queue, bitmaps_from_depth, bu_step, fill_search, seed
 from .launcher import HeadCopy, fast
 from .lrb import SMALL_FRONTIER, launch_top_down, td_lrb
-from .primitives import BIN0, COUNT, CURSOR, EXAMINED, HEAD, NBINS, ROW, SCOUT
+from .primitives import BIN0, COUNT, CURSOR, EXAMINED, HEAD, NBINS, ROW, SCOUT, host_bins
 
-__all__ = ["bfs", "SearchSpace", "SMALL_FRONTIER", "host_bins"]
+__all__ = ["bfs", "SearchSpace", "SMALL_FRONTIER"]
 
 HOST_PAIRS = 4     # pinned (parent, depth) pairs a SearchSpace keeps for host results
 DEVICE_PAIRS = 4   # device (parent, depth) pairs lent to results that a SearchSpace keeps for reuse
@@ -120,13 +120,6 @@ class SearchSpace:
         device.to_host_async(self.depth[:n], depth[:n], self.stream)
         self.stream.synchronize()
         return parent[:n], depth[:n]
-
-
-def host_bins(degrees) -> np.ndarray:
-    """The LRB histogram of a set of degrees (what the device tallies), computed on the host."""
-    d = np.asarray(degrees, dtype=np.int64).astype(np.float64)
-    b = np.frexp(d)[1]             # bit length, floor(log2 d) + 1 (0 for 0): exact below 2**53, any degree
-    return np.bincount(b.ravel(), minlength=NBINS)[:NBINS].astype(np.int64)
 
 
 class _Search:

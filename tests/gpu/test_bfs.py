@@ -109,14 +109,14 @@ class _Recorder:
 
 
 def test_host_bins_are_the_bit_lengths_of_the_degrees(gpu):
-    from breadth.gpu.primitives import NBINS
-    from breadth.gpu.search import host_bins
+    from breadth.gpu.primitives import NBINS, degree_bins, host_bins
 
     rng = np.random.default_rng(5)
     powers = 1 << np.arange(53, dtype=np.int64)
     for degrees in ([0], [1, 2, 3, 4, 7, 8, 1023, 1024, 1025], powers, powers - 1, rng.integers(0, 1 << 40, 1000), []):
         want = np.bincount([int(d).bit_length() for d in degrees], minlength=NBINS)
         np.testing.assert_array_equal(host_bins(np.asarray(degrees, dtype=np.int64)), want)
+        assert degree_bins(degrees).tolist() == [int(d).bit_length() for d in degrees]
 
 
 def test_lrb_bins_every_granularity(gpu, monkeypatch):
