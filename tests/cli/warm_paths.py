@@ -4,7 +4,8 @@ numba compilation (``numba:compile`` events: real compilations, not cache loads)
     python tests/cli/warm_paths.py WORKDIR      # prints one JSON line: {"compiled": [[step, function, signature], ...]}
 
 Run after ``breadth warmup`` with the same ``NUMBA_CACHE_DIR``, the list must be empty
-(``tests/cli/test_warmup.py``). Inputs are small files the script writes into WORKDIR first.
+(``tests/cli/test_warmup.py``). Inputs are small files the script writes into WORKDIR first; bad
+inputs among them must be refused (exit 2) without compiling either.
 """
 from __future__ import annotations
 
@@ -46,6 +47,12 @@ COMMANDS = [
     ["convert", "names.csv", "names-bounded.npz", "--spill-dir", "."],
 ]
 
+# bad inputs a newcomer may give first: each must end with its one line (exit 2) without compiling
+BAD_COMMANDS = [[command, name, *extra] for name, extra in (("neg.txt", []), ("onecol.csv", []),
+                                                           ("beyond.txt", ["--vertices", "5"]))
+                for command in ("info", "convert")]
+BAD_FILES = {"neg.txt": "0 1\n2 -3\n", "onecol.csv": "0,1\n1,2\n7\n", "beyond.txt": "0 1\n1 8\n"}
+
 
 def write_inputs(work: str) -> None:
     """A SNAP-style edge list (comments, tabs, gzip, sparse original ids) and source lists."""
@@ -67,6 +74,9 @@ def write_inputs(work: str) -> None:
         f.write("0 1 2 3 4 5 6 7\n")
     with open(os.path.join(work, "web-ids.txt"), "w") as f:
         f.write(f"{src[0]}\n{dst[0]}\n")
+    for name, text in BAD_FILES.items():
+        with open(os.path.join(work, name), "w") as f:
+            f.write(text)
 
 
 def python_blocks(path: str) -> list:
@@ -106,6 +116,12 @@ def networkx_calls():
             nx.periphery(G, **b), nx.diameter(G, usebounds=True, **b)
 
 
+def _refused(cli, argv) -> int:
+    """``breadth ARGV`` on a bad input: 0 when it exits 2 (what it must), else its exit status."""
+    rc = cli(argv)
+    return 0 if rc == 2 else (rc or 99)
+
+
 def main(work: str) -> None:
     from breadth.cli import main as cli
     from breadth.jit import compile_events
@@ -114,6 +130,8 @@ def main(work: str) -> None:
     write_inputs(work)
     compiled = []
     steps = [(" ".join(argv), lambda argv=argv: cli(argv + ["--quiet"])) for argv in COMMANDS]
+    steps += [(" ".join(argv), lambda argv=argv: _refused(cli, argv + (["out.npz"] if argv[0] == "convert" else [])))
+              for argv in BAD_COMMANDS]
     steps += [(f"README.md python block {i}", lambda code=code: exec(code, {"__name__": "__example__"}))
               for i, code in enumerate(python_blocks(os.path.join(ROOT, "README.md")))]
     steps += [(f"docs/guide/networkx.md python block {i}", lambda code=code: exec(code, {"__name__": "__example__"}))
