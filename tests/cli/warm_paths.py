@@ -48,10 +48,12 @@ COMMANDS = [
 ]
 
 # bad inputs a newcomer may give first: each must end with its one line (exit 2) without compiling
-BAD_COMMANDS = [[command, name, *extra] for name, extra in (("neg.txt", []), ("onecol.csv", []),
-                                                           ("beyond.txt", ["--vertices", "5"]))
-                for command in ("info", "convert")]
-BAD_FILES = {"neg.txt": "0 1\n2 -3\n", "onecol.csv": "0,1\n1,2\n7\n", "beyond.txt": "0 1\n1 8\n"}
+BAD_FILES = {"neg.txt": b"0 1\n2 -3\n", "onecol.csv": b"0,1\n1,2\n7\n", "beyond.txt": b"0 1\n1 8\n",
+             "binary.txt": b"0 1\n1 \x89PNG\r\x1a\x00\x00\x00\rIHDR" + bytes(range(128, 255)) + b"\n",
+             "trunc.g500": b"\0" * 20, "badhdr.mtx": b"%%MatrixMarket matrix cordinate real general\n2 2 1\n1 2 1\n",
+             "badgz.txt.gz": gzip.compress(b"".join(b"%d %d\n" % (i * 7919 % 10007, i) for i in range(5000)))[:9000]}
+BAD_COMMANDS = [[command, name] + (["--vertices", "5"] if name == "beyond.txt" else [])
+                for name in BAD_FILES for command in ("info", "convert")]
 
 
 def write_inputs(work: str) -> None:
@@ -74,9 +76,9 @@ def write_inputs(work: str) -> None:
         f.write("0 1 2 3 4 5 6 7\n")
     with open(os.path.join(work, "web-ids.txt"), "w") as f:
         f.write(f"{src[0]}\n{dst[0]}\n")
-    for name, text in BAD_FILES.items():
-        with open(os.path.join(work, name), "w") as f:
-            f.write(text)
+    for name, data in BAD_FILES.items():
+        with open(os.path.join(work, name), "wb") as f:
+            f.write(data)
 
 
 def python_blocks(path: str) -> list:
