@@ -226,6 +226,7 @@ def loop(**engine_kwargs):
                 raise RuntimeError(f"injected failure inside Comm.{fail_in}")
             setattr(comm, fail_in, broken)
         elif comm.rank == fail_rank and k == fail_after:
+            print(f"driver: rank {comm.rank} fails at {time.time():.3f}", file=sys.stderr, flush=True)
             raise RuntimeError(f"injected failure after {k} searches")
         engine.search(k % 1024)
         k += 1

@@ -94,6 +94,16 @@ def end_session(sid):
             pass
 
 
+def abort_latency(proc) -> float:
+    """Seconds from the driver's injected failure (its ``driver: rank R fails at T`` line) to now,
+    just after the job ended: how long the abort took, whatever startup took under load."""
+    import re
+
+    found = re.search(r"driver: rank \d+ fails at ([0-9.]+)", proc.stderr)
+    assert found, proc.stderr[-3000:]
+    return time.time() - float(found.group(1))
+
+
 def run_cli(args, timeout=600, **env):
     """``python -m breadth ARGS`` (which may itself start mpiexec through --ranks)."""
     _mpiexec()

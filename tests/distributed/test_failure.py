@@ -2,16 +2,16 @@
 raises alike exit cleanly with one message."""
 import pytest
 
-from mpi_helpers import DRIVER, kill_rank_mid_run, run_cli, run_mpi
+from mpi_helpers import DRIVER, abort_latency, kill_rank_mid_run, run_cli, run_mpi
 
 pytestmark = pytest.mark.mpi
 
 
 def test_rank_raising_aborts_the_job(warm_kernels):
-    proc, seconds = run_mpi(3, [DRIVER, "loop"], timeout=120, FAIL_RANK=1, FAIL_AFTER=3)
+    proc, _ = run_mpi(3, [DRIVER, "loop"], timeout=300, FAIL_RANK=1, FAIL_AFTER=3)
     assert proc.returncode != 0
     assert "breadth: rank 1 of 3 failed: RuntimeError: injected failure after 3 searches" in proc.stderr
-    assert seconds < 60                     # startup, 3 searches, then the abort
+    assert abort_latency(proc) < 30          # the abort, not the startup (slow when the suite loads the cores)
 
 
 def test_killed_rank_ends_the_job_within_seconds(warm_kernels):
