@@ -69,8 +69,10 @@ def test_sim_runs_every_phase_and_writes_the_report(tmp_path):
     assert len(ibfs) == 2 and all(x["multi_bfs_equal"] and x["speedup_vs_one_by_one"] > 0 for x in ibfs)
     launch = [x for x in phases["bench"]["records"] if x.get("kind") == "launch"][0]
     assert launch["launch_path"] == "numba (the simulator)" and launch["head_copy_pinned_us"] > 0
+    assert launch["head_copy_kept_us"] > 0
     assert [x["numba_launched"] for x in phases["bench"]["records"] if x.get("kind") == "launcher"] == [{}]
     assert "through breadth's launcher" in report and "searches launched through: numba (the simulator)" in report
+    assert "through breadth's kept copy call" in report
     g500 = [x for x in phases["graph500"]["records"] if x.get("kind") == "graph500"]
     assert [x["scale"] for x in g500] == [7] and g500[0]["ok"] and g500[0]["validated"]
     assert g500[0]["harmonic_mean_teps"] > 0 and set(g500[0]["directions"]) <= {"top-down", "bottom-up"}
