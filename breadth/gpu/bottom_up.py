@@ -15,14 +15,17 @@ through three buffers so that no launch is spent clearing: a level reads
 the counter row ``nxt`` as in the top-down kernels (see ``primitives``).
 
 Invariants: on entry ``front`` holds exactly the frontier (depth ``level``) and
-``visited | front`` exactly the vertices with ``parent >= 0`` (``visited`` holds those
-reached before the frontier, or all of them after a switch); on exit ``next_front``
-holds exactly the vertices woken at depth ``level + 1`` and ``visited`` every vertex
-of depth at most ``level``. Bitmaps are uint32 words, bit ``v & 31`` of word ``v >> 5``.
+``visited | front`` the vertices with ``parent >= 0`` and perhaps vertices without
+in-edges (``visited`` holds those reached before the frontier, or all of them after a
+switch); on exit ``next_front`` holds exactly the vertices woken at depth ``level + 1``
+and ``visited`` every vertex of depth at most ``level``. Bitmaps are uint32 words, bit
+``v & 31`` of word ``v >> 5``.
 
 Conversions (switching direction; run only at a switch): ``bitmaps_from_depth``
 (the frontier, visited and cleared next-frontier bitmaps in one launch, read from
-``depth``) and ``bitmap_to_queue`` (block-aggregated appends at a counter cursor);
+``depth``; ``visited`` also takes the vertices without in-edges, ``in_degree_zero_words``,
+which no step can wake: Kronecker graphs' isolated half then costs a bottom-up step one
+bitmap read each) and ``bitmap_to_queue`` (block-aggregated appends at a counter cursor);
 ``queue_to_bitmap`` and ``fill_words`` serve iBFS and the distributed search. No kernel
 here copies to the host.
 
@@ -91,26 +94,63 @@ def queue_to_bitmap(queue, qsize, words):
         i += cuda.gridsize(1)
 
 
+WORDS_PER_BLOCK = 32        # shared words of the packing kernels: blocks of up to 1024 threads
+
+
 @cuda.jit
-def bitmaps_from_depth(depth, level, front, next_front, visited, n):
-    """A switch to bottom-up in one pass, one thread per word: ``front`` := {v : depth[v] == level}
-    (the frontier), ``visited`` := {v : depth[v] >= 0}, ``next_front`` := 0."""
-    w = cuda.grid(1)
-    while w < visited.size:
-        fw = uint32(0)
-        vw = uint32(0)
-        for b in range(32):
-            v = w * 32 + b
-            if v < n:
-                d = depth[v]
-                if d >= 0:
-                    vw |= uint32(1) << uint32(b)
-                    if d == level:
-                        fw |= uint32(1) << uint32(b)
-        front[w] = fw
-        visited[w] = vw
-        next_front[w] = 0
-        w += cuda.gridsize(1)
+def bitmaps_from_depth(depth, level, idle, front, next_front, visited, n):
+    """A switch to bottom-up in one pass: ``front`` := {v : depth[v] == level} (the frontier),
+    ``visited`` := {v : depth[v] >= 0} | ``idle`` (vertices no bottom-up step can wake),
+    ``next_front`` := 0. One thread per vertex (coalesced depth reads); a block packs its
+    vertices' bits into shared words with shared atomic ORs, then one thread a word stores them."""
+    s_front = cuda.shared.array(WORDS_PER_BLOCK, uint32)
+    s_vis = cuda.shared.array(WORDS_PER_BLOCK, uint32)
+    tid = cuda.threadIdx.x
+    bdim = cuda.blockDim.x
+    base = cuda.blockIdx.x * bdim          # the same for every thread of the block: all take each round
+    while base < front.size * 32:
+        if tid < bdim // 32:
+            s_front[tid] = 0
+            s_vis[tid] = 0
+        cuda.syncthreads()
+        v = base + tid
+        if v < n:
+            d = depth[v]
+            bit = uint32(1) << uint32(v & 31)
+            if d >= 0:
+                cuda.atomic.or_(s_vis, tid >> 5, bit)
+                if d == level:
+                    cuda.atomic.or_(s_front, tid >> 5, bit)
+        cuda.syncthreads()
+        w = (base >> 5) + tid
+        if tid < bdim // 32 and w < front.size:
+            front[w] = s_front[tid]
+            visited[w] = s_vis[tid] | idle[w]
+            next_front[w] = 0
+        base += cuda.gridDim.x * bdim
+
+
+@cuda.jit
+def in_degree_zero_words(in_indptr, n, idle):
+    """``idle`` := {v : v has no in-edge}: vertices no bottom-up step can wake (a search's
+    ``visited`` starts with them, so its bottom-up steps skip them without reading their in-list
+    bounds). Packed as ``bitmaps_from_depth`` packs; run once per SearchSpace."""
+    s_idle = cuda.shared.array(WORDS_PER_BLOCK, uint32)
+    tid = cuda.threadIdx.x
+    bdim = cuda.blockDim.x
+    base = cuda.blockIdx.x * bdim
+    while base < idle.size * 32:
+        if tid < bdim // 32:
+            s_idle[tid] = 0
+        cuda.syncthreads()
+        v = base + tid
+        if v < n and in_indptr[v + 1] == in_indptr[v]:
+            cuda.atomic.or_(s_idle, tid >> 5, uint32(1) << uint32(v & 31))
+        cuda.syncthreads()
+        w = (base >> 5) + tid
+        if tid < bdim // 32 and w < idle.size:
+            idle[w] = s_idle[tid]
+        base += cuda.gridDim.x * bdim
 
 
 @cuda.jit
@@ -156,8 +196,8 @@ def bu_step(indptr, in_indptr, in_indices, parent, depth, front, next_front, spa
 
     ``visited`` lags a level: it holds every vertex reached before the frontier, and the
     frontier ``front`` is merged into it here (word by word, while other threads read it: a
-    vertex is unvisited iff its bit is clear in ``visited | front`` before and after the
-    merge, and only the merge writes ``visited``). So waking a vertex costs one atomic (its
+    vertex is scanned iff its bit is clear in ``visited | front``, the same before and after
+    the merge, and only the merge writes ``visited``). So waking a vertex costs one atomic (its
     ``next_front`` bit) and its bin's shared tally; its count and out-degree stay in registers
     until the thread ends."""
     s_cnt = cuda.shared.array(BCUR0, int64)

@@ -24,10 +24,10 @@ def graph_bytes(graph: Graph) -> int:
 
 
 def search_bytes(num_vertices: int, vid_itemsize: int) -> int:
-    """Device bytes of one single-source search: parent, depth, three queues, four bitmaps, counters."""
+    """Device bytes of one single-source search: parent, depth, three queues, five bitmaps, counters."""
     n = int(num_vertices)
     words = (n + 31) // 32
-    return 16 * n + 3 * vid_itemsize * max(n, 1) + 4 * 4 * max(words, 1) + 2 * ROW * 8
+    return 16 * n + 3 * vid_itemsize * max(n, 1) + 5 * 4 * max(words, 1) + 2 * ROW * 8
 
 
 def upload_csr(g) -> tuple:

@@ -41,7 +41,7 @@ from ..kernels.levels import bind_steps, record, seconds_per_tick, ticks
 from ..kernels.policy import ALPHA, BETA, TD, policy_explored, policy_state
 from ..result import BFSResult
 from . import device
-from .bottom_up import bitmap_to_queue, bitmaps_from_depth, bu_step, fill_search, seed
+from .bottom_up import bitmap_to_queue, bitmaps_from_depth, bu_step, fill_search, in_degree_zero_words, seed
 from .launcher import HeadCopy, fast
 from .lrb import SMALL_FRONTIER, launch_top_down, td_lrb
 from .primitives import BIN0, COUNT, CURSOR, EXAMINED, HEAD, NBINS, ROW, SCOUT, host_bins
@@ -67,6 +67,9 @@ class SearchSpace:
         self.next_front = device.empty(words, np.uint32)
         self.spare = device.empty(words, np.uint32)
         self.visited = device.empty(words, np.uint32)
+        self.idle = device.empty(words, np.uint32)          # vertices without in-edges (set once, here)
+        launch = device.default_launch()
+        fast(in_degree_zero_words)[launch.blocks(n, launch.thread_tpb), launch.thread_tpb](dg.in_indptr, n, self.idle)
         self.counters = device.empty(2 * ROW, np.int64)
         head_host = device.pinned(HEAD, np.int64)          # where a level's head is copied
         self.head_copies = (HeadCopy(self.counters[:HEAD], head_host),       # each row's head, sliced once
@@ -146,10 +149,11 @@ class _Search:
 
 def to_bitmap(s, qsize):
     """The frontier (the vertices at depth ``s.level``) as the ``front`` bitmap, with ``visited``
-    and a cleared ``next_front``, in one launch (a switch to bottom-up)."""
+    (and the vertices without in-edges) and a cleared ``next_front``, in one launch (a switch to
+    bottom-up)."""
     tpb, launch = s.launch.thread_tpb, s.launch
-    fast(bitmaps_from_depth)[launch.blocks(s.front.size, tpb), tpb](
-        s.sp.depth, s.level, s.front, s.next_front, s.sp.visited, s.dg.num_vertices)
+    fast(bitmaps_from_depth)[launch.blocks(32 * s.front.size, tpb), tpb](
+        s.sp.depth, s.level, s.sp.idle, s.front, s.next_front, s.sp.visited, s.dg.num_vertices)
     return s
 
 

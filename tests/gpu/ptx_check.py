@@ -62,7 +62,8 @@ def kernels():
     yield "widen_matrix[uint8->uint16]", dm.widen_matrix, (types.Array(u16, 2, "C"), types.Array(u8, 2, "C"), i64,
                                                             i64, u8, u16)
     yield "fill_words", bu.fill_words, (w32, u32)
-    yield "bitmaps_from_depth", bu.bitmaps_from_depth, (a64, i64, w32, w32, w32, i64)
+    yield "bitmaps_from_depth", bu.bitmaps_from_depth, (a64, i64, w32, w32, w32, w32, i64)
+    yield "in_degree_zero_words", bu.in_degree_zero_words, (a64, i64, w32)
     yield "zero_int64", pr.zero_int64, (a64,)
     yield "fill_any[uint8]", ib.fill_any, (types.Array(types.uint8, 1, "C"), types.uint8)
 
