@@ -221,7 +221,8 @@ def copy_args(view, host) -> tuple:
     them; ValueError unless both are contiguous, of one dtype and size."""
     from numba.cuda.cudadrv import driver
 
-    if view.dtype != host.dtype or view.size != host.size or not (view.is_c_contiguous() and host.flags.c_contiguous):
+    if (view.dtype != host.dtype or view.size != host.size or int(view.alloc_size) != host.nbytes
+            or not (view.is_c_contiguous() and host.flags.c_contiguous)):
         raise ValueError("a head copy needs a contiguous device view and host array of one dtype and size")
     return driver.host_pointer(host), driver.device_pointer(view), int(view.alloc_size)
 
