@@ -184,7 +184,7 @@ def first_of(buf, a, b, c):
     return -1
 
 
-_STOPS = np.array([32, 9, 44, 13, 11, 12, NL], dtype=np.uint8)    # _is_sep's bytes and the newline
+_STOPS = np.array([c for c in range(256) if _is_sep.py_func(c)] + [NL], dtype=np.uint8)   # what ends a token
 
 
 def _token_end(buf, i):
