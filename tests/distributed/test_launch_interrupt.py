@@ -28,7 +28,8 @@ def test_ranks_launcher_interrupted_under_load(warm_kernels, tmp_path, how):
         # a terminal's Ctrl-C reaches a process whose SIGINT is at its default (a suite started in the
         # background inherits it ignored)
         proc = subprocess.Popen([sys.executable, "-m", "breadth", "graph500", "--scale", "15", "--roots", "64",
-                                 "--ranks", "3", "--quiet"], env=mpi_env(BREADTH_STATUS_DIR=status), cwd=ROOT,
+                                 "--ranks", "3", "--quiet"], cwd=ROOT,
+                                env=mpi_env(BREADTH_STATUS_DIR=status, BREADTH_MPI_LOG=tmp_path),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         out, took = interrupt_when_ready(proc, lambda: len(list(status.glob("rank*.json"))) >= 3, how, BOUND, "the launcher")
