@@ -3,8 +3,9 @@
 Partition "toy": the owned ranges (``owned.partition.Ranges``) balanced by vertex count
 (``--toy-weight vertices``, the default) or by edge count (``edges``), searched with the 1D
 all-to-all search and validated with the owned-rows validator. Its cost model predicts the
-compute of the levels and no communication, so that ``--partition auto`` picks it on any machine:
-the test shows the planner runs a registered layout end to end.
+compute of the levels and no communication; the planner adds the toy's own cost per level and
+search as it measures it (the all-to-all search's), so the test that has ``--partition auto`` pick
+it and run it end to end gives it a calibration where that cost is nil.
 
 Registered by one line, ``BREADTH_LAYOUTS=toy_layout`` (with this folder on ``PYTHONPATH``); the
 registry imports this module and reads ``LAYOUTS``.
@@ -57,7 +58,7 @@ def estimate(num_vertices, num_tuples, nprocs, options, directed):
 
 
 class ToyCost:
-    """Every level's compute, no communication: the planner's cheapest candidate by construction."""
+    """Every level's compute, no communication (the planner adds the layout's measured own cost)."""
 
     @staticmethod
     def candidates(P):
