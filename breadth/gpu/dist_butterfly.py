@@ -53,7 +53,7 @@ from .graph import upload_csr
 from .ibfs_kernels import fill_any
 from .lrb import launch_top_down
 from .multisource import use_local_gpu
-from .primitives import BIN0, COUNT, EXAMINED, HEAD, NBINS, ROW, SCOUT, degree_bins, zero_int64
+from .primitives import BIN0, COUNT, EXAMINED, HEAD, NBINS, ROW, SCOUT, bin_counts, degree_bins, zero_int64
 
 
 def cuda_aware_mpi(mpi) -> bool:
@@ -173,7 +173,7 @@ class GpuButterflySearch(ButterflySearch):
         deg = self.degree[local]
         b = degree_bins(deg)
         order = np.argsort(b, kind="stable")
-        bins = np.bincount(b, minlength=NBINS)[:NBINS].astype(np.int64)
+        bins = bin_counts(b)
         if qsize:
             device.upload(self.d_queue[:qsize], local[order].astype(self.lg.vid_dtype))
         launch_top_down(rep_td, self.launch, self.d_indptr, self.d_indices, self.d_lvl, self.d_parent, self.row0,

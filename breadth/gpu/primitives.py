@@ -52,9 +52,14 @@ def degree_bins(degrees) -> np.ndarray:
     return np.frexp(np.asarray(degrees, dtype=np.int64).astype(np.float64))[1].astype(np.int64)
 
 
+def bin_counts(bins) -> np.ndarray:
+    """The LRB histogram (``NBINS`` int64) of per-vertex bins (``degree_bins``)."""
+    return np.bincount(np.ravel(bins), minlength=NBINS)[:NBINS].astype(np.int64)
+
+
 def host_bins(degrees) -> np.ndarray:
     """The LRB histogram of a set of degrees (what the device tallies), on the host."""
-    return np.bincount(degree_bins(degrees).ravel(), minlength=NBINS)[:NBINS].astype(np.int64)
+    return bin_counts(degree_bins(degrees))
 
 
 @cuda.jit(device=True)
